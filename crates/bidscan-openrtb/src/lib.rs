@@ -1,14 +1,59 @@
-pub fn add(left: u64, right: u64) -> u64 {
-    left + right
-}
+//! bidscan-openrtb: the OpenRTB 2.6 bid-response model, lenient/strict decoding, validation and canonical output.
+//!
+//! # What it is for
+//! An exchange hands bidscan a bidder's bid-response body; this crate turns it into typed values
+//! ([`BidResponse`] → [`SeatBid`] → [`Bid`], every OpenRTB 2.6 (2.6-202409) member, 2.5 documents included),
+//! tells bid from no-bid ([`Status`]), and reports every deviation and rule violation as an [`Issue`] with the
+//! JSON pointer of the value (`/seatbid/0/bid/3/price`). The one entry point is [`decode`]; it reads the body
+//! in place with bidscan-json's [`Reader`](bidscan_json::Reader), so every string borrows from the input.
+//!
+//! # Main types
+//! - [`decode`], [`Mode`] (lenient by default, strict), [`Decoded`] (status, response, issues), [`DecodeError`].
+//! - [`BidResponse`], [`SeatBid`], [`Bid`], [`Adm`]: strings are `Cow<'a, str>`, `ext` is
+//!   [`RawJson`](bidscan_json::RawJson) (kept verbatim), code lists are open newtypes ([`lists`]), `price` is
+//!   `f64`. They implement `Deserialize` (with bidscan-json and with serde_json, for differential tests) and
+//!   `Serialize` (the canonical output: spec member order, absent members omitted, `ext` verbatim).
+//! - [`Summary`]: one line per bid (id, impid, price, cur, seat, adomain, crid, dealid, mtype, w, h, adm kind
+//!   and size).
+//!
+//! # How lenient decoding works
+//! The `Deserialize` impls are hand-written and mode-free: each member is read with a visitor that accepts
+//! every JSON type. A tolerated deviation (number as string, `null`, single value for an array, object `adm`,
+//! numeric id, duplicate member) is converted and recorded as a [`Coercion`] in the object's `coercions`; a
+//! wrong type (`"price":"abc"`, `"w":{}`) is recorded as an error and the member read as absent, so one bad bid
+//! never fails the response. Afterwards [`Decoded::from_response`] turns the records into issues with JSON
+//! pointers, or, in strict mode, turns the first one into [`DecodeError::Strict`]. A document in the spec's
+//! shape allocates nothing for any of this.
+//!
+//! Issue codes from decoding: see [`CoercionKind::code`]. Validation codes and their sources: see [`validate`].
+//!
+//! # What it does not do
+//! It does not parse JSON (bidscan-json does), look inside `adm` beyond sniffing its kind, check a response
+//! against its bid request (imp ids, floors, currencies offered), substitute macros, or do any I/O.
+#![forbid(unsafe_code)]
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+mod adm;
+mod bid;
+mod decode;
+mod issue;
+mod lenient;
+pub mod lists;
+mod paths;
+mod response;
+mod shim;
+mod summary;
+pub mod validate;
 
-    #[test]
-    fn it_works() {
-        let result = add(2, 2);
-        assert_eq!(result, 4);
-    }
-}
+pub use adm::{Adm, AdmKind, AdmObject};
+pub use bid::Bid;
+pub use decode::{DecodeError, Decoded, Mode, Status, decode};
+pub use issue::{Coercion, CoercionKind, Issue, JsonType, Severity};
+pub use lists::{
+    ApiFramework, CategoryTaxonomy, CreativeAttribute, MarkupType, MediaRating, NoBidReason,
+    Protocol, SlotPositionInPod,
+};
+pub use response::{BidResponse, SeatBid};
+pub use summary::{BidSummary, Summary};
+
+#[doc(hidden)]
+pub use shim::Reader as JsonReader;

@@ -1,0 +1,228 @@
+//! The serde `Deserializer` over `&'de mut [u8]`: cursor state, whitespace, errors with place and path, and the
+//! token readers (string, number, literal). The serde trait impl is in `impls.rs`, the `SeqAccess`/`MapAccess`
+//! helpers in `access.rs`, skipping and raw capture in `skip.rs`.
+//!
+//! Ownership: `input` is the not-yet-consumed tail of the document. Handing out a string (or raw text) splits the
+//! tail at the string's end with `split_at_mut`; the prefix becomes a shared `&'de` borrow given to serde, the rest
+//! stays ours. That is how in-place decoding stays in safe Rust.
+
+mod access;
+mod impls;
+mod skip;
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+
+use crate::error::{Error, ErrorKind, Place, Result};
+use crate::number::{self, Number};
+use crate::path::{Seg, render};
+use crate::reader::Stats;
+use crate::scan::{ScanImpl, Scanner, str_from_validated};
+use crate::string;
+
+/// The decoder for one document.
+pub(crate) struct Deserializer<'de> {
+    /// Unconsumed tail of the document (everything before it may be borrowed by decoded values).
+    input: &'de mut [u8],
+    /// Read position in `input`; always `<= input.len()`.
+    idx: usize,
+    /// Absolute offset of `input[0]` in the document.
+    origin: usize,
+    scan: Scanner,
+    /// Containers currently open.
+    depth: usize,
+    max_depth: usize,
+    /// Newlines seen so far (only whitespace may hold raw newlines) and the offset just after the last one:
+    /// enough to give an error its line and column without re-reading the (rewritten) prefix.
+    line: usize,
+    line_start: usize,
+    /// One segment per open container, rendered only for errors.
+    path: Vec<Seg<'de>>,
+    stats: Stats,
+}
+
+impl<'de> Deserializer<'de> {
+    pub(crate) fn new(input: &'de mut [u8], max_depth: usize, scan: ScanImpl, path: Vec<Seg<'de>>) -> Self {
+        let stats = Stats { bytes: input.len(), buffer_bytes_needed: input.len(), ..Stats::default() };
+        Deserializer {
+            input,
+            idx: 0,
+            origin: 0,
+            scan: Scanner::new(scan),
+            depth: 0,
+            max_depth,
+            line: 0,
+            line_start: 0,
+            path,
+            stats,
+        }
+    }
+
+    /// Validates UTF-8, decodes one `T`, and checks that only whitespace follows it.
+    pub(crate) fn decode_document<T: Deserialize<'de>>(&mut self) -> Result<T> {
+        if simdutf8::basic::from_utf8(self.input).is_err() {
+            let valid = simdutf8::compat::from_utf8(self.input).map_or_else(|e| e.valid_up_to(), |_| 0);
+            let place = self.place_by_counting(valid);
+            return Err(Error::at(ErrorKind::InvalidUtf8, "invalid UTF-8", place, None));
+        }
+        let value = T::deserialize(&mut *self).map_err(|e| self.fix(e))?;
+        match self.ws() {
+            None => Ok(value),
+            Some(_) => Err(self.error_without_path(ErrorKind::TrailingCharacters, "trailing characters")),
+        }
+    }
+
+    /// Stats and the path stack (for reuse) once decoding is over.
+    pub(crate) fn finish(self) -> (Stats, Vec<Seg<'de>>) {
+        (self.stats, self.path)
+    }
+
+    /// Absolute offset of the read position.
+    #[inline]
+    fn pos(&self) -> usize {
+        self.origin + self.idx
+    }
+
+    /// Skips JSON whitespace (RFC 8259 §2) and returns the next byte, if any.
+    #[inline]
+    fn ws(&mut self) -> Option<u8> {
+        loop {
+            match *self.input.get(self.idx)? {
+                b' ' | b'\t' | b'\r' => self.idx += 1,
+                b'\n' => {
+                    self.idx += 1;
+                    self.line += 1;
+                    self.line_start = self.pos();
+                }
+                b => return Some(b),
+            }
+        }
+    }
+
+    /// Place of absolute offset `byte`, which must not lie before the last newline passed.
+    fn place_of(&self, byte: usize) -> Place {
+        Place { byte, line: self.line + 1, column: byte.saturating_sub(self.line_start) + 1 }
+    }
+
+    /// Place of `byte` found by counting newlines: only valid before decoding has rewritten anything.
+    fn place_by_counting(&self, byte: usize) -> Place {
+        let before = &self.input[..byte.min(self.input.len())];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        Place { byte, line, column: byte - start + 1 }
+    }
+
+    #[cold]
+    fn error_at(&self, kind: ErrorKind, message: impl Into<Cow<'static, str>>, byte: usize) -> Error {
+        Error::at(kind, message, self.place_of(byte), Some(render(&self.path)))
+    }
+
+    #[cold]
+    fn error(&self, kind: ErrorKind, message: &'static str) -> Error {
+        self.error_at(kind, message, self.pos())
+    }
+
+    #[cold]
+    fn error_without_path(&self, kind: ErrorKind, message: &'static str) -> Error {
+        Error::at(kind, message, self.place_of(self.pos()), None)
+    }
+
+    #[cold]
+    fn eof(&self, inside: &'static str) -> Error {
+        self.error(ErrorKind::Eof, inside)
+    }
+
+    /// Gives a visitor's unplaced error (serde `custom`, invalid type...) the current place and path.
+    #[inline]
+    fn fix(&self, error: Error) -> Error {
+        if error.is_positioned() { error } else { self.fix_slow(error) }
+    }
+
+    #[cold]
+    fn fix_slow(&self, error: Error) -> Error {
+        error.with_place(self.place_of(self.pos()), Some(render(&self.path)))
+    }
+
+    /// Enters a container whose opening byte is at the read position: checks the depth limit first.
+    #[inline]
+    fn enter(&mut self) -> Result<()> {
+        if self.depth >= self.max_depth {
+            return Err(self.error(ErrorKind::DepthLimit, "recursion limit exceeded"));
+        }
+        self.depth += 1;
+        self.idx += 1;
+        Ok(())
+    }
+
+    /// Decodes the string whose opening quote is at the read position and hands it out as a borrow.
+    #[inline]
+    fn parse_str(&mut self) -> Result<&'de str> {
+        let at = self.idx;
+        let buf = std::mem::take(&mut self.input);
+        match string::decode_in_place(&mut buf[at..], self.origin + at, &mut self.scan, &mut self.stats) {
+            Ok((len, end)) => {
+                let (head, tail) = buf.split_at_mut(at + end);
+                self.input = tail;
+                self.origin += at + end;
+                self.idx = 0;
+                let head: &'de [u8] = head;
+                Ok(str_from_validated(&head[at + 1..at + 1 + len]))
+            }
+            Err((kind, i)) => {
+                self.input = buf;
+                Err(self.string_error(kind, self.origin + at + i))
+            }
+        }
+    }
+
+    #[cold]
+    fn string_error(&self, kind: ErrorKind, byte: usize) -> Error {
+        let message = match kind {
+            ErrorKind::Eof => "EOF while parsing a string",
+            ErrorKind::ControlCharacter => "control character (\\u0000-\\u001F) found while parsing a string",
+            ErrorKind::LoneSurrogate => "lone surrogate in hex escape",
+            _ => "invalid escape",
+        };
+        self.error_at(kind, message, byte)
+    }
+
+    /// Parses the number starting at the read position.
+    #[inline]
+    fn parse_number(&mut self) -> Result<Number> {
+        match number::parse(self.input, self.idx) {
+            Ok((n, end)) => {
+                self.idx = end;
+                Ok(n)
+            }
+            Err((kind, i, message)) => Err(self.error_at(kind, message, self.origin + i)),
+        }
+    }
+
+    /// Consumes `literal` (`true`, `false`, `null`) at the read position.
+    #[inline]
+    fn parse_literal(&mut self, literal: &'static [u8]) -> Result<()> {
+        if self.input.get(self.idx..self.idx + literal.len()) == Some(literal) {
+            self.idx += literal.len();
+            return Ok(());
+        }
+        for (k, &expected) in literal.iter().enumerate() {
+            match self.input.get(self.idx + k) {
+                None => return Err(self.error_at(ErrorKind::Eof, "EOF while parsing a value", self.pos() + k)),
+                Some(&b) if b != expected => {
+                    return Err(self.error_at(ErrorKind::Syntax, "expected ident", self.pos() + k));
+                }
+                Some(_) => {}
+            }
+        }
+        Err(self.error(ErrorKind::Syntax, "expected ident"))
+    }
+
+    /// Sets the innermost path segment (a container is open whenever this is called).
+    #[inline]
+    fn set_seg(&mut self, seg: Seg<'de>) {
+        if let Some(top) = self.path.last_mut() {
+            *top = seg;
+        }
+    }
+}

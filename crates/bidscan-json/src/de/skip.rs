@@ -1,0 +1,138 @@
+//! Skipping a value (unknown fields, `IgnoredAny`) and capturing one verbatim (`RawJson`): full RFC 8259
+//! validation — depth limit, escapes, control bytes, number grammar and range — but nothing is decoded or
+//! rewritten. Works by index on the tail; only `raw_value` splits it to hand the text out.
+
+use super::Deserializer;
+use crate::error::{ErrorKind, Result};
+use crate::number;
+use crate::scan::str_from_validated;
+use crate::string;
+
+impl<'de> Deserializer<'de> {
+    /// Skips one value (after optional whitespace).
+    pub(super) fn skip_value(&mut self) -> Result<()> {
+        match self.ws() {
+            Some(b'"') => self.skip_str(),
+            Some(b'{') => {
+                self.enter()?;
+                self.skip_object()?;
+                self.depth -= 1;
+                Ok(())
+            }
+            Some(b'[') => {
+                self.enter()?;
+                self.skip_array()?;
+                self.depth -= 1;
+                Ok(())
+            }
+            Some(b'-' | b'0'..=b'9') => match number::skip(self.input, self.idx) {
+                Ok(end) => {
+                    self.idx = end;
+                    Ok(())
+                }
+                Err((kind, i, message)) => Err(self.error_at(kind, message, self.origin + i)),
+            },
+            Some(b't') => self.parse_literal(b"true"),
+            Some(b'f') => self.parse_literal(b"false"),
+            Some(b'n') => self.parse_literal(b"null"),
+            Some(_) => Err(self.error(ErrorKind::Syntax, "expected value")),
+            None => Err(self.eof("EOF while parsing a value")),
+        }
+    }
+
+    /// Skips the string whose opening quote is at the read position.
+    pub(super) fn skip_str(&mut self) -> Result<()> {
+        let at = self.idx;
+        match string::skip(&self.input[at..], self.origin + at, &mut self.scan, &mut self.stats) {
+            Ok(end) => {
+                self.idx = at + end;
+                Ok(())
+            }
+            Err((kind, i)) => Err(self.string_error(kind, self.origin + at + i)),
+        }
+    }
+
+    /// After `{`: entries then `}`.
+    fn skip_object(&mut self) -> Result<()> {
+        if self.ws() == Some(b'}') {
+            self.idx += 1;
+            return Ok(());
+        }
+        loop {
+            match self.ws() {
+                Some(b'"') => self.skip_str()?,
+                Some(_) => return Err(self.error(ErrorKind::Syntax, "key must be a string")),
+                None => return Err(self.eof("EOF while parsing an object")),
+            }
+            self.colon()?;
+            self.skip_value()?;
+            match self.ws() {
+                Some(b',') => {
+                    self.idx += 1;
+                    if self.ws() == Some(b'}') {
+                        return Err(self.error(ErrorKind::Syntax, "trailing comma"));
+                    }
+                }
+                Some(b'}') => {
+                    self.idx += 1;
+                    return Ok(());
+                }
+                Some(_) => return Err(self.error(ErrorKind::Syntax, "expected `,` or `}`")),
+                None => return Err(self.eof("EOF while parsing an object")),
+            }
+        }
+    }
+
+    /// After `[`: elements then `]`.
+    fn skip_array(&mut self) -> Result<()> {
+        if self.ws() == Some(b']') {
+            self.idx += 1;
+            return Ok(());
+        }
+        loop {
+            self.skip_value()?;
+            match self.ws() {
+                Some(b',') => {
+                    self.idx += 1;
+                    if self.ws() == Some(b']') {
+                        return Err(self.error(ErrorKind::Syntax, "trailing comma"));
+                    }
+                }
+                Some(b']') => {
+                    self.idx += 1;
+                    return Ok(());
+                }
+                Some(_) => return Err(self.error(ErrorKind::Syntax, "expected `,` or `]`")),
+                None => return Err(self.eof("EOF while parsing a list")),
+            }
+        }
+    }
+
+    /// Consumes the `:` after a key.
+    #[inline]
+    pub(super) fn colon(&mut self) -> Result<()> {
+        match self.ws() {
+            Some(b':') => {
+                self.idx += 1;
+                Ok(())
+            }
+            Some(_) => Err(self.error(ErrorKind::Syntax, "expected `:`")),
+            None => Err(self.eof("EOF while parsing an object")),
+        }
+    }
+
+    /// Validates one value and returns its exact text (whitespace around it excluded), strings left as sent.
+    pub(super) fn raw_value(&mut self) -> Result<&'de str> {
+        self.ws();
+        let start = self.idx;
+        self.skip_value()?;
+        let end = self.idx;
+        let buf = std::mem::take(&mut self.input);
+        let (head, tail) = buf.split_at_mut(end);
+        self.input = tail;
+        self.origin += end;
+        self.idx = 0;
+        let head: &'de [u8] = head;
+        Ok(str_from_validated(&head[start..end]))
+    }
+}

@@ -1,0 +1,176 @@
+//! Numbers: strict RFC 8259 §6 grammar (`-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`), integers as
+//! `u64`/`i64` when they fit, everything else as `f64` through std's exactly-rounding parser. A value that
+//! rounds to ±infinity is an error, as in serde_json ("number out of range").
+
+use crate::error::ErrorKind;
+
+/// A decoded number, typed as serde_json types it: non-negative integers `U64`, negative ones `I64`, the rest
+/// (fractions, exponents, `-0`, integers beyond 64 bits) `F64`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Number {
+    U64(u64),
+    I64(i64),
+    F64(f64),
+}
+
+/// A failure inside a number: what, where (index into the buffer), and a message.
+pub(crate) type NumError = (ErrorKind, usize, &'static str);
+
+/// What a grammar pass learned about a number.
+struct Shape {
+    /// Index after the number.
+    end: usize,
+    negative: bool,
+    /// The integer value, when the number has no fraction/exponent and fits in a u64.
+    integer: Option<u64>,
+    /// Upper bound of log10 of the magnitude (integer digits + exponent), saturating.
+    magnitude: i64,
+}
+
+/// Parses the number starting at `buf[at]` (a `-` or a digit). Returns it and the index after it.
+#[inline]
+pub(crate) fn parse(buf: &[u8], at: usize) -> Result<(Number, usize), NumError> {
+    let shape = scan(buf, at)?;
+    let number = match shape.integer {
+        Some(n) if !shape.negative => Number::U64(n),
+        // `-0` is -0.0 and integers below i64::MIN are floats, as in serde_json.
+        Some(n) if n != 0 && n <= 1 << 63 => Number::I64((n as i64).wrapping_neg()),
+        _ => Number::F64(parse_f64(buf, at, shape.end)?),
+    };
+    Ok((number, shape.end))
+}
+
+/// Checks the number starting at `buf[at]` without converting it (unless its magnitude might overflow `f64`).
+/// Returns the index after it.
+#[inline]
+pub(crate) fn skip(buf: &[u8], at: usize) -> Result<usize, NumError> {
+    let shape = scan(buf, at)?;
+    // |value| < 10^magnitude, and 10^308 < f64::MAX: only larger magnitudes can round to infinity.
+    if shape.integer.is_none() && shape.magnitude > 308 {
+        parse_f64(buf, at, shape.end)?;
+    }
+    Ok(shape.end)
+}
+
+fn parse_f64(buf: &[u8], at: usize, end: usize) -> Result<f64, NumError> {
+    let text = std::str::from_utf8(&buf[at..end]).map_err(|_| (ErrorKind::InvalidNumber, at, "invalid number"))?;
+    match text.parse::<f64>() {
+        Ok(value) if value.is_finite() => Ok(value),
+        _ => Err((ErrorKind::InvalidNumber, at, "number out of range")),
+    }
+}
+
+#[inline]
+fn digit(buf: &[u8], i: usize) -> Option<u8> {
+    match buf.get(i) {
+        Some(&b @ b'0'..=b'9') => Some(b - b'0'),
+        _ => None,
+    }
+}
+
+/// The grammar pass.
+#[inline]
+fn scan(buf: &[u8], at: usize) -> Result<Shape, NumError> {
+    let mut i = at;
+    let negative = buf.get(i) == Some(&b'-');
+    i += usize::from(negative);
+    let mut integer = Some(0u64);
+    let mut digits = 0i64;
+    match digit(buf, i) {
+        Some(0) => {
+            i += 1;
+            if digit(buf, i).is_some() {
+                return Err((ErrorKind::InvalidNumber, i, "invalid number: leading zero"));
+            }
+        }
+        Some(_) => {
+            while let Some(d) = digit(buf, i) {
+                integer = integer.and_then(|n| n.checked_mul(10)).and_then(|n| n.checked_add(u64::from(d)));
+                digits += 1;
+                i += 1;
+            }
+        }
+        None => return Err(expect_digit(buf, i)),
+    }
+    if buf.get(i) == Some(&b'.') {
+        i += 1;
+        integer = None;
+        if digit(buf, i).is_none() {
+            return Err(expect_digit(buf, i));
+        }
+        while digit(buf, i).is_some() {
+            i += 1;
+        }
+    }
+    let mut exponent = 0i64;
+    if let Some(b'e' | b'E') = buf.get(i) {
+        i += 1;
+        integer = None;
+        let exp_negative = buf.get(i) == Some(&b'-');
+        if let Some(b'+' | b'-') = buf.get(i) {
+            i += 1;
+        }
+        if digit(buf, i).is_none() {
+            return Err(expect_digit(buf, i));
+        }
+        while let Some(d) = digit(buf, i) {
+            exponent = (exponent * 10 + i64::from(d)).min(1 << 40);
+            i += 1;
+        }
+        if exp_negative {
+            exponent = -exponent;
+        }
+    }
+    Ok(Shape { end: i, negative, integer, magnitude: digits.max(1) + exponent })
+}
+
+fn expect_digit(buf: &[u8], i: usize) -> NumError {
+    if i < buf.len() {
+        (ErrorKind::InvalidNumber, i, "invalid number")
+    } else {
+        (ErrorKind::Eof, i, "EOF while parsing a number")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn num(text: &str) -> Result<Number, ErrorKind> {
+        let parsed = parse(text.as_bytes(), 0).map_err(|e| e.0);
+        let skipped = skip(text.as_bytes(), 0).map_err(|e| e.0);
+        assert_eq!(parsed.map(|p| p.1), skipped, "{text}");
+        let (n, end) = parsed?;
+        assert_eq!(end, text.len(), "{text}");
+        Ok(n)
+    }
+
+    #[test]
+    fn types_like_serde_json() {
+        assert_eq!(num("0"), Ok(Number::U64(0)));
+        assert_eq!(num("18446744073709551615"), Ok(Number::U64(u64::MAX)));
+        assert_eq!(num("18446744073709551616"), Ok(Number::F64(18446744073709551616.0)));
+        assert_eq!(num("-9223372036854775808"), Ok(Number::I64(i64::MIN)));
+        assert_eq!(num("-9223372036854775809"), Ok(Number::F64(-9223372036854775809.0)));
+        assert_eq!(num("-1"), Ok(Number::I64(-1)));
+        let Ok(Number::F64(z)) = num("-0") else { panic!("-0") };
+        assert!(z == 0.0 && z.is_sign_negative());
+        assert_eq!(num("1.5e3"), Ok(Number::F64(1500.0)));
+        assert_eq!(num("1E-2"), Ok(Number::F64(0.01)));
+        assert_eq!(num("123e-10000000"), Ok(Number::F64(0.0)));
+    }
+
+    #[test]
+    fn rejects_outside_the_grammar_and_overflow() {
+        for bad in ["01", "-", "-a", "1.", "1.e3", "1e", "1e+", ".5"] {
+            assert!(num(bad).is_err() || parse(bad.as_bytes(), 0).unwrap().1 != bad.len(), "{bad}");
+        }
+        assert_eq!(num("1e309"), Err(ErrorKind::InvalidNumber));
+        assert_eq!(num("-1.5e+9999"), Err(ErrorKind::InvalidNumber));
+        assert_eq!(num("1"), Ok(Number::U64(1)));
+        assert_eq!(num("1e308"), Ok(Number::F64(1e308)));
+        assert_eq!(num("1"), Ok(Number::U64(1)));
+        assert_eq!(num("1."), Err(ErrorKind::Eof));
+        assert_eq!(num("1.x").unwrap_err(), ErrorKind::InvalidNumber);
+    }
+}

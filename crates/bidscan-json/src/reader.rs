@@ -1,0 +1,180 @@
+//! `Reader`: the reusable entry point (config, scratch, stats of the last document).
+
+use serde::Deserialize;
+
+use crate::de::Deserializer;
+use crate::error::Error;
+use crate::path::{Seg, recycle};
+use crate::scan::ScanImpl;
+
+/// Limits applied while decoding. Build with `ReaderConfig { max_depth: 64, ..Default::default() }`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReaderConfig {
+    /// Deepest nesting of arrays and objects accepted, counted in containers (`[[1]]` is depth 2). Default
+    /// [`ReaderConfig::DEFAULT_MAX_DEPTH`]. Checked before entering a container, so a hostile `[[[[…` is a
+    /// [`DepthLimit`](crate::ErrorKind::DepthLimit) error, never a stack overflow. Decoding recurses once per
+    /// level (as serde does), so values far above the default need a correspondingly large thread stack.
+    pub max_depth: usize,
+}
+
+impl ReaderConfig {
+    /// The default nesting limit: 128 levels (serde_json's limit, which rejects the 128th level, is one lower).
+    pub const DEFAULT_MAX_DEPTH: usize = 128;
+}
+
+impl Default for ReaderConfig {
+    fn default() -> Self {
+        ReaderConfig { max_depth: Self::DEFAULT_MAX_DEPTH }
+    }
+}
+
+/// Counters for one decoded document (the last one a [`Reader`] saw, filled as far as it got when it failed).
+///
+/// Strings are counted wherever they occur: decoded, skipped (unknown fields) or inside a captured
+/// [`RawJson`](crate::RawJson). Keys are strings too.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Stats {
+    /// Length of the input in bytes.
+    pub bytes: usize,
+    /// Number of strings (keys and values) read.
+    pub strings: u64,
+    /// Strings holding at least one escape.
+    pub escaped_strings: u64,
+    /// Escapes read (`\n` and `\u00e9` count one each; a surrogate pair `\uD83D\uDE00` counts one).
+    pub escapes: u64,
+    /// Length in bytes of the longest string, measured as sent (escaped form, quotes excluded).
+    pub longest_string: usize,
+    /// Bytes of buffer the document needed. Strings are decoded in place, so this is the input length: the reader
+    /// needs no buffer beyond the caller's input (a pool sizes its input buffers by it).
+    pub buffer_bytes_needed: usize,
+}
+
+impl Stats {
+    /// Records one string of `len` bytes (escaped form) holding `escapes` escapes.
+    #[inline]
+    pub(crate) fn string(&mut self, len: usize, escapes: u64) {
+        self.strings += 1;
+        self.escapes += escapes;
+        self.escaped_strings += u64::from(escapes != 0);
+        self.longest_string = self.longest_string.max(len);
+    }
+}
+
+/// A reusable decoder: holds the config, the scratch kept between documents (the path stack's capacity) and the
+/// stats of the last document. Create one per worker and reuse it; it is cheap to create but not free.
+///
+/// ```
+/// let mut reader = bidscan_json::Reader::default();
+/// let mut body = br#"{"id":"a\"b","price":1.5}"#.to_vec();
+/// let v: std::collections::BTreeMap<&str, serde::de::IgnoredAny> = reader.decode(&mut body).unwrap();
+/// assert_eq!(v.len(), 2);
+/// assert_eq!(reader.stats().escapes, 1);
+/// ```
+pub struct Reader {
+    config: ReaderConfig,
+    /// Stop-byte scanner implementation; only ever set to one that [`ScanImpl::is_available`].
+    scan: ScanImpl,
+    /// Path stack scratch: always empty between decodes, capacity kept.
+    path: Vec<Seg<'static>>,
+    stats: Stats,
+}
+
+impl Reader {
+    /// A reader with `config`, using the fastest scanner this CPU supports.
+    pub fn new(config: ReaderConfig) -> Reader {
+        Reader { config, scan: ScanImpl::detected(), path: Vec::new(), stats: Stats::default() }
+    }
+
+    /// Decodes one document. Every string is decoded in place inside `input` and borrowed from it, so `T` may hold
+    /// `&'de str` or `Cow<'de, str>` for any string, escaped or not. `input` is left rewritten (not valid JSON any
+    /// more) whether the decode succeeds or not.
+    ///
+    /// Errors: any RFC 8259 violation, the depth limit, trailing non-whitespace, or the target type's own errors —
+    /// each with byte offset, line, column and JSON pointer ([`Error`]). Never panics on input.
+    pub fn decode<'de, T: Deserialize<'de>>(&mut self, input: &'de mut [u8]) -> Result<T, Error> {
+        let path: Vec<Seg<'de>> = recycle(std::mem::take(&mut self.path));
+        let mut de = Deserializer::new(input, self.config.max_depth, self.scan, path);
+        let result = de.decode_document();
+        let (stats, path) = de.finish();
+        self.stats = stats;
+        self.path = recycle(path);
+        result
+    }
+
+    /// Stats of the last [`decode`](Self::decode), complete or not.
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// The config this reader applies.
+    pub fn config(&self) -> &ReaderConfig {
+        &self.config
+    }
+
+    /// The stop-byte scanner in use.
+    pub fn scan_impl(&self) -> ScanImpl {
+        self.scan
+    }
+
+    /// Forces a scanner implementation (for tests and benches). Returns `false`, changing nothing, when this CPU
+    /// cannot run it.
+    pub fn set_scan_impl(&mut self, scan: ScanImpl) -> bool {
+        let ok = scan.is_available();
+        if ok {
+            self.scan = scan;
+        }
+        ok
+    }
+}
+
+impl Default for Reader {
+    fn default() -> Self {
+        Reader::new(ReaderConfig::default())
+    }
+}
+
+impl std::fmt::Debug for Reader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reader")
+            .field("config", &self.config)
+            .field("scan", &self.scan)
+            .field("path_capacity", &self.path.capacity())
+            .field("stats", &self.stats)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::de::IgnoredAny;
+
+    #[test]
+    fn path_scratch_capacity_is_kept_between_documents() {
+        let mut reader = Reader::default();
+        let mut doc = br#"{"a":[[[{"b":1}]]]}"#.to_vec();
+        let _: IgnoredAny = reader.decode(&mut doc).unwrap();
+        let mut doc = br#"{"a":{"b":{"c":[1,2]}}}"#.to_vec();
+        let _: serde::de::IgnoredAny = reader.decode(&mut doc).unwrap();
+        let mut doc = br#"{"a":{"b":{"c":[1,2]}}}"#.to_vec();
+        let _: std::collections::BTreeMap<&str, std::collections::BTreeMap<&str, IgnoredAny>> =
+            reader.decode(&mut doc).unwrap();
+        let cap = reader.path.capacity();
+        assert!(cap >= 2, "capacity {cap}");
+        let mut doc = br#"{"x":{"y":1}}"#.to_vec();
+        let _: std::collections::BTreeMap<&str, std::collections::BTreeMap<&str, u8>> =
+            reader.decode(&mut doc).unwrap();
+        assert_eq!(reader.path.capacity(), cap);
+        assert!(reader.path.is_empty());
+    }
+
+    #[test]
+    fn stats_are_filled_when_the_decode_fails() {
+        let mut reader = Reader::default();
+        let mut doc = br#"["a\nb", "c", tru]"#.to_vec();
+        let err = reader.decode::<Vec<&str>>(&mut doc).unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::Syntax);
+        let s = reader.stats();
+        assert_eq!((s.bytes, s.strings, s.escaped_strings, s.escapes, s.longest_string), (18, 2, 1, 1, 4));
+    }
+}

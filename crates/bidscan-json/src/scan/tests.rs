@@ -1,0 +1,108 @@
+//! Every scanner body available here against a byte-at-a-time reference, with and without the block cache.
+
+use super::*;
+
+fn reference(buf: &[u8], from: usize) -> usize {
+    buf[from.min(buf.len())..]
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+        .map_or(buf.len(), |i| from + i)
+}
+
+/// Deterministic pseudo-random bytes (xorshift), biased towards stop bytes and UTF-8 lead/continuation bytes.
+fn noise(len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            match x % 16 {
+                0 => b'"',
+                1 => b'\\',
+                2 => (x >> 8) as u8 % 0x20,
+                3 => 0x80 | (x >> 8) as u8,
+                4 => 0x1f,
+                5 => 0x20,
+                _ => b'a' + (x >> 8) as u8 % 26,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn every_body_finds_the_reference_stop_from_every_offset() {
+    for imp in ScanImpl::available() {
+        for (len, seed) in [(0, 1), (1, 2), (7, 3), (31, 4), (32, 5), (33, 6), (100, 7), (257, 8)] {
+            let buf = noise(len, seed);
+            let scanner = Scanner::new(imp);
+            for from in 0..=len {
+                assert_eq!(scanner.find(&buf, from).0, reference(&buf, from), "{imp:?} len {len} from {from}");
+            }
+        }
+    }
+}
+
+#[test]
+fn every_body_handles_sparse_stops_and_every_stop_byte_value() {
+    for imp in ScanImpl::available() {
+        for stop in (0u8..0x20).chain([b'"', b'\\']) {
+            for pos in 0..70 {
+                let mut buf = vec![b'x'; 70];
+                buf[pos] = stop;
+                buf[3] = 0xc3; // bytes >= 0x80 are never stops
+                let mut scanner = Scanner::new(imp);
+                assert_eq!(scanner.next_stop(&buf, 0, 0), if pos < 70 { pos } else { 70 }, "{imp:?} {stop:#x} {pos}");
+            }
+        }
+        for b in 0x20..=0xffu8 {
+            if b != b'"' && b != b'\\' {
+                let buf = vec![b; 45];
+                assert_eq!(Scanner::new(imp).find(&buf, 0).0, 45, "{imp:?} {b:#x}");
+            }
+        }
+    }
+}
+
+#[test]
+fn cached_masks_give_the_same_stops_as_fresh_scans() {
+    for imp in ScanImpl::available() {
+        for seed in 1..40 {
+            let buf = noise(300, seed);
+            // Walk stop to stop, as the string decoder does, with views of the buffer starting at various origins.
+            let mut scanner = Scanner::new(imp);
+            let mut from = 0;
+            let mut cut = 0;
+            while from < buf.len() {
+                if seed % 3 == 0 && from > cut + 5 {
+                    cut = from - 2; // hand out a prefix: origin moves, absolute offsets stay
+                }
+                let got = cut + scanner.next_stop(&buf[cut..], cut, from - cut);
+                assert_eq!(got, reference(&buf, from), "{imp:?} seed {seed} from {from}");
+                from = got + 1 + (seed as usize % 3);
+            }
+        }
+    }
+}
+
+#[test]
+fn swar_word_mask_is_exact_per_byte() {
+    for b in 0..=255u8 {
+        for lane in 0..8 {
+            let mut bytes = [b'x'; 8];
+            bytes[lane] = b;
+            let mask = swar::word_mask(u64::from_le_bytes(bytes));
+            let want = if b == b'"' || b == b'\\' || b < 0x20 { 0x80u64 << (8 * lane) } else { 0 };
+            assert_eq!(mask, want, "byte {b:#x} lane {lane}");
+        }
+    }
+    // A zero byte below a quote must not hide or invent flags in other lanes (no borrow carries).
+    let mask = swar::word_mask(u64::from_le_bytes([0, b'"', b'a', 0x1f, 0x20, b'\\', 0xff, 0x7f]));
+    assert_eq!(mask, 0x0000_8000_8000_8080);
+}
+
+#[test]
+fn detected_is_available() {
+    assert!(ScanImpl::detected().is_available());
+    assert!(ScanImpl::available().contains(&ScanImpl::Swar));
+}

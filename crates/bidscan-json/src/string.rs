@@ -1,0 +1,187 @@
+//! Strings: decode in place (each string written over its own escaped form), or skip (find the end, check the
+//! escapes), both driven by the stop-byte scanner: after an escape the block scan resumes — there is no
+//! per-character loop — and each plain run after the first escape moves with one `copy_within`.
+//!
+//! All functions take `buf` starting at the opening quote and `origin`, the absolute offset of `buf[0]`; errors
+//! are `(kind, index into buf)`.
+
+use crate::error::ErrorKind;
+use crate::reader::Stats;
+use crate::scan::Scanner;
+
+/// A failure inside a string: what, and the index into `buf` where.
+pub(crate) type StrError = (ErrorKind, usize);
+
+/// Decodes the string starting at `buf[0] == b'"'` in place. Returns `(len, end)`: the decoded string is
+/// `buf[1..1 + len]` and the closing quote is at `end - 1`.
+#[inline]
+pub(crate) fn decode_in_place(
+    buf: &mut [u8],
+    origin: usize,
+    scan: &mut Scanner,
+    stats: &mut Stats,
+) -> Result<(usize, usize), StrError> {
+    let mut stop = scan.next_stop(buf, origin, 1);
+    match buf.get(stop) {
+        Some(b'"') => {
+            stats.string(stop - 1, 0);
+            return Ok((stop - 1, stop + 1));
+        }
+        Some(b'\\') => {}
+        Some(_) => return Err((ErrorKind::ControlCharacter, stop)),
+        None => return Err((ErrorKind::Eof, buf.len())),
+    }
+    // `write` is where the next decoded byte goes; it never passes the read position.
+    let mut write = stop;
+    let mut escapes = 0u64;
+    loop {
+        // Here buf[stop] == b'\\'.
+        let (c, read) = read_escape(buf, stop)?;
+        escapes += 1;
+        if c.is_ascii() {
+            buf[write] = c as u8;
+            write += 1;
+        } else {
+            write += c.encode_utf8(&mut buf[write..]).len();
+        }
+        stop = scan.next_stop(buf, origin, read);
+        let Some(&byte) = buf.get(stop) else {
+            return Err((ErrorKind::Eof, buf.len()));
+        };
+        if byte >= 0x20 {
+            buf.copy_within(read..stop, write);
+            write += stop - read;
+            if byte == b'"' {
+                stats.string(stop - 1, escapes);
+                return Ok((write - 1, stop + 1));
+            }
+        } else {
+            return Err((ErrorKind::ControlCharacter, stop));
+        }
+    }
+}
+
+/// Finds the end of the string starting at `buf[0] == b'"'` without decoding it, checking escapes (including
+/// surrogate pairing, so a document's validity does not depend on which fields the target type knows) and control
+/// bytes. Returns the index after the closing quote.
+#[inline]
+pub(crate) fn skip(buf: &[u8], origin: usize, scan: &mut Scanner, stats: &mut Stats) -> Result<usize, StrError> {
+    let mut from = 1;
+    let mut escapes = 0u64;
+    loop {
+        let stop = scan.next_stop(buf, origin, from);
+        match buf.get(stop) {
+            Some(b'"') => {
+                stats.string(stop - 1, escapes);
+                return Ok(stop + 1);
+            }
+            Some(b'\\') => {
+                from = read_escape(buf, stop)?.1;
+                escapes += 1;
+            }
+            Some(_) => return Err((ErrorKind::ControlCharacter, stop)),
+            None => return Err((ErrorKind::Eof, buf.len())),
+        }
+    }
+}
+
+/// Reads the escape whose backslash is at `buf[at]`: returns the character and the index after the escape
+/// (RFC 8259 §7). A high surrogate must be followed by `\u` + low surrogate; they combine into one character.
+#[inline]
+pub(crate) fn read_escape(buf: &[u8], at: usize) -> Result<(char, usize), StrError> {
+    let c = match buf.get(at + 1) {
+        Some(b'"') => '"',
+        Some(b'\\') => '\\',
+        Some(b'/') => '/',
+        Some(b'b') => '\u{8}',
+        Some(b'f') => '\u{c}',
+        Some(b'n') => '\n',
+        Some(b'r') => '\r',
+        Some(b't') => '\t',
+        Some(b'u') => return read_unicode(buf, at),
+        Some(_) => return Err((ErrorKind::InvalidEscape, at + 1)),
+        None => return Err((ErrorKind::Eof, buf.len())),
+    };
+    Ok((c, at + 2))
+}
+
+/// `\uXXXX` at `buf[at]`, possibly the first half of a surrogate pair.
+fn read_unicode(buf: &[u8], at: usize) -> Result<(char, usize), StrError> {
+    let hi = hex4(buf, at + 2)?;
+    let code = match hi {
+        0xd800..=0xdbff => {
+            if buf.get(at + 6..at + 8) != Some(b"\\u") {
+                return Err((ErrorKind::LoneSurrogate, at));
+            }
+            let lo = hex4(buf, at + 8)?;
+            if !(0xdc00..=0xdfff).contains(&lo) {
+                return Err((ErrorKind::LoneSurrogate, at));
+            }
+            let code = 0x10000 + ((u32::from(hi) - 0xd800) << 10) + (u32::from(lo) - 0xdc00);
+            return match char::from_u32(code) {
+                Some(c) => Ok((c, at + 12)),
+                None => Err((ErrorKind::LoneSurrogate, at)),
+            };
+        }
+        0xdc00..=0xdfff => return Err((ErrorKind::LoneSurrogate, at)),
+        code => u32::from(code),
+    };
+    match char::from_u32(code) {
+        Some(c) => Ok((c, at + 6)),
+        None => Err((ErrorKind::LoneSurrogate, at)),
+    }
+}
+
+/// Four hex digits at `buf[at..at + 4]`.
+#[inline]
+fn hex4(buf: &[u8], at: usize) -> Result<u16, StrError> {
+    let mut value = 0u16;
+    for i in at..at + 4 {
+        let digit = match buf.get(i) {
+            Some(&b @ b'0'..=b'9') => b - b'0',
+            Some(&b @ b'a'..=b'f') => b - b'a' + 10,
+            Some(&b @ b'A'..=b'F') => b - b'A' + 10,
+            Some(_) => return Err((ErrorKind::InvalidEscape, i)),
+            None => return Err((ErrorKind::Eof, buf.len())),
+        };
+        value = (value << 4) | u16::from(digit);
+    }
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scan::ScanImpl;
+
+    fn decode(input: &str) -> Result<String, StrError> {
+        let mut buf = input.as_bytes().to_vec();
+        let mut scan = Scanner::new(ScanImpl::Swar);
+        let mut stats = Stats::default();
+        let (len, end) = decode_in_place(&mut buf, 0, &mut scan, &mut stats)?;
+        let mut scan = Scanner::new(ScanImpl::Swar);
+        assert_eq!(skip(input.as_bytes(), 0, &mut scan, &mut stats), Ok(end));
+        Ok(String::from_utf8(buf[1..1 + len].to_vec()).unwrap())
+    }
+
+    #[test]
+    fn decodes_every_escape() {
+        assert_eq!(decode(r#""a\"\\\/\b\f\n\r\tz""#).unwrap(), "a\"\\/\u{8}\u{c}\n\r\tz");
+        assert_eq!(decode(r#""\u00e9\u20AC\uD83D\uDE00x""#).unwrap(), "é€😀x");
+        assert_eq!(decode(r#""\u0000""#).unwrap(), "\0");
+        assert_eq!(decode(r#""plain" tail"#).unwrap(), "plain");
+    }
+
+    #[test]
+    fn rejects_bad_escapes_with_position() {
+        assert_eq!(decode(r#""ab\x""#), Err((ErrorKind::InvalidEscape, 4)));
+        assert_eq!(decode(r#""\u12G4""#), Err((ErrorKind::InvalidEscape, 5)));
+        assert_eq!(decode(r#""\uD800""#), Err((ErrorKind::LoneSurrogate, 1)));
+        assert_eq!(decode(r#""\uD800\u0041""#), Err((ErrorKind::LoneSurrogate, 1)));
+        assert_eq!(decode(r#""\uDC00""#), Err((ErrorKind::LoneSurrogate, 1)));
+        assert_eq!(decode("\"a\u{1}\""), Err((ErrorKind::ControlCharacter, 2)));
+        assert_eq!(decode(r#""abc"#), Err((ErrorKind::Eof, 4)));
+        assert_eq!(decode(r#""abc\"#), Err((ErrorKind::Eof, 5)));
+        assert_eq!(decode(r#""\u12"#), Err((ErrorKind::Eof, 5)));
+    }
+}

@@ -1,0 +1,239 @@
+//! The entry point: [`decode`] a body into a [`Decoded`] response, or a [`DecodeError`].
+
+use std::fmt;
+
+use crate::shim::{Error as JsonError, ErrorKind, Reader};
+
+use crate::issue::{Coercion, Issue};
+use crate::lenient::NOT_A_BID_RESPONSE;
+use crate::response::BidResponse;
+use crate::{paths, validate};
+
+/// How deviations from the spec's shape are treated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// Accept what real bidders send (numbers as strings, `null`, single values for arrays, object `adm`,
+    /// numeric ids) and report each as an [`Issue`]; wrong-typed values are reported and read as absent.
+    #[default]
+    Lenient,
+    /// The first such deviation (in document order) fails the decode with [`DecodeError::Strict`]. Validation
+    /// findings never fail a decode, in either mode.
+    Strict,
+}
+
+/// Whether the response bids. Serializes as `"bid"` or `"nobid"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// At least one bid.
+    Bid,
+    /// No bid at all: empty body, `{}`, `seatbid` missing/empty/`null`, only empty seat bids, or `nbr` without
+    /// bids (OpenRTB 2.6 §4.2.1 and §7.1 "No-Bid Signaling"). Not an error.
+    NoBid,
+}
+
+/// A decoded bid response with everything found about it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decoded<'a> {
+    /// Bid or no-bid.
+    pub status: Status,
+    /// The typed response (`Default::default()` for an empty body); strings borrow from the input.
+    pub response: BidResponse<'a>,
+    /// Coercions and type errors in document order, then validation findings in document order.
+    pub issues: Vec<Issue>,
+}
+
+/// Why a body could not be decoded at all.
+#[derive(Debug)]
+pub enum DecodeError {
+    /// Not JSON (RFC 8259): syntax, encoding, depth limit. An HTTP server answers 400.
+    Malformed(JsonError),
+    /// JSON, but not a bid response: the top level is not an object (an array, string, number, boolean,
+    /// `null`), `seatbid` is a string, number or boolean, or the body is XML/HTML. An HTTP server answers 422.
+    NotABidResponse {
+        /// What was found.
+        message: String,
+        /// JSON pointer of the offending value (`""` for the whole body).
+        path: String,
+    },
+    /// Strict mode: the first deviation from the spec's shape. An HTTP server answers 422.
+    Strict {
+        /// JSON pointer of the value, e.g. `/seatbid/0/bid/3/price`.
+        path: String,
+        /// The issue code the value would get in lenient mode, e.g. `number_as_string`.
+        code: &'static str,
+        /// What was wrong.
+        message: String,
+    },
+}
+
+impl DecodeError {
+    /// `"malformed_json"`, `"not_a_bid_response"`, or the strict-mode issue code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            DecodeError::Malformed(_) => "malformed_json",
+            DecodeError::NotABidResponse { .. } => "not_a_bid_response",
+            DecodeError::Strict { code, .. } => code,
+        }
+    }
+
+    /// JSON pointer of the offending value when known.
+    pub fn path(&self) -> Option<&str> {
+        match self {
+            DecodeError::Malformed(e) => e.path(),
+            DecodeError::NotABidResponse { path, .. } | DecodeError::Strict { path, .. } => {
+                Some(path)
+            }
+        }
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecodeError::Malformed(e) => write!(f, "malformed JSON: {e}"),
+            DecodeError::NotABidResponse { message, path } if path.is_empty() => {
+                f.write_str(message)
+            }
+            DecodeError::NotABidResponse { message, path } => write!(f, "{message} at {path}"),
+            DecodeError::Strict {
+                path,
+                code,
+                message,
+            } => write!(f, "strict mode: {code} at {path}: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            DecodeError::Malformed(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// JSON whitespace (RFC 8259 §2).
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// Decodes one bid-response body in place with `reader` (strings decoded over their escaped form and borrowed),
+/// then records issues and validates (see [`Decoded::from_response`]).
+///
+/// An empty or all-whitespace body is a no-bid. A body whose first byte is `<` (XML, HTML) is
+/// [`DecodeError::NotABidResponse`]. Never panics on input.
+pub fn decode<'a>(
+    reader: &mut Reader,
+    input: &'a mut [u8],
+    mode: Mode,
+) -> Result<Decoded<'a>, DecodeError> {
+    match input.iter().find(|b| !is_ws(**b)) {
+        None => {
+            return Ok(Decoded {
+                status: Status::NoBid,
+                response: BidResponse::default(),
+                issues: Vec::new(),
+            });
+        }
+        Some(b'<') => {
+            return Err(DecodeError::NotABidResponse {
+                message: format!("{NOT_A_BID_RESPONSE}: the body is XML or HTML, not JSON"),
+                path: String::new(),
+            });
+        }
+        Some(_) => {}
+    }
+    let response: BidResponse<'a> = reader.decode(input).map_err(map_error)?;
+    Decoded::from_response(response, mode)
+}
+
+fn map_error(e: JsonError) -> DecodeError {
+    if e.kind() == ErrorKind::Custom {
+        let message = e.message();
+        if let Some(at) = message.find(NOT_A_BID_RESPONSE) {
+            let path = e.path().unwrap_or("").to_owned();
+            return DecodeError::NotABidResponse {
+                message: message[at..].to_owned(),
+                path,
+            };
+        }
+    }
+    DecodeError::Malformed(e)
+}
+
+impl<'a> Decoded<'a> {
+    /// Turns a response decoded by any deserializer (bidscan-json, serde_json) into a [`Decoded`]: the coercions
+    /// recorded in the typed values become [`Issue`]s with JSON pointers (or, in [`Mode::Strict`], the first one
+    /// becomes [`DecodeError::Strict`]), then the validation rules run (see [`validate`](crate::validate)).
+    pub fn from_response(response: BidResponse<'a>, mode: Mode) -> Result<Self, DecodeError> {
+        let mut issues = coercion_issues(&response);
+        if mode == Mode::Strict {
+            if let Some(first) = issues.into_iter().next() {
+                return Err(DecodeError::Strict {
+                    path: first.path,
+                    code: first.code,
+                    message: first.message,
+                });
+            }
+            issues = Vec::new();
+        }
+        let status = if count_bids(&response) == 0 {
+            Status::NoBid
+        } else {
+            Status::Bid
+        };
+        validate::validate(&response, status, &mut issues);
+        Ok(Decoded {
+            status,
+            response,
+            issues,
+        })
+    }
+
+    /// Number of bids over all seat bids.
+    pub fn bid_count(&self) -> usize {
+        count_bids(&self.response)
+    }
+}
+
+fn count_bids(response: &BidResponse<'_>) -> usize {
+    response.seatbid.iter().map(|s| s.bid.len()).sum()
+}
+
+/// All coercions of the response as issues, in document order. Allocates nothing when there are none.
+fn coercion_issues(response: &BidResponse<'_>) -> Vec<Issue> {
+    let any = !response.coercions.is_empty()
+        || response
+            .seatbid
+            .iter()
+            .any(|s| !s.coercions.is_empty() || s.bid.iter().any(|b| !b.coercions.is_empty()));
+    if !any {
+        return Vec::new();
+    }
+    let mut found: Vec<(u32, Issue)> = Vec::new();
+    let mut add = |prefix: &str, records: &[Coercion]| {
+        for c in records {
+            let issue = Issue {
+                path: paths::member(prefix, c),
+                code: c.kind.code(),
+                severity: c.kind.severity(),
+                message: c.kind.message(),
+            };
+            found.push((c.order, issue));
+        }
+    };
+    add("", &response.coercions);
+    for (si, seat) in response.seatbid.iter().enumerate() {
+        let seat_path = paths::seat(response, si);
+        add(&seat_path, &seat.coercions);
+        for (bi, bid) in seat.bid.iter().enumerate() {
+            if !bid.coercions.is_empty() {
+                add(&paths::bid(response, si, bi), &bid.coercions);
+            }
+        }
+    }
+    found.sort_by_key(|(order, _)| *order);
+    found.into_iter().map(|(_, issue)| issue).collect()
+}

@@ -1,0 +1,152 @@
+//! What decoding and validation report: [`Issue`] (path, code, severity, message) and the per-object
+//! [`Coercion`] records the lenient decoder leaves in the typed values.
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// How bad an [`Issue`] is. Serializes as `"error"` or `"warning"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The value breaks the spec and was dropped or is unusable (e.g. `price` missing or not a number).
+    Error,
+    /// The value was accepted after a coercion, or is allowed but unusual (e.g. `crid` missing).
+    Warning,
+}
+
+/// One finding about a decoded bid response.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Issue {
+    /// JSON pointer (RFC 6901) of the value in the input, e.g. `/seatbid/0/bid/3/price`; `""` is the whole body.
+    pub path: String,
+    /// Stable snake_case code, e.g. `number_as_string`, `missing_price` (listed in the crate docs).
+    pub code: &'static str,
+    /// Error or warning.
+    pub severity: Severity,
+    /// One human-readable sentence.
+    pub message: String,
+}
+
+/// The JSON type of a value, for messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum JsonType {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool,
+    /// A number.
+    Number,
+    /// A string.
+    String,
+    /// An array.
+    Array,
+    /// An object.
+    Object,
+}
+
+impl fmt::Display for JsonType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            JsonType::Null => "null",
+            JsonType::Bool => "a boolean",
+            JsonType::Number => "a number",
+            JsonType::String => "a string",
+            JsonType::Array => "an array",
+            JsonType::Object => "an object",
+        })
+    }
+}
+
+/// What the lenient decoder did with one value that was not in the spec's shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CoercionKind {
+    /// A number sent as a string (`"price":"0.500000"`, `"w":"300"`); read as the number. Warning.
+    NumberAsString,
+    /// An integer field sent as a number with a zero fraction or an exponent (`"w":300.0`); read as the integer.
+    /// Warning.
+    FloatAsInteger,
+    /// `null` for an optional field, an array, or an array element; treated as absent (the element dropped).
+    /// Warning.
+    Null,
+    /// A single value where an array is expected (`"adomain":"brand.com"`, `"seatbid":{…}`); read as a
+    /// one-element array. Warning.
+    SingleValue,
+    /// `adm` sent as a JSON object instead of a string; kept as raw JSON. Warning.
+    AdmObject,
+    /// An identifier (`id`, `impid`, `bidid`, `adid`, `cid`, `crid`, `dealid`, `tactic`, `seat`) sent as a
+    /// number; read as its decimal text. Warning.
+    NumericId,
+    /// A member that appears twice in one object; the last value is kept. Warning.
+    DuplicateField,
+    /// A value of the wrong JSON type (`"price":"abc"`, `"w":{}`, `"adomain":5`); treated as absent (an array
+    /// element is dropped). Error.
+    InvalidType {
+        /// What the spec asks for, e.g. `"a number"`.
+        expected: &'static str,
+        /// What was sent.
+        found: JsonType,
+    },
+    /// An integer that fits no `i64`; treated as absent. Error.
+    OutOfRange,
+}
+
+impl CoercionKind {
+    /// The issue code: `number_as_string`, `float_as_integer`, `null_value`, `single_value`, `adm_object`,
+    /// `numeric_id`, `duplicate_field`, `invalid_type`, `out_of_range`.
+    pub fn code(self) -> &'static str {
+        match self {
+            CoercionKind::NumberAsString => "number_as_string",
+            CoercionKind::FloatAsInteger => "float_as_integer",
+            CoercionKind::Null => "null_value",
+            CoercionKind::SingleValue => "single_value",
+            CoercionKind::AdmObject => "adm_object",
+            CoercionKind::NumericId => "numeric_id",
+            CoercionKind::DuplicateField => "duplicate_field",
+            CoercionKind::InvalidType { .. } => "invalid_type",
+            CoercionKind::OutOfRange => "out_of_range",
+        }
+    }
+
+    /// [`Severity::Error`] when the value was dropped, [`Severity::Warning`] when it was kept.
+    pub fn severity(self) -> Severity {
+        match self {
+            CoercionKind::InvalidType { .. } | CoercionKind::OutOfRange => Severity::Error,
+            _ => Severity::Warning,
+        }
+    }
+
+    /// One sentence describing what was sent and what the decoder did.
+    pub fn message(self) -> String {
+        match self {
+            CoercionKind::NumberAsString => "number sent as a string; read as the number".to_owned(),
+            CoercionKind::FloatAsInteger => "integer sent with a fraction or exponent; read as the integer".to_owned(),
+            CoercionKind::Null => "null sent for an optional value; treated as absent".to_owned(),
+            CoercionKind::SingleValue => "single value where an array is expected; read as a one-element array".to_owned(),
+            CoercionKind::AdmObject => {
+                "adm sent as a JSON object instead of a string (OpenRTB 2.6 §4.2.3); kept as raw JSON".to_owned()
+            }
+            CoercionKind::NumericId => "identifier sent as a number; read as its decimal text".to_owned(),
+            CoercionKind::DuplicateField => "member appears more than once; the last value is kept".to_owned(),
+            CoercionKind::InvalidType { expected, found } => format!("expected {expected}, found {found}; ignored"),
+            CoercionKind::OutOfRange => "integer outside the 64-bit signed range; ignored".to_owned(),
+        }
+    }
+}
+
+/// One coercion recorded while decoding an object: which member, which array element (if any), what was done.
+///
+/// Each of [`BidResponse`](crate::BidResponse), [`SeatBid`](crate::SeatBid) and [`Bid`](crate::Bid) keeps its
+/// own list (empty, so unallocated, for a document in the spec's shape); [`Decoded`](crate::Decoded) turns them
+/// into [`Issue`]s with full JSON pointers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Coercion {
+    /// The member name as in the spec, e.g. `"price"`.
+    pub field: &'static str,
+    /// The array element, for a coercion of one element (e.g. `"attr":[1,"2"]` → `Some(1)`).
+    pub index: Option<u32>,
+    /// What was done.
+    pub kind: CoercionKind,
+    /// Position among all coercions of the document being decoded (document order across nesting levels).
+    pub order: u32,
+}

@@ -1,0 +1,706 @@
+//! The lenient value readers behind the hand-written `Deserialize` impls.
+//!
+//! Every member is read with `deserialize_any` and a visitor that accepts every JSON type: the spec's shape is
+//! taken as is (borrowed strings stay borrowed), a tolerated deviation is converted and noted as a
+//! [`Coercion`], and a wrong type is consumed, noted as an error and read as absent. Nothing here knows the
+//! decode mode; nothing here fails except the deserializer itself (syntax, depth) and a top-level structure
+//! that is not a bid response (see [`NOT_A_BID_RESPONSE`]).
+
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use bidscan_json::RawJson;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use crate::issue::{Coercion, CoercionKind, JsonType};
+
+/// Prefix of the custom error message raised when the body is JSON but not a bid-response object; `decode`
+/// maps such errors to `DecodeError::NotABidResponse`.
+pub(crate) const NOT_A_BID_RESPONSE: &str = "not a bid response";
+
+/// Where the coercions of the object being decoded go, and the document-wide order counter.
+pub(crate) struct Ctx<'r> {
+    out: &'r mut Vec<Coercion>,
+    order: &'r mut u32,
+}
+
+impl<'r> Ctx<'r> {
+    pub(crate) fn new(out: &'r mut Vec<Coercion>, order: &'r mut u32) -> Self {
+        Ctx { out, order }
+    }
+
+    pub(crate) fn note(&mut self, field: &'static str, index: Option<u32>, kind: CoercionKind) {
+        self.out.push(Coercion {
+            field,
+            index,
+            kind,
+            order: *self.order,
+        });
+        *self.order = self.order.saturating_add(1);
+    }
+}
+
+/// Tracks which members of an object were seen, to note duplicates.
+#[derive(Default)]
+pub(crate) struct Seen(u64);
+
+impl Seen {
+    pub(crate) fn check(&mut self, ctx: &mut Ctx<'_>, bit: u8, field: &'static str) {
+        let mask = 1u64 << bit;
+        if self.0 & mask != 0 {
+            ctx.note(field, None, CoercionKind::DuplicateField);
+        }
+        self.0 |= mask;
+    }
+}
+
+/// A value rejected by a [`Scalar`] reader.
+pub(crate) enum Reject {
+    Type(JsonType),
+    Range,
+}
+
+/// A read value with the coercion applied to it, if any.
+pub(crate) type Parsed<T> = Result<(T, Option<CoercionKind>), Reject>;
+
+/// How one kind of scalar member accepts each JSON type.
+pub(crate) trait Scalar<'de>: Sized {
+    /// For messages: what the spec asks for.
+    const EXPECTED: &'static str;
+    /// For messages: what the spec asks for when the member is an array of this scalar.
+    const EXPECTED_LIST: &'static str;
+    fn borrowed(s: &'de str) -> Parsed<Self> {
+        Self::transient(s)
+    }
+    fn transient(_s: &str) -> Parsed<Self> {
+        Err(Reject::Type(JsonType::String))
+    }
+    fn unsigned(_v: u64) -> Parsed<Self> {
+        Err(Reject::Type(JsonType::Number))
+    }
+    fn signed(_v: i64) -> Parsed<Self> {
+        Err(Reject::Type(JsonType::Number))
+    }
+    fn float(_v: f64) -> Parsed<Self> {
+        Err(Reject::Type(JsonType::Number))
+    }
+}
+
+/// A string member (URLs, markup, codes): strings only.
+pub(crate) struct Text<'de>(pub Cow<'de, str>);
+
+impl<'de> Scalar<'de> for Text<'de> {
+    const EXPECTED: &'static str = "a string";
+    const EXPECTED_LIST: &'static str = "an array of strings";
+    fn borrowed(s: &'de str) -> Parsed<Self> {
+        Ok((Text(Cow::Borrowed(s)), None))
+    }
+    fn transient(s: &str) -> Parsed<Self> {
+        Ok((Text(Cow::Owned(s.to_owned())), None))
+    }
+}
+
+/// An identifier member: a string, or a number read as its decimal text (`numeric_id`).
+pub(crate) struct Ident<'de>(pub Cow<'de, str>);
+
+impl<'de> Scalar<'de> for Ident<'de> {
+    const EXPECTED: &'static str = "a string";
+    const EXPECTED_LIST: &'static str = "an array of strings";
+    fn borrowed(s: &'de str) -> Parsed<Self> {
+        Ok((Ident(Cow::Borrowed(s)), None))
+    }
+    fn transient(s: &str) -> Parsed<Self> {
+        Ok((Ident(Cow::Owned(s.to_owned())), None))
+    }
+    fn unsigned(v: u64) -> Parsed<Self> {
+        Ok((
+            Ident(Cow::Owned(v.to_string())),
+            Some(CoercionKind::NumericId),
+        ))
+    }
+    fn signed(v: i64) -> Parsed<Self> {
+        Ok((
+            Ident(Cow::Owned(v.to_string())),
+            Some(CoercionKind::NumericId),
+        ))
+    }
+    fn float(v: f64) -> Parsed<Self> {
+        Ok((
+            Ident(Cow::Owned(v.to_string())),
+            Some(CoercionKind::NumericId),
+        ))
+    }
+}
+
+/// Parses a number sent as a string: optional surrounding whitespace, then digits, sign, `.`, `e`/`E` only (so
+/// `"NaN"`, `"inf"` and `"0x10"` are not numbers).
+fn numeric_text(s: &str) -> Option<f64> {
+    let t = s.trim();
+    let first = *t.as_bytes().first()?;
+    let ok_first = first.is_ascii_digit() || matches!(first, b'-' | b'+' | b'.');
+    if !ok_first
+        || !t
+            .bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E'))
+    {
+        return None;
+    }
+    t.parse::<f64>().ok()
+}
+
+/// A float member (`price`): a number, or a number sent as a string.
+pub(crate) struct Float(pub f64);
+
+impl<'de> Scalar<'de> for Float {
+    const EXPECTED: &'static str = "a number";
+    const EXPECTED_LIST: &'static str = "an array of numbers";
+    fn transient(s: &str) -> Parsed<Self> {
+        numeric_text(s)
+            .map(|v| (Float(v), Some(CoercionKind::NumberAsString)))
+            .ok_or(Reject::Type(JsonType::String))
+    }
+    fn unsigned(v: u64) -> Parsed<Self> {
+        Ok((Float(v as f64), None))
+    }
+    fn signed(v: i64) -> Parsed<Self> {
+        Ok((Float(v as f64), None))
+    }
+    fn float(v: f64) -> Parsed<Self> {
+        Ok((Float(v), None))
+    }
+}
+
+/// An integer member: an integer, an integral float (`float_as_integer`), or either sent as a string.
+pub(crate) struct Int(pub i64);
+
+/// The integer value of an integral float within `i64`.
+fn integral(v: f64) -> Result<i64, Reject> {
+    // 2^63 is exactly representable; every float in [-2^63, 2^63) with no fraction converts exactly.
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0;
+    if v.fract() != 0.0 || !v.is_finite() {
+        Err(Reject::Type(JsonType::Number))
+    } else if (-LIMIT..LIMIT).contains(&v) {
+        Ok(v as i64)
+    } else {
+        Err(Reject::Range)
+    }
+}
+
+impl<'de> Scalar<'de> for Int {
+    const EXPECTED: &'static str = "an integer";
+    const EXPECTED_LIST: &'static str = "an array of integers";
+    fn transient(s: &str) -> Parsed<Self> {
+        if let Ok(v) = s.trim().parse::<i64>() {
+            return Ok((Int(v), Some(CoercionKind::NumberAsString)));
+        }
+        match numeric_text(s).map(integral) {
+            Some(Ok(v)) => Ok((Int(v), Some(CoercionKind::NumberAsString))),
+            Some(Err(Reject::Range)) => Err(Reject::Range),
+            _ => Err(Reject::Type(JsonType::String)),
+        }
+    }
+    fn unsigned(v: u64) -> Parsed<Self> {
+        i64::try_from(v)
+            .map(|v| (Int(v), None))
+            .map_err(|_| Reject::Range)
+    }
+    fn signed(v: i64) -> Parsed<Self> {
+        Ok((Int(v), None))
+    }
+    fn float(v: f64) -> Parsed<Self> {
+        integral(v).map(|v| (Int(v), Some(CoercionKind::FloatAsInteger)))
+    }
+}
+
+/// Consumes the rest of an array or object so the deserializer can continue after it.
+fn drain_seq<'de, S: SeqAccess<'de>>(mut seq: S) -> Result<(), S::Error> {
+    while seq.next_element::<IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+fn drain_map<'de, M: MapAccess<'de>>(mut map: M) -> Result<(), M::Error> {
+    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+/// Reads one scalar member or array element; `None` when absent after a noted `null` or rejection.
+struct ScalarSeed<'c, 'r, T> {
+    ctx: &'c mut Ctx<'r>,
+    field: &'static str,
+    index: Option<u32>,
+    _t: PhantomData<T>,
+}
+
+impl<T> ScalarSeed<'_, '_, T> {
+    fn accept(self, parsed: Parsed<T>, expected: &'static str) -> Option<T> {
+        match parsed {
+            Ok((v, coerced)) => {
+                if let Some(kind) = coerced {
+                    self.ctx.note(self.field, self.index, kind);
+                }
+                Some(v)
+            }
+            Err(Reject::Type(found)) => {
+                self.ctx.note(
+                    self.field,
+                    self.index,
+                    CoercionKind::InvalidType { expected, found },
+                );
+                None
+            }
+            Err(Reject::Range) => {
+                self.ctx
+                    .note(self.field, self.index, CoercionKind::OutOfRange);
+                None
+            }
+        }
+    }
+}
+
+impl<'de, T: Scalar<'de>> DeserializeSeed<'de> for ScalarSeed<'_, '_, T> {
+    type Value = Option<T>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de, T: Scalar<'de>> Visitor<'de> for ScalarSeed<'_, '_, T> {
+    type Value = Option<T>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(T::EXPECTED)
+    }
+    fn visit_bool<E: de::Error>(self, _v: bool) -> Result<Self::Value, E> {
+        Ok(self.accept(Err(Reject::Type(JsonType::Bool)), T::EXPECTED))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(self.accept(T::signed(v), T::EXPECTED))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(self.accept(T::unsigned(v), T::EXPECTED))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(self.accept(T::float(v), T::EXPECTED))
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(self.accept(T::borrowed(v), T::EXPECTED))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(self.accept(T::transient(v), T::EXPECTED))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.ctx.note(self.field, self.index, CoercionKind::Null);
+        Ok(None)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.visit_unit()
+    }
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, seq: S) -> Result<Self::Value, S::Error> {
+        drain_seq(seq)?;
+        Ok(self.accept(Err(Reject::Type(JsonType::Array)), T::EXPECTED))
+    }
+    fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
+        drain_map(map)?;
+        Ok(self.accept(Err(Reject::Type(JsonType::Object)), T::EXPECTED))
+    }
+}
+
+/// Reads the value of the current member as scalar `T`.
+pub(crate) fn scalar<'de, A: MapAccess<'de>, T: Scalar<'de>>(
+    map: &mut A,
+    ctx: &mut Ctx<'_>,
+    field: &'static str,
+) -> Result<Option<T>, A::Error> {
+    map.next_value_seed(ScalarSeed::<T> {
+        ctx,
+        field,
+        index: None,
+        _t: PhantomData,
+    })
+}
+
+/// Reads the value of the current member as an array of scalar `T` (a single `T` accepted, `single_value`).
+pub(crate) fn list<'de, A: MapAccess<'de>, T: Scalar<'de>>(
+    map: &mut A,
+    ctx: &mut Ctx<'_>,
+    field: &'static str,
+) -> Result<Vec<T>, A::Error> {
+    map.next_value_seed(ListSeed::<T> {
+        ctx,
+        field,
+        _t: PhantomData,
+    })
+}
+
+struct ListSeed<'c, 'r, T> {
+    ctx: &'c mut Ctx<'r>,
+    field: &'static str,
+    _t: PhantomData<T>,
+}
+
+impl<'c, 'r, T> ListSeed<'c, 'r, T> {
+    fn one(self, parsed: Parsed<T>, expected: &'static str) -> Vec<T> {
+        if parsed.is_ok() {
+            self.ctx.note(self.field, None, CoercionKind::SingleValue);
+        }
+        let seed = ScalarSeed {
+            ctx: self.ctx,
+            field: self.field,
+            index: None,
+            _t: PhantomData,
+        };
+        seed.accept(parsed, expected).into_iter().collect()
+    }
+}
+
+impl<'de, T: Scalar<'de>> DeserializeSeed<'de> for ListSeed<'_, '_, T> {
+    type Value = Vec<T>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de, T: Scalar<'de>> Visitor<'de> for ListSeed<'_, '_, T> {
+    type Value = Vec<T>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(T::EXPECTED_LIST)
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+        let mut out = Vec::new();
+        let mut index = 0u32;
+        loop {
+            let seed = ScalarSeed::<T> {
+                ctx: &mut *self.ctx,
+                field: self.field,
+                index: Some(index),
+                _t: PhantomData,
+            };
+            match seq.next_element_seed(seed)? {
+                Some(Some(v)) => out.push(v),
+                Some(None) => {}
+                None => return Ok(out),
+            }
+            index = index.saturating_add(1);
+        }
+    }
+    fn visit_bool<E: de::Error>(self, _v: bool) -> Result<Self::Value, E> {
+        Ok(self.one(Err(Reject::Type(JsonType::Bool)), T::EXPECTED_LIST))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(self.one(T::signed(v), T::EXPECTED_LIST))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(self.one(T::unsigned(v), T::EXPECTED_LIST))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(self.one(T::float(v), T::EXPECTED_LIST))
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(self.one(T::borrowed(v), T::EXPECTED_LIST))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(self.one(T::transient(v), T::EXPECTED_LIST))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.ctx.note(self.field, None, CoercionKind::Null);
+        Ok(Vec::new())
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.visit_unit()
+    }
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+    fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
+        drain_map(map)?;
+        Ok(self.one(Err(Reject::Type(JsonType::Object)), T::EXPECTED_LIST))
+    }
+}
+
+/// Reads the value of the current member as raw JSON that must be an object (`ext`).
+pub(crate) fn raw_object<'de, A: MapAccess<'de>>(
+    map: &mut A,
+    ctx: &mut Ctx<'_>,
+    field: &'static str,
+) -> Result<Option<RawJson<'de>>, A::Error> {
+    let raw: RawJson<'de> = map.next_value()?;
+    let found = match raw.get().as_bytes().first() {
+        Some(b'{') => return Ok(Some(raw)),
+        Some(b'n') => {
+            ctx.note(field, None, CoercionKind::Null);
+            return Ok(None);
+        }
+        Some(b'[') => JsonType::Array,
+        Some(b'"') => JsonType::String,
+        Some(b't' | b'f') => JsonType::Bool,
+        _ => JsonType::Number,
+    };
+    ctx.note(
+        field,
+        None,
+        CoercionKind::InvalidType {
+            expected: "an object",
+            found,
+        },
+    );
+    Ok(None)
+}
+
+/// A decoded member name as a `Cow` (borrowed unless the deserializer had to unescape into scratch).
+pub(crate) struct CowStr<'de>(pub Cow<'de, str>);
+
+impl<'de> de::Deserialize<'de> for CowStr<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = CowStr<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(CowStr(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(CowStr(Cow::Owned(v.to_owned())))
+            }
+        }
+        deserializer.deserialize_str(V)
+    }
+}
+
+/// Maps member names to a struct's field enum without allocating (`None`: unknown member, to be skipped).
+pub(crate) struct KeySeed<F>(pub fn(&str) -> Option<F>);
+
+impl<'de, F> DeserializeSeed<'de> for KeySeed<F> {
+    type Value = Option<F>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_identifier(self)
+    }
+}
+
+impl<'de, F> Visitor<'de> for KeySeed<F> {
+    type Value = Option<F>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a member name")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok((self.0)(v))
+    }
+}
+
+/// Objects that decode from a map with the document-wide coercion order counter.
+pub(crate) trait FromMap<'de>: Sized {
+    fn from_map<A: MapAccess<'de>>(map: A, order: &mut u32) -> Result<Self, A::Error>;
+}
+
+/// Reads the value of the current member as an array of objects (`seatbid`, `bid`). A single object is read as
+/// a one-element array (`single_value`); elements that are not objects are dropped with an error. When `fatal`,
+/// a string, number or boolean for the whole member is a structural error ([`NOT_A_BID_RESPONSE`]); otherwise it
+/// is noted and read as empty.
+pub(crate) fn objects<'de, A: MapAccess<'de>, T: FromMap<'de>>(
+    map: &mut A,
+    ctx: &mut Ctx<'_>,
+    field: &'static str,
+    fatal: bool,
+) -> Result<Vec<T>, A::Error> {
+    map.next_value_seed(ObjListSeed::<T> {
+        ctx,
+        field,
+        fatal,
+        _t: PhantomData,
+    })
+}
+
+struct ObjListSeed<'c, 'r, T> {
+    ctx: &'c mut Ctx<'r>,
+    field: &'static str,
+    fatal: bool,
+    _t: PhantomData<T>,
+}
+
+impl<T> ObjListSeed<'_, '_, T> {
+    fn wrong<E: de::Error>(self, found: JsonType) -> Result<Vec<T>, E> {
+        if self.fatal {
+            return Err(E::custom(format_args!(
+                "{NOT_A_BID_RESPONSE}: `{}` is {found}, not an array of objects",
+                self.field
+            )));
+        }
+        self.ctx.note(
+            self.field,
+            None,
+            CoercionKind::InvalidType {
+                expected: "an array of objects",
+                found,
+            },
+        );
+        Ok(Vec::new())
+    }
+}
+
+impl<'de, T: FromMap<'de>> DeserializeSeed<'de> for ObjListSeed<'_, '_, T> {
+    type Value = Vec<T>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de, T: FromMap<'de>> Visitor<'de> for ObjListSeed<'_, '_, T> {
+    type Value = Vec<T>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array of objects")
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+        let mut out = Vec::new();
+        let mut index = 0u32;
+        loop {
+            let seed = ObjSeed::<T> {
+                ctx: &mut *self.ctx,
+                field: self.field,
+                index,
+                _t: PhantomData,
+            };
+            match seq.next_element_seed(seed)? {
+                Some(Some(v)) => out.push(v),
+                Some(None) => {}
+                None => return Ok(out),
+            }
+            index = index.saturating_add(1);
+        }
+    }
+    fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
+        self.ctx.note(self.field, None, CoercionKind::SingleValue);
+        Ok(vec![T::from_map(map, self.ctx.order)?])
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.ctx.note(self.field, None, CoercionKind::Null);
+        Ok(Vec::new())
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.visit_unit()
+    }
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+    fn visit_bool<E: de::Error>(self, _v: bool) -> Result<Self::Value, E> {
+        self.wrong(JsonType::Bool)
+    }
+    fn visit_i64<E: de::Error>(self, _v: i64) -> Result<Self::Value, E> {
+        self.wrong(JsonType::Number)
+    }
+    fn visit_u64<E: de::Error>(self, _v: u64) -> Result<Self::Value, E> {
+        self.wrong(JsonType::Number)
+    }
+    fn visit_f64<E: de::Error>(self, _v: f64) -> Result<Self::Value, E> {
+        self.wrong(JsonType::Number)
+    }
+    fn visit_str<E: de::Error>(self, _v: &str) -> Result<Self::Value, E> {
+        self.wrong(JsonType::String)
+    }
+}
+
+struct ObjSeed<'c, 'r, T> {
+    ctx: &'c mut Ctx<'r>,
+    field: &'static str,
+    index: u32,
+    _t: PhantomData<T>,
+}
+
+impl<T> ObjSeed<'_, '_, T> {
+    fn drop_element(self, kind: CoercionKind) -> Option<T> {
+        self.ctx.note(self.field, Some(self.index), kind);
+        None
+    }
+    fn wrong(self, found: JsonType) -> Option<T> {
+        self.drop_element(CoercionKind::InvalidType {
+            expected: "an object",
+            found,
+        })
+    }
+}
+
+impl<'de, T: FromMap<'de>> DeserializeSeed<'de> for ObjSeed<'_, '_, T> {
+    type Value = Option<T>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de, T: FromMap<'de>> Visitor<'de> for ObjSeed<'_, '_, T> {
+    type Value = Option<T>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
+        Ok(Some(T::from_map(map, self.ctx.order)?))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(self.drop_element(CoercionKind::Null))
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.visit_unit()
+    }
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, seq: S) -> Result<Self::Value, S::Error> {
+        drain_seq(seq)?;
+        Ok(self.wrong(JsonType::Array))
+    }
+    fn visit_bool<E: de::Error>(self, _v: bool) -> Result<Self::Value, E> {
+        Ok(self.wrong(JsonType::Bool))
+    }
+    fn visit_i64<E: de::Error>(self, _v: i64) -> Result<Self::Value, E> {
+        Ok(self.wrong(JsonType::Number))
+    }
+    fn visit_u64<E: de::Error>(self, _v: u64) -> Result<Self::Value, E> {
+        Ok(self.wrong(JsonType::Number))
+    }
+    fn visit_f64<E: de::Error>(self, _v: f64) -> Result<Self::Value, E> {
+        Ok(self.wrong(JsonType::Number))
+    }
+    fn visit_str<E: de::Error>(self, _v: &str) -> Result<Self::Value, E> {
+        Ok(self.wrong(JsonType::String))
+    }
+}
+
+/// A visitor for a whole object decoded on its own (`serde_json::from_str::<Bid>`), starting its own order count.
+pub(crate) struct Standalone<T>(pub PhantomData<T>);
+
+impl<'de, T: FromMap<'de>> Visitor<'de> for Standalone<T> {
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
+        T::from_map(map, &mut 0)
+    }
+}
+
+/// Declares a struct's member enum: `parse` (name → member), `name`, and a bit index for duplicate detection.
+macro_rules! members {
+    ($(#[$meta:meta])* $name:ident { $($variant:ident = $json:literal,)* }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[repr(u8)]
+        pub(crate) enum $name { $($variant,)* }
+
+        impl $name {
+            pub(crate) fn parse(name: &str) -> Option<Self> {
+                match name {
+                    $($json => Some($name::$variant),)*
+                    _ => None,
+                }
+            }
+            pub(crate) fn name(self) -> &'static str {
+                match self {
+                    $($name::$variant => $json,)*
+                }
+            }
+        }
+    };
+}
+pub(crate) use members;

@@ -1,0 +1,209 @@
+//! `BidResponse` (OpenRTB 2.6 §4.2.1) and `SeatBid` (§4.2.2).
+
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use bidscan_json::RawJson;
+use serde::Serialize;
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use crate::bid::Bid;
+use crate::issue::Coercion;
+use crate::lenient::{
+    self, Ctx, FromMap, Ident, Int, KeySeed, NOT_A_BID_RESPONSE, Seen, Standalone, Text, members,
+};
+use crate::lists::NoBidReason;
+
+/// The top-level bid response object (OpenRTB 2.6 §4.2.1), every 2.6 member in spec order.
+///
+/// A no-bid may be an empty body, `{}`, a response without bids, or one with `nbr` (§4.2.1, §7.1); see
+/// [`Status`](crate::Status). Canonical output writes the members in this order and omits absent ones.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct BidResponse<'a> {
+    /// ID of the bid request this responds to. Required (validation: `missing_id` when the response has bids).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<Cow<'a, str>>,
+    /// Seat bids; 1+ required to bid. Empty when absent, `null` or `[]` (a no-bid).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub seatbid: Vec<SeatBid<'a>>,
+    /// Bidder-generated response ID for logging/tracking (the `${AUCTION_BID_ID}` macro, §4.4).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bidid: Option<Cow<'a, str>>,
+    /// Bid currency, ISO-4217 alpha code; `"USD"` when absent (validation: `invalid_currency`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cur: Option<Cow<'a, str>>,
+    /// Data for the exchange's cookie (base85 cookie-safe characters).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub customdata: Option<Cow<'a, str>>,
+    /// Reason for not bidding (OpenRTB 3.0 "List: No-Bid Reason Codes").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nbr: Option<NoBidReason>,
+    /// Bidder-specific extensions, verbatim.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ext: Option<RawJson<'a>>,
+    /// Coercions applied to this object's own members while decoding. Not serialized.
+    #[serde(skip)]
+    pub coercions: Vec<Coercion>,
+}
+
+/// Bids made on behalf of one buyer seat (OpenRTB 2.6 §4.2.2), every 2.6 member in spec order.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SeatBid<'a> {
+    /// The bids; "1+ required" by the spec, but an empty or `null` array is read as a no-bid seat.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bid: Vec<Bid<'a>>,
+    /// ID of the buyer seat (e.g. advertiser, agency) the bids are made for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seat: Option<Cow<'a, str>>,
+    /// 0 (default): impressions can be won individually; 1: won or lost as a group.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<i64>,
+    /// Bidder-specific extensions, verbatim.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ext: Option<RawJson<'a>>,
+    /// Coercions applied to this object's own members while decoding. Not serialized.
+    #[serde(skip)]
+    pub coercions: Vec<Coercion>,
+}
+
+members! {
+    /// The members of `BidResponse`.
+    ResponseMember {
+        Id = "id", Seatbid = "seatbid", Bidid = "bidid", Cur = "cur", Customdata = "customdata", Nbr = "nbr",
+        Ext = "ext",
+    }
+}
+
+members! {
+    /// The members of `SeatBid`.
+    SeatBidMember { Bid = "bid", Seat = "seat", Group = "group", Ext = "ext", }
+}
+
+impl<'de> FromMap<'de> for BidResponse<'de> {
+    fn from_map<A: MapAccess<'de>>(mut map: A, order: &mut u32) -> Result<Self, A::Error> {
+        let mut r = BidResponse::default();
+        let mut coercions = Vec::new();
+        let mut ctx = Ctx::new(&mut coercions, order);
+        let mut seen = Seen::default();
+        let (m, c) = (&mut map, &mut ctx);
+        while let Some(key) = m.next_key_seed(KeySeed(ResponseMember::parse))? {
+            let Some(member) = key else {
+                m.next_value::<IgnoredAny>()?;
+                continue;
+            };
+            let f = member.name();
+            seen.check(c, member as u8, f);
+            match member {
+                ResponseMember::Id => {
+                    r.id = lenient::scalar::<A, Ident<'de>>(m, c, f)?.map(|v| v.0)
+                }
+                ResponseMember::Seatbid => r.seatbid = lenient::objects(m, c, f, true)?,
+                ResponseMember::Bidid => {
+                    r.bidid = lenient::scalar::<A, Ident<'de>>(m, c, f)?.map(|v| v.0)
+                }
+                ResponseMember::Cur => {
+                    r.cur = lenient::scalar::<A, Text<'de>>(m, c, f)?.map(|v| v.0)
+                }
+                ResponseMember::Customdata => {
+                    r.customdata = lenient::scalar::<A, Text<'de>>(m, c, f)?.map(|v| v.0)
+                }
+                ResponseMember::Nbr => {
+                    r.nbr = lenient::scalar::<A, Int>(m, c, f)?.map(|v| NoBidReason(v.0))
+                }
+                ResponseMember::Ext => r.ext = lenient::raw_object(m, c, f)?,
+            }
+        }
+        r.coercions = coercions;
+        Ok(r)
+    }
+}
+
+impl<'de> FromMap<'de> for SeatBid<'de> {
+    fn from_map<A: MapAccess<'de>>(mut map: A, order: &mut u32) -> Result<Self, A::Error> {
+        let mut s = SeatBid::default();
+        let mut coercions = Vec::new();
+        let mut ctx = Ctx::new(&mut coercions, order);
+        let mut seen = Seen::default();
+        let (m, c) = (&mut map, &mut ctx);
+        while let Some(key) = m.next_key_seed(KeySeed(SeatBidMember::parse))? {
+            let Some(member) = key else {
+                m.next_value::<IgnoredAny>()?;
+                continue;
+            };
+            let f = member.name();
+            seen.check(c, member as u8, f);
+            match member {
+                SeatBidMember::Bid => s.bid = lenient::objects(m, c, f, false)?,
+                SeatBidMember::Seat => {
+                    s.seat = lenient::scalar::<A, Ident<'de>>(m, c, f)?.map(|v| v.0)
+                }
+                SeatBidMember::Group => s.group = lenient::scalar::<A, Int>(m, c, f)?.map(|v| v.0),
+                SeatBidMember::Ext => s.ext = lenient::raw_object(m, c, f)?,
+            }
+        }
+        s.coercions = coercions;
+        Ok(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for SeatBid<'de> {
+    /// Decodes one seat bid object leniently; anything but an object fails.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(Standalone::<SeatBid<'de>>(PhantomData))
+    }
+}
+
+impl<'de> Deserialize<'de> for BidResponse<'de> {
+    /// Decodes a bid response leniently: coercions are recorded in the `coercions` of each object, wrong-typed
+    /// members are recorded and read as absent. Fails only on the deserializer's own errors (syntax, depth) and
+    /// when the value is not a bid response: not an object, or `seatbid` a string, number or boolean. Those
+    /// structural errors are custom errors whose message starts with "not a bid response".
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(ResponseVisitor)
+    }
+}
+
+struct ResponseVisitor;
+
+impl ResponseVisitor {
+    fn not_object<E: de::Error>(found: &str) -> Result<BidResponse<'static>, E> {
+        Err(E::custom(format_args!(
+            "{NOT_A_BID_RESPONSE}: the body is {found}, not a JSON object"
+        )))
+    }
+}
+
+impl<'de> Visitor<'de> for ResponseVisitor {
+    type Value = BidResponse<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a bid response object")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
+        BidResponse::from_map(map, &mut 0)
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, _seq: S) -> Result<Self::Value, S::Error> {
+        Self::not_object("an array")
+    }
+    fn visit_str<E: de::Error>(self, _v: &str) -> Result<Self::Value, E> {
+        Self::not_object("a string")
+    }
+    fn visit_bool<E: de::Error>(self, _v: bool) -> Result<Self::Value, E> {
+        Self::not_object("a boolean")
+    }
+    fn visit_i64<E: de::Error>(self, _v: i64) -> Result<Self::Value, E> {
+        Self::not_object("a number")
+    }
+    fn visit_u64<E: de::Error>(self, _v: u64) -> Result<Self::Value, E> {
+        Self::not_object("a number")
+    }
+    fn visit_f64<E: de::Error>(self, _v: f64) -> Result<Self::Value, E> {
+        Self::not_object("a number")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Self::not_object("null")
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Self::not_object("null")
+    }
+}

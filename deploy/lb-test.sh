@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# Proves the load-balancer topology of docker-compose.yml without Docker: three `bidscan serve` processes on
+# loopback, nginx from Debian's packages in front of them running deploy/nginx/upstream.conf and
+# deploy/nginx/bidscan.conf (the files the compose nginx includes) with only the addresses replaced, a bounded load
+# through nginx (deploy/lb-load.py) during which one replica gets SIGTERM. Fails unless (a) every replica served
+# requests, (b) no request failed, (c) the stopped replica's /readyz went 503 before it exited (and it exited 0).
+#
+# Usage: deploy/lb-test.sh            (builds `bidscan` with cargo unless BIDSCAN_BIN names a binary)
+# Env:   BIDSCAN_BIN=path  LB_DURATION=12  LB_KILL_AT=4  LB_CONCURRENCY=8  LB_BASE_PORT=18080  LB_KEEP=1 (keep logs)
+# Installs nginx with apt-get when it is missing (needs root). Takes well under 2 minutes once bidscan is built.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+duration=${LB_DURATION:-12}
+kill_at=${LB_KILL_AT:-4}
+concurrency=${LB_CONCURRENCY:-8}
+base_port=${LB_BASE_PORT:-18080}
+lb_port=$base_port
+ports=($((base_port + 1)) $((base_port + 2)) $((base_port + 3)))
+names=(bidscan-1 bidscan-2 bidscan-3)
+victim=1 # index into names/ports/pids: bidscan-2 is stopped mid-run
+drain_secs=5
+
+work=$(mktemp -d /tmp/bidscan-lb.XXXXXX)
+chmod 755 "$work" # nginx workers drop root privileges and must reach their temp dirs
+pids=()
+nginx_pid=
+
+log() { printf '== %s\n' "$*"; }
+
+cleanup() {
+    local rc=$? p
+    for p in "${pids[@]}" $nginx_pid; do kill -TERM "$p" 2>/dev/null || true; done
+    for _ in $(seq 50); do
+        local alive=0
+        for p in "${pids[@]}" $nginx_pid; do kill -0 "$p" 2>/dev/null && alive=1; done
+        [ $alive = 0 ] && break
+        sleep 0.1
+    done
+    for p in "${pids[@]}" $nginx_pid; do kill -KILL "$p" 2>/dev/null || true; done
+    if [ $rc != 0 ]; then
+        for f in "$work"/bidscan-*.log "$work"/nginx/logs/error.log; do
+            [ -s "$f" ] && { echo "--- last lines of $f"; tail -n 20 "$f"; }
+        done
+    fi
+    if [ "${LB_KEEP:-}" = 1 ]; then echo "logs kept in $work"; else rm -rf "$work"; fi
+    exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- nginx from Debian's packages -------------------------------------------------------------------------------
+nginx_bin=$(command -v nginx || true)
+[ -z "$nginx_bin" ] && [ -x /usr/sbin/nginx ] && nginx_bin=/usr/sbin/nginx
+if [ -z "$nginx_bin" ]; then
+    log "installing nginx (apt-get)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    pkg=nginx-light
+    apt-cache policy nginx-light 2>/dev/null | grep -q 'Candidate: [0-9]' || pkg=nginx
+    # Keep the package's postinst from starting a system nginx on port 80 (no init system here anyway).
+    made_policy=
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+        printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d && made_policy=1
+    fi
+    apt-get install -y -qq --no-install-recommends "$pkg" >/dev/null
+    [ -n "$made_policy" ] && rm -f /usr/sbin/policy-rc.d
+    nginx_bin=/usr/sbin/nginx
+fi
+log "nginx: $("$nginx_bin" -v 2>&1)"
+
+# --- bidscan ----------------------------------------------------------------------------------------------------
+bin=${BIDSCAN_BIN:-}
+if [ -z "$bin" ]; then
+    log "building bidscan (cargo build --release -p bidscan-server)"
+    (cd "$root" && cargo build --release --locked -p bidscan-server)
+    target_dir=$(cd "$root" && cargo metadata --format-version 1 --no-deps |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+    bin=$target_dir/release/bidscan
+fi
+[ -x "$bin" ] || { echo "no bidscan binary at $bin" >&2; exit 1; }
+
+for i in 0 1 2; do
+    BIDSCAN__SERVER__LISTEN=127.0.0.1:${ports[$i]} \
+        BIDSCAN__SERVER__DRAIN_TIMEOUT_SECS=$drain_secs \
+        BIDSCAN__LOG__FORMAT=json \
+        "$bin" serve >"$work/${names[$i]}.log" 2>&1 &
+    pids[$i]=$!
+done
+
+wait_for() { # URL SECONDS: until URL answers 200
+    local url=$1 deadline=$((SECONDS + $2))
+    until curl -fsS -o /dev/null --max-time 1 "$url" 2>/dev/null; do
+        [ $SECONDS -ge $deadline ] && { echo "no 200 from $url after $2 s" >&2; return 1; }
+        sleep 0.1
+    done
+}
+for i in 0 1 2; do wait_for "http://127.0.0.1:${ports[$i]}/readyz" 20; done
+log "replicas ready: ${names[*]} on 127.0.0.1:${ports[*]} (pids ${pids[*]})"
+
+# --- nginx with the shipped upstream and server blocks ----------------------------------------------------------
+ngx=$work/nginx
+mkdir -p "$ngx/conf/bidscan" "$ngx/logs" "$ngx/tmp"/{body,proxy,fastcgi,uwsgi,scgi}
+chmod 777 "$ngx/tmp"/*
+to_local=() to_compose=()
+for i in 0 1 2; do
+    to_local+=(-e "s/server bidscan-$((i + 1)):8080 /server 127.0.0.1:${ports[$i]} /")
+    to_compose+=(-e "s/server 127.0.0.1:${ports[$i]} /server bidscan-$((i + 1)):8080 /")
+done
+sed "${to_local[@]}" "$root/deploy/nginx/upstream.conf" >"$ngx/conf/bidscan/upstream.conf"
+sed -E 's/^( *)listen 8080;/\1listen 127.0.0.1:'"$lb_port"';/' \
+    "$root/deploy/nginx/bidscan.conf" >"$ngx/conf/bidscan/bidscan.conf"
+# The substitutions must have hit exactly the three servers and the one listen line, nothing else.
+if ! sed "${to_compose[@]}" "$ngx/conf/bidscan/upstream.conf" | cmp -s - "$root/deploy/nginx/upstream.conf" ||
+    [ "$(grep -c "^ *server 127\.0\.0\.1:" "$ngx/conf/bidscan/upstream.conf")" != 3 ] ||
+    [ "$(grep -c "^ *listen 127\.0\.0\.1:$lb_port;" "$ngx/conf/bidscan/bidscan.conf")" != 1 ]; then
+    echo "deploy/nginx/*.conf no longer has the three 'server bidscan-N:8080 ' lines and one 'listen 8080;'" >&2
+    exit 1
+fi
+# Process-level wrapper, the counterpart of deploy/nginx.conf: own pid, logs and temp dirs under $work.
+cat >"$ngx/conf/nginx.conf" <<EOF
+worker_processes 2;
+pid $ngx/nginx.pid;
+error_log $ngx/logs/error.log warn;
+events { worker_connections 1024; }
+http {
+    default_type application/octet-stream;
+    client_body_temp_path $ngx/tmp/body;
+    proxy_temp_path $ngx/tmp/proxy;
+    fastcgi_temp_path $ngx/tmp/fastcgi;
+    uwsgi_temp_path $ngx/tmp/uwsgi;
+    scgi_temp_path $ngx/tmp/scgi;
+    log_format lbtest '\$status \$request_method \$uri upstream="\$upstream_addr" upstream_status="\$upstream_status"';
+    access_log $ngx/logs/access.log lbtest;
+    include bidscan/upstream.conf;
+    include bidscan/bidscan.conf;
+}
+EOF
+"$nginx_bin" -t -q -p "$ngx/" -c "$ngx/conf/nginx.conf" -e stderr
+"$nginx_bin" -p "$ngx/" -c "$ngx/conf/nginx.conf" -e stderr -g 'daemon off;' 2>>"$ngx/logs/error.log" &
+nginx_pid=$!
+wait_for "http://127.0.0.1:$lb_port/nginx-health" 10
+log "nginx on 127.0.0.1:$lb_port (pid $nginx_pid), upstream from deploy/nginx/upstream.conf"
+
+# --- load, SIGTERM to one replica, checks -----------------------------------------------------------------------
+replica_args=()
+for i in 0 1 2; do replica_args+=(--replica "${names[$i]}=http://127.0.0.1:${ports[$i]}"); done
+status=0
+python3 "$root/deploy/lb-load.py" --lb "http://127.0.0.1:$lb_port" "${replica_args[@]}" \
+    --docs "$root/corpus/bid-responses" --duration "$duration" --concurrency "$concurrency" \
+    --kill-name "${names[$victim]}" --kill-pid "${pids[$victim]}" --kill-at "$kill_at" || status=1
+
+# The stopped replica must have exited by itself, cleanly, within its drain deadline.
+victim_pid=${pids[$victim]}
+for _ in $(seq $((drain_secs * 10 + 20))); do kill -0 "$victim_pid" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$victim_pid" 2>/dev/null; then
+    echo "FAIL ${names[$victim]} still running $((drain_secs + 2)) s after the load ended" >&2
+    status=1
+else
+    victim_rc=0
+    wait "$victim_pid" || victim_rc=$?
+    if [ "$victim_rc" = 0 ]; then echo "PASS ${names[$victim]} exited 0 after SIGTERM"
+    else echo "FAIL ${names[$victim]} exited with status $victim_rc after SIGTERM"; status=1; fi
+fi
+unset "pids[$victim]"
+
+# nginx's view: which replica answered each request, and how many were retried on another one.
+access=$ngx/logs/access.log
+echo "nginx access log: $(grep -c ' /decode ' "$access") POST /decode," \
+    "$(grep ' /decode ' "$access" | grep -c '^200 ') answered 200," \
+    "$(grep ' /decode ' "$access" | grep -c 'upstream="[^"]*, ') retried on another replica"
+for i in 0 1 2; do
+    n=$(grep ' /decode ' "$access" | grep -o 'upstream="[^"]*"' | grep -o "127.0.0.1:${ports[$i]}" | wc -l || true)
+    echo "  ${names[$i]} (127.0.0.1:${ports[$i]}): $n attempts"
+done
+
+if [ $status = 0 ]; then log "lb-test: all checks passed"; else log "lb-test: FAILED"; fi
+exit $status
