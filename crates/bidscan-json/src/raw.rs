@@ -46,7 +46,9 @@ impl fmt::Display for RawJson<'_> {
     }
 }
 
-impl<'de> Deserialize<'de> for RawJson<'de> {
+/// Borrows from any input that outlives `'a` (so `#[serde(borrow)] ext: Option<RawJson<'a>>` works in derived
+/// structs).
+impl<'de: 'a, 'a> Deserialize<'de> for RawJson<'a> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct RawVisitor;
         impl<'de> Visitor<'de> for RawVisitor {

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::shim::{Error as JsonError, ErrorKind, Reader};
+use bidscan_json::{Error as JsonError, ErrorKind, Reader};
 
 use crate::issue::{Coercion, Issue};
 use crate::lenient::NOT_A_BID_RESPONSE;

@@ -40,7 +40,6 @@ mod lenient;
 pub mod lists;
 mod paths;
 mod response;
-mod shim;
 mod summary;
 pub mod validate;
 
@@ -54,6 +53,3 @@ pub use lists::{
 };
 pub use response::{BidResponse, SeatBid};
 pub use summary::{BidSummary, Summary};
-
-#[doc(hidden)]
-pub use shim::Reader as JsonReader;

@@ -195,11 +195,12 @@ fn bid_member_of_wrong_type() {
     assert_eq!(d.status, Status::NoBid);
 }
 
-fn not_a_bid_response(json: &str) {
+fn not_a_bid_response(json: &str, at: &str) {
     for mode in [Mode::Lenient, Mode::Strict] {
         match decode(json, mode) {
-            Err(e @ DecodeError::NotABidResponse { .. }) => {
-                assert_eq!(e.code(), "not_a_bid_response")
+            Err(DecodeError::NotABidResponse { message, path }) => {
+                assert!(message.starts_with("not a bid response: "), "{message}");
+                assert_eq!(path, at, "{json}");
             }
             other => panic!("{json}: expected NotABidResponse, got {other:?}"),
         }
@@ -218,20 +219,20 @@ fn top_level_not_an_object() {
         "null",
         " \n[1,2]",
     ] {
-        not_a_bid_response(json);
+        not_a_bid_response(json, "");
     }
 }
 
 #[test]
 fn xml_or_html_body() {
-    not_a_bid_response(r#"<?xml version="1.0"?><VAST version="3.0"></VAST>"#);
-    not_a_bid_response("\n  <html><body>502 Bad Gateway</body></html>");
+    not_a_bid_response(r#"<?xml version="1.0"?><VAST version="3.0"></VAST>"#, "");
+    not_a_bid_response("\n  <html><body>502 Bad Gateway</body></html>", "");
 }
 
 #[test]
 fn seatbid_of_wrong_type() {
     for seatbid in [r#""none""#, "1", "false"] {
-        not_a_bid_response(&format!(r#"{{"id":"r","seatbid":{seatbid}}}"#));
+        not_a_bid_response(&format!(r#"{{"id":"r","seatbid":{seatbid}}}"#), "/seatbid");
     }
 }
 
@@ -248,7 +249,10 @@ fn not_json_is_malformed() {
         for mode in [Mode::Lenient, Mode::Strict] {
             let bytes = common::leak(json);
             match bidscan_openrtb::decode(&mut common::reader(), bytes, mode) {
-                Err(e @ DecodeError::Malformed(_)) => assert_eq!(e.code(), "malformed_json"),
+                Err(e @ DecodeError::Malformed(_)) => {
+                    assert_eq!(e.code(), "malformed_json");
+                    assert!(!e.to_string().is_empty());
+                }
                 other => panic!("{json:?}: expected Malformed, got {other:?}"),
             }
         }

@@ -1,6 +1,7 @@
 //! Check-out/check-in cost of a pooled body, beside allocating a fresh `Vec` of the same size.
 //!
-//! `checkout_checkin`: the pool round trip (real clock, no-op observer) vs `Vec::with_capacity` + drop.
+//! `checkout_checkin`: the pool round trip (real clock, no-op observer), the same with a frozen clock (to show the
+//! cost of the one clock read), and `Vec::with_capacity` + drop.
 //! `checkout_fill`: the same, writing the whole body, as a request does (a fresh allocation pays its page faults).
 //!
 //! Run: `cargo bench -p bidscan-pool -- --warm-up-time 1 --measurement-time 2`
@@ -8,7 +9,9 @@
 use std::hint::black_box;
 use std::sync::Arc;
 
-use bidscan_pool::{Budget, NoopObserver, Pool, PoolConfig, Reusable};
+use std::time::Instant;
+
+use bidscan_pool::{Budget, Clock, NoopObserver, Pool, PoolConfig, Reusable};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 /// A body whose need the bench sets without writing it, so the policy keeps it at its size.
@@ -39,6 +42,15 @@ const SIZES: [(usize, &str); 3] = [
     (1024 * 1024, "1MiB"),
 ];
 
+/// A clock that always answers the same instant: shows what the real clock read costs.
+struct FrozenClock(Instant);
+
+impl Clock for FrozenClock {
+    fn now(&self) -> Instant {
+        self.0
+    }
+}
+
 /// A pool holding one warm body of `size` bytes.
 fn warm_pool(size: usize) -> Pool<Body> {
     let pool = Pool::new(
@@ -63,6 +75,14 @@ fn checkout_checkin(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("pool", label), |b| {
             b.iter(|| {
                 let mut body = pool.checkout();
+                body.needed = size;
+                black_box(body.buf.as_mut_ptr());
+            })
+        });
+        let frozen = warm_pool(size).with_clock(FrozenClock(Instant::now()));
+        group.bench_function(BenchmarkId::new("pool_frozen_clock", label), |b| {
+            b.iter(|| {
+                let mut body = frozen.checkout();
                 body.needed = size;
                 black_box(body.buf.as_mut_ptr());
             })

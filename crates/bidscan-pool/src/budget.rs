@@ -78,7 +78,10 @@ impl Budget {
                 Ordering::Relaxed,
             ) {
                 Ok(_) => {
-                    self.peak.fetch_max(next, Ordering::Relaxed);
+                    // A plain load first: the peak rarely moves, and a load is cheaper than a read-modify-write.
+                    if next > self.peak.load(Ordering::Relaxed) {
+                        self.peak.fetch_max(next, Ordering::Relaxed);
+                    }
                     return true;
                 }
                 Err(actual) => current = actual,

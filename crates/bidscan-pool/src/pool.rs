@@ -24,7 +24,7 @@ struct Idle<T> {
     slot: Slot<T>,
     /// Its capacity when checked in, as reserved in the budget and counted in `Pool::retained`.
     capacity: usize,
-    /// When it was checked in.
+    /// Start of its idle time: the instant of the check-out that preceded the check-in (see `Pool::checkout`).
     since: Instant,
 }
 
@@ -43,7 +43,7 @@ pub struct Pool<T: Reusable> {
     observer: Arc<dyn Observer>,
     factory: fn() -> T,
     clock: Box<dyn Clock>,
-    /// Idle items, oldest check-in first; at most `config.max_idle_items`.
+    /// Idle items in check-in order (the last is reused first); at most `config.max_idle_items`.
     idle: RefCell<Vec<Idle<T>>>,
     /// Sum of `capacity` over `idle`; that much of `budget` is reserved by this pool.
     retained: Cell<usize>,
@@ -117,8 +117,14 @@ impl<T: Reusable> Pool<T> {
 
     /// Hands out an idle item (a hit) or a new one from the factory (a miss), after releasing items idle for longer
     /// than [`PoolConfig::idle_release`]. The item goes back to the pool when the guard drops.
+    ///
+    /// The clock is read once per round trip, here: the same instant later starts the item's idle time at check-in.
+    /// So idle time counts from the check-out, longer than the true idle time by how long the item was out (a
+    /// synchronous decode, microseconds to milliseconds, against an `idle_release` of seconds); a clock read costs
+    /// about as much as the rest of the round trip.
     pub fn checkout(&self) -> Checkout<'_, T> {
-        self.release_idle(self.clock.now());
+        let now = self.clock.now();
+        self.release_idle(now);
         let popped = self.idle.borrow_mut().pop();
         let slot = match popped {
             Some(idle) => {
@@ -138,6 +144,7 @@ impl<T: Reusable> Pool<T> {
         Checkout {
             pool: self,
             capacity: slot.item.capacity_bytes(),
+            checked_out: now,
             slot: Some(slot),
         }
     }
@@ -146,13 +153,12 @@ impl<T: Reusable> Pool<T> {
     /// returns how many. Done on every check-out; call it from a timer to release memory of a pool nobody uses.
     pub fn release_idle(&self, now: Instant) -> usize {
         let after = self.config.idle_release;
-        let expired = |idle: &Idle<T>| now.saturating_duration_since(idle.since) > after;
-        // Oldest first, so the expired items are a prefix.
-        let released: Vec<Idle<T>> = {
-            let mut idle = self.idle.borrow_mut();
-            let count = idle.iter().take_while(|item| expired(item)).count();
-            idle.drain(..count).collect()
-        };
+        // Not necessarily a prefix: idle time starts at check-out, and items come back in any order.
+        let released: Vec<Idle<T>> = self
+            .idle
+            .borrow_mut()
+            .extract_if(.., |idle| now.saturating_duration_since(idle.since) > after)
+            .collect();
         for idle in &released {
             self.forget(idle.capacity);
             self.emit(Event::Drop {
@@ -168,7 +174,7 @@ impl<T: Reusable> Pool<T> {
 
     /// Takes an item back: reports growth, applies the policy, then keeps the item if the pool and the budget have
     /// room for it.
-    fn check_in(&self, mut slot: Slot<T>, capacity_at_checkout: usize) {
+    fn check_in(&self, mut slot: Slot<T>, capacity_at_checkout: usize, since: Instant) {
         let mut capacity = slot.item.capacity_bytes();
         if capacity > capacity_at_checkout {
             self.emit(Event::Grow {
@@ -200,7 +206,6 @@ impl<T: Reusable> Pool<T> {
             return self.drop_item(DropReason::GlobalCap, capacity);
         }
         self.retained.set(self.retained.get() + capacity);
-        let since = self.clock.now();
         self.idle.borrow_mut().push(Idle {
             slot,
             capacity,
@@ -257,6 +262,8 @@ pub struct Checkout<'a, T: Reusable> {
     pool: &'a Pool<T>,
     /// Capacity at check-out, to detect growth at check-in.
     capacity: usize,
+    /// When it was checked out; the start of its idle time once checked in.
+    checked_out: Instant,
     /// Always `Some` until the guard drops.
     slot: Option<Slot<T>>,
 }
@@ -291,7 +298,7 @@ impl<T: Reusable> DerefMut for Checkout<'_, T> {
 impl<T: Reusable> Drop for Checkout<'_, T> {
     fn drop(&mut self) {
         if let Some(slot) = self.slot.take() {
-            self.pool.check_in(slot, self.capacity);
+            self.pool.check_in(slot, self.capacity, self.checked_out);
         }
     }
 }

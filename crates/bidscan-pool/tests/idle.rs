@@ -40,15 +40,17 @@ fn an_item_idle_longer_than_the_limit_is_released_explicitly() {
 #[test]
 fn checkout_releases_expired_items_first_and_keeps_fresh_ones() {
     let h = Harness::new(PoolConfig::default());
-    let (mut a, mut b, mut c) = (h.pool.checkout(), h.pool.checkout(), h.pool.checkout());
+    let (mut a, mut b) = (h.pool.checkout(), h.pool.checkout());
     fill(&mut a, 20_000);
     fill(&mut b, 50_000);
+    h.clock.advance(Duration::from_secs(20));
+    let mut c = h.pool.checkout(); // a miss: a and b are still out
     fill(&mut c, 100_000);
     drop(a);
     drop(b);
-    h.clock.advance(Duration::from_secs(20));
-    drop(c); // checked in 20 s after the other two
+    drop(c); // idle time counts from check-out: c's is 20 s shorter
     assert_eq!(h.pool.idle_len(), 3);
+    assert_eq!(h.pool.retained_bytes(), (32 + 64 + 128) * KIB);
     h.recorder.take();
 
     h.clock.advance(Duration::from_secs(11)); // the first two: 31 s idle; the third: 11 s
@@ -74,6 +76,33 @@ fn checkout_releases_expired_items_first_and_keeps_fresh_ones() {
     assert_eq!(h.pool.idle_len(), 1);
     assert_eq!(h.budget.retained(), 128 * KIB);
     assert_eq!(h.pool.measure_idle_bytes(), 128 * KIB);
+}
+
+#[test]
+fn idle_time_counts_from_checkout_whatever_the_checkin_order() {
+    let h = Harness::new(PoolConfig::default());
+    let mut long = h.pool.checkout(); // out at t = 0
+    fill(&mut long, 20_000);
+    h.clock.advance(Duration::from_secs(20));
+    h.document(100_000); // out and in at t = 20
+    drop(long); // in last, so reused first, but idle since t = 0
+    h.recorder.take();
+    h.clock.advance(Duration::from_secs(11));
+    {
+        let body = h.pool.checkout();
+        assert_eq!(body.capacity(), 128 * KIB);
+    }
+    assert_eq!(
+        h.events(),
+        [
+            Event::Drop {
+                reason: DropReason::Idle,
+                bytes: 32 * KIB
+            },
+            Event::CheckoutHit,
+        ]
+    );
+    assert_eq!(h.budget.retained(), 128 * KIB);
 }
 
 #[test]

@@ -49,10 +49,10 @@ fn every_body_handles_sparse_stops_and_every_stop_byte_value() {
         for stop in (0u8..0x20).chain([b'"', b'\\']) {
             for pos in 0..70 {
                 let mut buf = vec![b'x'; 70];
-                buf[pos] = stop;
                 buf[3] = 0xc3; // bytes >= 0x80 are never stops
+                buf[pos] = stop;
                 let mut scanner = Scanner::new(imp);
-                assert_eq!(scanner.next_stop(&buf, 0, 0), if pos < 70 { pos } else { 70 }, "{imp:?} {stop:#x} {pos}");
+                assert_eq!(scanner.next_stop(&buf, 0, 0), pos, "{imp:?} {stop:#x} {pos}");
             }
         }
         for b in 0x20..=0xffu8 {

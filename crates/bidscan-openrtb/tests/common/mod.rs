@@ -51,8 +51,8 @@ pub fn decode(json: &str, mode: Mode) -> Result<Decoded<'static>, DecodeError> {
     ours
 }
 
-pub fn reader() -> bidscan_openrtb::JsonReader {
-    bidscan_openrtb::JsonReader::default()
+pub fn reader() -> bidscan_json::Reader {
+    bidscan_json::Reader::default()
 }
 
 /// Lenient decode that must succeed.

@@ -1,0 +1,96 @@
+//! Every bid response in corpus/bid-responses decodes to the value serde_json gives (through every scanner
+//! implementation, and the skip and raw paths accept it too), and a typed model borrows every string.
+
+mod common;
+
+use std::borrow::Cow;
+
+use bidscan_json::{RawJson, Reader, ReaderConfig};
+use serde::Deserialize;
+
+fn corpus() -> Vec<(String, Vec<u8>)> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/bid-responses");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .expect("corpus/bid-responses")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn every_bid_response_decodes_to_serde_json_s_value() {
+    let files = corpus();
+    assert_eq!(files.len(), 24);
+    for (name, bytes) in &files {
+        let ours = common::decode_value(bytes, &ReaderConfig::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let theirs: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+        assert_eq!(ours, theirs, "{name}");
+    }
+}
+
+#[derive(Deserialize)]
+struct Response<'a> {
+    #[serde(borrow)]
+    id: Cow<'a, str>,
+    #[serde(default, borrow)]
+    seatbid: Vec<SeatBid<'a>>,
+    #[serde(borrow)]
+    ext: Option<RawJson<'a>>,
+}
+
+#[derive(Deserialize)]
+struct SeatBid<'a> {
+    #[serde(borrow)]
+    bid: Vec<Bid<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Bid<'a> {
+    #[serde(borrow)]
+    id: Cow<'a, str>,
+    price: f64,
+    /// `Option<Cow<str>>` would not borrow (serde derive borrows only a bare `Cow<str>` field): wrap it.
+    #[serde(borrow)]
+    adm: Option<CowStr<'a>>,
+}
+
+#[derive(Deserialize)]
+struct CowStr<'a>(#[serde(borrow)] Cow<'a, str>);
+
+#[test]
+fn typed_decode_borrows_every_string_and_counts_escapes() {
+    let mut reader = Reader::default();
+    for (name, bytes) in corpus() {
+        let theirs: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        let mut buf = bytes.clone();
+        let response: Response = reader.decode(&mut buf).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(matches!(response.id, Cow::Borrowed(_)), "{name}");
+        assert_eq!(response.id, theirs["id"].as_str().unwrap());
+        for (s, seat) in response.seatbid.iter().enumerate() {
+            for (b, bid) in seat.bid.iter().enumerate() {
+                let want = &theirs["seatbid"][s]["bid"][b];
+                assert_eq!(bid.price, want["price"].as_f64().unwrap(), "{name}");
+                assert_eq!(bid.id, want["id"].as_str().unwrap());
+                if let Some(CowStr(adm)) = &bid.adm {
+                    assert!(matches!(adm, Cow::Borrowed(_)), "{name}: adm not borrowed");
+                    assert_eq!(adm, want["adm"].as_str().unwrap(), "{name}");
+                }
+            }
+        }
+        if let Some(ext) = response.ext {
+            let raw: serde_json::Value = serde_json::from_str(ext.get()).unwrap();
+            assert_eq!(raw, theirs["ext"], "{name}");
+        }
+        let stats = reader.stats();
+        assert_eq!(stats.bytes, bytes.len());
+        assert_eq!(stats.buffer_bytes_needed, bytes.len());
+        // Every backslash in the corpus starts an escape, except those inside escapes (`\\`).
+        let text = String::from_utf8(bytes).unwrap();
+        let escapes = text.matches('\\').count() - 2 * text.matches(r"\\").count();
+        assert_eq!(stats.escapes as usize, escapes, "{name}");
+        assert!(stats.strings >= 1 && stats.escaped_strings <= stats.strings);
+    }
+}

@@ -1,0 +1,58 @@
+//! Shared helpers for the integration tests: decode one input through every decode path (typed value, skip,
+//! raw capture) and every scanner implementation this CPU runs, and check they agree.
+
+#![allow(dead_code)]
+
+use bidscan_json::{Error, ErrorKind, RawJson, Reader, ReaderConfig, ScanImpl};
+use serde::de::IgnoredAny;
+
+/// One reader per available scanner implementation, each with `config`.
+pub fn readers(config: &ReaderConfig) -> Vec<Reader> {
+    ScanImpl::available()
+        .into_iter()
+        .map(|imp| {
+            let mut reader = Reader::new(config.clone());
+            assert!(reader.set_scan_impl(imp));
+            reader
+        })
+        .collect()
+}
+
+/// Decodes `input` into `serde_json::Value` with a copy per reader, asserting all readers agree (value or kind
+/// and offset of the error), and that the skip path (`IgnoredAny`) and the raw path (`RawJson`) accept exactly
+/// what the value path accepts. Returns the value path's outcome.
+pub fn decode_value(input: &[u8], config: &ReaderConfig) -> Result<serde_json::Value, Error> {
+    let mut first: Option<Result<serde_json::Value, (ErrorKind, usize)>> = None;
+    let mut result = None;
+    for mut reader in readers(config) {
+        let mut buf = input.to_vec();
+        let value: Result<serde_json::Value, Error> = reader.decode(&mut buf);
+        let mut buf = input.to_vec();
+        let skipped = reader.decode::<IgnoredAny>(&mut buf).map(|_| ());
+        let mut buf = input.to_vec();
+        let raw = reader.decode::<RawJson>(&mut buf).map(|r| r.get().to_owned());
+        assert_eq!(value.is_ok(), skipped.is_ok(), "{:?}: value {value:?} vs skip {skipped:?}", reader.scan_impl());
+        assert_eq!(value.is_ok(), raw.is_ok(), "{:?}: value {value:?} vs raw {raw:?}", reader.scan_impl());
+        if let (Err(v), Err(s)) = (&value, &skipped) {
+            // A type-independent failure is found at the same place by both paths.
+            if v.kind() != ErrorKind::Custom {
+                assert_eq!((v.kind(), v.byte()), (s.kind(), s.byte()), "skip path disagrees on the error");
+            }
+        }
+        if let Ok(raw) = &raw {
+            assert_eq!(raw.as_bytes(), input.trim_ascii(), "raw text is the trimmed input");
+        }
+        let summary = match &value {
+            Ok(v) => Ok(v.clone()),
+            Err(e) => Err((e.kind(), e.byte())),
+        };
+        match &first {
+            None => first = Some(summary),
+            Some(f) => assert_eq!(f, &summary, "{:?} disagrees with the portable scanner", reader.scan_impl()),
+        }
+        if result.is_none() {
+            result = Some(value);
+        }
+    }
+    result.expect("SWAR is always available")
+}

@@ -1,0 +1,187 @@
+//! The lenient value readers behind the hand-written `Deserialize` impls.
+//!
+//! Every member is read with `deserialize_any` and a visitor that accepts every JSON type: the spec's shape is
+//! taken as is (borrowed strings stay borrowed), a tolerated deviation is converted and noted as a
+//! [`Coercion`], and a wrong type is consumed, noted as an error and read as absent. Nothing here knows the
+//! decode mode; nothing here fails except the deserializer itself (syntax, depth) and a top-level structure
+//! that is not a bid response (see [`NOT_A_BID_RESPONSE`]).
+
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use bidscan_json::RawJson;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use crate::issue::{Coercion, CoercionKind, JsonType};
+
+mod objects;
+mod scalar;
+
+pub(crate) use objects::objects;
+pub(crate) use scalar::{Float, Ident, Int, Text, list, scalar};
+
+/// Prefix of the custom error message raised when the body is JSON but not a bid-response object; `decode`
+/// maps such errors to `DecodeError::NotABidResponse`.
+pub(crate) const NOT_A_BID_RESPONSE: &str = "not a bid response";
+
+/// Where the coercions of the object being decoded go, and the document-wide order counter.
+pub(crate) struct Ctx<'r> {
+    out: &'r mut Vec<Coercion>,
+    order: &'r mut u32,
+}
+
+impl<'r> Ctx<'r> {
+    pub(crate) fn new(out: &'r mut Vec<Coercion>, order: &'r mut u32) -> Self {
+        Ctx { out, order }
+    }
+
+    pub(crate) fn note(&mut self, field: &'static str, index: Option<u32>, kind: CoercionKind) {
+        self.out.push(Coercion {
+            field,
+            index,
+            kind,
+            order: *self.order,
+        });
+        *self.order = self.order.saturating_add(1);
+    }
+}
+
+/// Tracks which members of an object were seen, to note duplicates.
+#[derive(Default)]
+pub(crate) struct Seen(u64);
+
+impl Seen {
+    pub(crate) fn check(&mut self, ctx: &mut Ctx<'_>, bit: u8, field: &'static str) {
+        let mask = 1u64 << bit;
+        if self.0 & mask != 0 {
+            ctx.note(field, None, CoercionKind::DuplicateField);
+        }
+        self.0 |= mask;
+    }
+}
+
+/// Consumes the rest of an array or object so the deserializer can continue after it.
+fn drain_seq<'de, S: SeqAccess<'de>>(mut seq: S) -> Result<(), S::Error> {
+    while seq.next_element::<IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+fn drain_map<'de, M: MapAccess<'de>>(mut map: M) -> Result<(), M::Error> {
+    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+/// Reads the value of the current member as raw JSON that must be an object (`ext`).
+pub(crate) fn raw_object<'de, A: MapAccess<'de>>(
+    map: &mut A,
+    ctx: &mut Ctx<'_>,
+    field: &'static str,
+) -> Result<Option<RawJson<'de>>, A::Error> {
+    let raw: RawJson<'de> = map.next_value()?;
+    let found = match raw.get().as_bytes().first() {
+        Some(b'{') => return Ok(Some(raw)),
+        Some(b'n') => {
+            ctx.note(field, None, CoercionKind::Null);
+            return Ok(None);
+        }
+        Some(b'[') => JsonType::Array,
+        Some(b'"') => JsonType::String,
+        Some(b't' | b'f') => JsonType::Bool,
+        _ => JsonType::Number,
+    };
+    ctx.note(
+        field,
+        None,
+        CoercionKind::InvalidType {
+            expected: "an object",
+            found,
+        },
+    );
+    Ok(None)
+}
+
+/// A decoded member name as a `Cow` (borrowed unless the deserializer had to unescape into scratch).
+pub(crate) struct CowStr<'de>(pub Cow<'de, str>);
+
+impl<'de> de::Deserialize<'de> for CowStr<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = CowStr<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(CowStr(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(CowStr(Cow::Owned(v.to_owned())))
+            }
+        }
+        deserializer.deserialize_str(V)
+    }
+}
+
+/// Maps member names to a struct's field enum without allocating (`None`: unknown member, to be skipped).
+pub(crate) struct KeySeed<F>(pub fn(&str) -> Option<F>);
+
+impl<'de, F> DeserializeSeed<'de> for KeySeed<F> {
+    type Value = Option<F>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_identifier(self)
+    }
+}
+
+impl<'de, F> Visitor<'de> for KeySeed<F> {
+    type Value = Option<F>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a member name")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok((self.0)(v))
+    }
+}
+
+/// Objects that decode from a map with the document-wide coercion order counter.
+pub(crate) trait FromMap<'de>: Sized {
+    fn from_map<A: MapAccess<'de>>(map: A, order: &mut u32) -> Result<Self, A::Error>;
+}
+
+/// A visitor for a whole object decoded on its own (`serde_json::from_str::<Bid>`), starting its own order count.
+pub(crate) struct Standalone<T>(pub PhantomData<T>);
+
+impl<'de, T: FromMap<'de>> Visitor<'de> for Standalone<T> {
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
+        T::from_map(map, &mut 0)
+    }
+}
+
+/// Declares a struct's member enum: `parse` (name → member), `name`, and a bit index for duplicate detection.
+macro_rules! members {
+    ($(#[$meta:meta])* $name:ident { $($variant:ident = $json:literal,)* }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[repr(u8)]
+        pub(crate) enum $name { $($variant,)* }
+
+        impl $name {
+            pub(crate) fn parse(name: &str) -> Option<Self> {
+                match name {
+                    $($json => Some($name::$variant),)*
+                    _ => None,
+                }
+            }
+            pub(crate) fn name(self) -> &'static str {
+                match self {
+                    $($name::$variant => $json,)*
+                }
+            }
+        }
+    };
+}
+pub(crate) use members;

@@ -1,0 +1,180 @@
+//! Arrays of objects: `seatbid`, `bid`.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+
+use super::{Ctx, FromMap, NOT_A_BID_RESPONSE, drain_seq};
+use crate::issue::{CoercionKind, JsonType};
+
+/// Reads the value of the current member as an array of objects (`seatbid`, `bid`). A single object is read as
+/// a one-element array (`single_value`); elements that are not objects are dropped with an error. When `fatal`,
+/// a string, number or boolean for the whole member is a structural error ([`NOT_A_BID_RESPONSE`]); otherwise it
+/// is noted and read as empty.
+pub(crate) fn objects<'de, A: MapAccess<'de>, T: FromMap<'de>>(
+    map: &mut A,
+    ctx: &mut Ctx<'_>,
+    field: &'static str,
+    fatal: bool,
+) -> Result<Vec<T>, A::Error> {
+    map.next_value_seed(ObjListSeed::<T> {
+        ctx,
+        field,
+        fatal,
+        _t: PhantomData,
+    })
+}
+
+struct ObjListSeed<'c, 'r, T> {
+    ctx: &'c mut Ctx<'r>,
+    field: &'static str,
+    fatal: bool,
+    _t: PhantomData<T>,
+}
+
+impl<T> ObjListSeed<'_, '_, T> {
+    fn wrong<E: de::Error>(self, found: JsonType) -> Result<Vec<T>, E> {
+        if self.fatal {
+            return Err(E::custom(format_args!(
+                "{NOT_A_BID_RESPONSE}: `{}` is {found}, not an array of objects",
+                self.field
+            )));
+        }
+        self.ctx.note(
+            self.field,
+            None,
+            CoercionKind::InvalidType {
+                expected: "an array of objects",
+                found,
+            },
+        );
+        Ok(Vec::new())
+    }
+}
+
+impl<'de, T: FromMap<'de>> DeserializeSeed<'de> for ObjListSeed<'_, '_, T> {
+    type Value = Vec<T>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de, T: FromMap<'de>> Visitor<'de> for ObjListSeed<'_, '_, T> {
+    type Value = Vec<T>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array of objects")
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+        let mut out = Vec::new();
+        let mut index = 0u32;
+        loop {
+            let seed = ObjSeed::<T> {
+                ctx: &mut *self.ctx,
+                field: self.field,
+                index,
+                _t: PhantomData,
+            };
+            match seq.next_element_seed(seed)? {
+                Some(Some(v)) => out.push(v),
+                Some(None) => {}
+                None => return Ok(out),
+            }
+            index = index.saturating_add(1);
+        }
+    }
+    fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
+        self.ctx.note(self.field, None, CoercionKind::SingleValue);
+        Ok(vec![T::from_map(map, self.ctx.order)?])
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.ctx.note(self.field, None, CoercionKind::Null);
+        Ok(Vec::new())
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.visit_unit()
+    }
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+    fn visit_bool<E: de::Error>(self, _v: bool) -> Result<Self::Value, E> {
+        self.wrong(JsonType::Bool)
+    }
+    fn visit_i64<E: de::Error>(self, _v: i64) -> Result<Self::Value, E> {
+        self.wrong(JsonType::Number)
+    }
+    fn visit_u64<E: de::Error>(self, _v: u64) -> Result<Self::Value, E> {
+        self.wrong(JsonType::Number)
+    }
+    fn visit_f64<E: de::Error>(self, _v: f64) -> Result<Self::Value, E> {
+        self.wrong(JsonType::Number)
+    }
+    fn visit_str<E: de::Error>(self, _v: &str) -> Result<Self::Value, E> {
+        self.wrong(JsonType::String)
+    }
+}
+
+struct ObjSeed<'c, 'r, T> {
+    ctx: &'c mut Ctx<'r>,
+    field: &'static str,
+    index: u32,
+    _t: PhantomData<T>,
+}
+
+impl<T> ObjSeed<'_, '_, T> {
+    fn drop_element(self, kind: CoercionKind) -> Option<T> {
+        self.ctx.note(self.field, Some(self.index), kind);
+        None
+    }
+    fn wrong(self, found: JsonType) -> Option<T> {
+        self.drop_element(CoercionKind::InvalidType {
+            expected: "an object",
+            found,
+        })
+    }
+}
+
+impl<'de, T: FromMap<'de>> DeserializeSeed<'de> for ObjSeed<'_, '_, T> {
+    type Value = Option<T>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de, T: FromMap<'de>> Visitor<'de> for ObjSeed<'_, '_, T> {
+    type Value = Option<T>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
+        Ok(Some(T::from_map(map, self.ctx.order)?))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(self.drop_element(CoercionKind::Null))
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.visit_unit()
+    }
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, seq: S) -> Result<Self::Value, S::Error> {
+        drain_seq(seq)?;
+        Ok(self.wrong(JsonType::Array))
+    }
+    fn visit_bool<E: de::Error>(self, _v: bool) -> Result<Self::Value, E> {
+        Ok(self.wrong(JsonType::Bool))
+    }
+    fn visit_i64<E: de::Error>(self, _v: i64) -> Result<Self::Value, E> {
+        Ok(self.wrong(JsonType::Number))
+    }
+    fn visit_u64<E: de::Error>(self, _v: u64) -> Result<Self::Value, E> {
+        Ok(self.wrong(JsonType::Number))
+    }
+    fn visit_f64<E: de::Error>(self, _v: f64) -> Result<Self::Value, E> {
+        Ok(self.wrong(JsonType::Number))
+    }
+    fn visit_str<E: de::Error>(self, _v: &str) -> Result<Self::Value, E> {
+        Ok(self.wrong(JsonType::String))
+    }
+}
