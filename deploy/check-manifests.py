@@ -99,16 +99,21 @@ def check_nginx(config, replicas, r):
             f"nginx upstream servers {sorted(servers)} != compose replicas {sorted(replicas)} on :8080")
     r.check(bool(directive(upstream, "keepalive")), "nginx upstream has no keepalive")
     body = directive(server, "client_max_body_size")
-    r.check(len(body) == 1 and size_bytes(body[0]) == config["server"]["max_body_bytes"],
-            f"nginx client_max_body_size {body} != bidscan max_body_bytes {config['server']['max_body_bytes']}")
-    retry = set(" ".join(directive(server, "proxy_next_upstream")).split())
+    limits = [config["server"]["max_body_bytes"], config["server"].get("max_batch_bytes")]
+    r.check([size_bytes(b) for b in body] == limits,
+            f"nginx client_max_body_size {body} (server, /decode/batch) != bidscan max_body_bytes, max_batch_bytes "
+            f"{limits}")
+    retry = set((directive(server, "proxy_next_upstream") or [""])[0].split())
     r.check({"error", "timeout", "http_503", "non_idempotent"} <= retry,
             f"proxy_next_upstream must retry error timeout http_503 non_idempotent, has {sorted(retry)}")
-    r.check(directive(server, "proxy_http_version") == ["1.1"], "proxy_http_version must be 1.1 (upstream keepalive)")
-    r.check('Connection ""' in directive(server, "proxy_set_header"), 'proxy_set_header Connection "" missing')
-    r.check(directive(server, "proxy_pass") == ["http://bidscan"], "proxy_pass must go to the bidscan upstream")
+    passes = len(directive(server, "proxy_pass"))
+    r.check(directive(server, "proxy_http_version") == ["1.1"] * passes, "proxy_http_version must be 1.1 (keepalive)")
+    r.check(directive(server, "proxy_set_header").count('Connection ""') == passes,
+            'proxy_set_header Connection "" missing')
+    r.check(passes and directive(server, "proxy_pass") == ["http://bidscan"] * passes,
+            "proxy_pass must go to the bidscan upstream")
     read = directive(server, "proxy_read_timeout")
-    r.check(len(read) == 1 and seconds(read[0]) > config["server"]["request_timeout_secs"],
+    r.check(len(read) == passes and min(seconds(t) for t in read) > config["server"]["request_timeout_secs"],
             "proxy_read_timeout must be longer than bidscan's request_timeout_secs")
     r.check(directive(server, "listen") == ["8080"], "deploy/nginx/bidscan.conf must `listen 8080;` (lb-test.sh)")
 

@@ -213,8 +213,8 @@ def main():
     for name, ok in checks:
         print(f"{'PASS' if ok else 'FAIL'} {name}")
     if not checks[2][1] and 503 not in statuses:
-        print(f"  {args.kill_name} stopped answering before /readyz said 503: after SIGTERM bidscan must go on "
-              "accepting connections, answering /readyz with 503, until it stops its listener to drain")
+        print(f"  {args.kill_name} stopped answering before /readyz said 503: for [server] drain_grace_secs after "
+              "SIGTERM bidscan must go on accepting connections, answering /readyz with 503")
     if args.json:
         Path(args.json).write_text(json.dumps({
             "ok": stats.ok, "failed": len(stats.failures), "failures": stats.failures[:100],

@@ -19,7 +19,8 @@ lb_port=$base_port
 ports=($((base_port + 1)) $((base_port + 2)) $((base_port + 3)))
 names=(bidscan-1 bidscan-2 bidscan-3)
 victim=1 # index into names/ports/pids: bidscan-2 is stopped mid-run
-drain_secs=5
+drain_secs=5 # [server] drain_timeout_secs: SIGTERM to exit, at most
+grace_secs=1 # [server] drain_grace_secs: /readyz 503 while still accepting, before the listener closes
 
 work=$(mktemp -d /tmp/bidscan-lb.XXXXXX)
 chmod 755 "$work" # nginx workers drop root privileges and must reach their temp dirs
@@ -83,6 +84,7 @@ fi
 for i in 0 1 2; do
     BIDSCAN__SERVER__LISTEN=127.0.0.1:${ports[$i]} \
         BIDSCAN__SERVER__DRAIN_TIMEOUT_SECS=$drain_secs \
+        BIDSCAN__SERVER__DRAIN_GRACE_SECS=$grace_secs \
         BIDSCAN__LOG__FORMAT=json \
         "$bin" serve >"$work/${names[$i]}.log" 2>&1 &
     pids[$i]=$!

@@ -1,11 +1,20 @@
-//! bidscan-bench: shared pieces of the criterion benches in `benches/` — the bid-response corpus loader and the
-//! small typed model every decoder is measured on. The benches themselves live in `benches/benches/`; run them
-//! with `cargo bench -p bidscan-bench`.
+//! bidscan-bench: shared pieces of the benches — the bid-response corpus loader, the corpus families, the
+//! decoders under comparison ([`decoders`]: bidscan, serde_json, sonic-rs, simd-json, jiter, memcpy), the peers'
+//! copy of the OpenRTB model ([`mirror`]), the check that every decoder yields the same values ([`verify`]),
+//! and the small reduced model of the reader-only bench ([`model`]).
 //!
-//! Nothing here is timed and nothing here is used outside benches.
+//! Criterion benches live in `benches/benches/` (`peers`, `reader_vs_serde_json`); the allocation report, the
+//! callgrind loop and the HTTP baseline server in `src/bin/`; the HTTP load script in `http/`. Figures and the
+//! commands that made them: `BENCHMARKS.md` at the repository root.
+//!
+//! Not a library for anything but benches: it panics on a missing or undecodable corpus.
 #![forbid(unsafe_code)]
 
+pub mod decoders;
+pub mod families;
+pub mod mirror;
 pub mod model;
+pub mod verify;
 
 use std::path::PathBuf;
 
@@ -42,6 +51,45 @@ mod tests {
             let ours: model::BidResponse = reader.decode(&mut buf).unwrap();
             assert_eq!(ours, theirs, "{name}");
             assert!(ours.borrows_every_string(), "{name}");
+        }
+    }
+
+    #[test]
+    fn every_decoder_yields_bidscans_values_on_every_corpus_file() {
+        let files = corpus();
+        verify::check_corpus(&files).unwrap();
+    }
+
+    #[test]
+    fn a_changed_value_is_caught() {
+        let doc = br#"{"id":"r","seatbid":[{"bid":[{"id":"b","impid":"1","price":1.5,"ext":{"a":1}}]}]}"#;
+        assert!(verify::check_document("ok", doc).is_empty());
+        let ours = verify::canonical(decoders::Decoder::Bidscan, doc).unwrap().unwrap().0;
+        let other = br#"{"id":"r","seatbid":[{"bid":[{"id":"b","impid":"1","price":1.25}]}]}"#;
+        let theirs = verify::canonical(decoders::Decoder::Jiter, other).unwrap().unwrap().0;
+        assert_ne!(ours, theirs);
+    }
+
+    #[test]
+    fn families_cover_the_corpus_once() {
+        let files = corpus();
+        let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+        let fams = families::families(&names);
+        let total: usize = fams.iter().filter(|f| f.name != "corpus").map(|f| f.docs.len()).sum();
+        assert_eq!(total, 24);
+        assert_eq!(fams.len(), 13);
+        assert_eq!(fams.last().unwrap().docs.len(), 24);
+    }
+
+    #[test]
+    fn every_decoder_runs_and_counts_bids() {
+        let files = corpus();
+        let mut d = decoders::Decoders::default();
+        let multiseat = &files.iter().find(|(n, _)| n == "multiseat_48bids").unwrap().1;
+        for decoder in decoders::Decoder::ALL {
+            let n = d.run(decoder, multiseat);
+            let want = if decoder == decoders::Decoder::Memcpy { multiseat.len() } else { 48 };
+            assert_eq!(n, want, "{decoder:?}");
         }
     }
 }

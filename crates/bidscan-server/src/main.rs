@@ -1,3 +1,6 @@
-fn main() {
-    println!("Hello, world!");
+//! `bidscan`: see `bidscan --help` and the README.
+#![forbid(unsafe_code)]
+
+fn main() -> std::process::ExitCode {
+    bidscan_server::cli::run()
 }

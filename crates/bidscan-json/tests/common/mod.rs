@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod strategies;
+
 use bidscan_json::{Error, ErrorKind, RawJson, Reader, ReaderConfig, ScanImpl};
 use serde::de::IgnoredAny;
 

@@ -1,0 +1,130 @@
+//! The decoders under comparison, each with the state it keeps between documents, behind one
+//! [`Decoders::run`] so the criterion benches, the allocation report and the callgrind loop time exactly the
+//! same code.
+
+use std::hint::black_box;
+
+use crate::mirror::{self, Skipped, SonicRaw};
+
+/// One decoder (or the memcpy floor).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Decoder {
+    /// Copy the document into a reused buffer, nothing else: the floor.
+    Memcpy,
+    /// `bidscan_openrtb::decode` (reused `Reader`, document copied into a reused buffer first; the decode
+    /// includes issue collection and validation).
+    Bidscan,
+    /// `serde_json::from_slice` into `bidscan_openrtb::BidResponse` (the real model; no validation).
+    SerdeJson,
+    /// `sonic_rs::from_slice` into the mirror model, `ext` kept as `LazyValue`.
+    SonicRs,
+    /// `simd_json::serde::from_slice_with_buffers` (reused `Buffers`, document copied into a reused buffer)
+    /// into the mirror model, `ext` skipped.
+    SimdJson,
+    /// `jiter::serde::from_slice` into the mirror model, `ext` skipped.
+    Jiter,
+}
+
+impl Decoder {
+    /// Every decoder, floor first, in table order.
+    pub const ALL: [Decoder; 6] = [
+        Decoder::Memcpy,
+        Decoder::Bidscan,
+        Decoder::SerdeJson,
+        Decoder::SonicRs,
+        Decoder::SimdJson,
+        Decoder::Jiter,
+    ];
+
+    /// The peers (every decoder but bidscan and the floor).
+    pub const PEERS: [Decoder; 4] =
+        [Decoder::SerdeJson, Decoder::SonicRs, Decoder::SimdJson, Decoder::Jiter];
+
+    /// Name used for criterion ids, table columns and the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Decoder::Memcpy => "memcpy",
+            Decoder::Bidscan => "bidscan",
+            Decoder::SerdeJson => "serde_json",
+            Decoder::SonicRs => "sonic-rs",
+            Decoder::SimdJson => "simd-json",
+            Decoder::Jiter => "jiter",
+        }
+    }
+
+    /// The decoder called `name` (see [`name`](Self::name)).
+    pub fn from_name(name: &str) -> Option<Decoder> {
+        Decoder::ALL.into_iter().find(|d| d.name() == name)
+    }
+}
+
+/// The state every decoder reuses between documents: bidscan's reader, the input buffer (bidscan and
+/// simd-json decode in place, so each run copies the document into it), simd-json's buffers.
+pub struct Decoders {
+    reader: bidscan_json::Reader,
+    input: Vec<u8>,
+    simd: simd_json::Buffers,
+}
+
+impl Default for Decoders {
+    fn default() -> Self {
+        Decoders {
+            reader: bidscan_json::Reader::default(),
+            input: Vec::new(),
+            simd: simd_json::Buffers::default(),
+        }
+    }
+}
+
+impl Decoders {
+    /// Decodes `doc` with `decoder` into its model, drops the value, and returns the number of bids (the memcpy
+    /// floor returns the number of bytes copied). Panics if the document does not decode: the corpus must.
+    #[inline]
+    pub fn run(&mut self, decoder: Decoder, doc: &[u8]) -> usize {
+        match decoder {
+            Decoder::Memcpy => {
+                self.copy_in(doc);
+                black_box(&self.input).len()
+            }
+            Decoder::Bidscan => {
+                self.copy_in(doc);
+                let decoded = bidscan_openrtb::decode(
+                    &mut self.reader,
+                    &mut self.input,
+                    bidscan_openrtb::Mode::Lenient,
+                )
+                .expect("bidscan decodes the corpus");
+                black_box(&decoded).bid_count()
+            }
+            Decoder::SerdeJson => {
+                let response: bidscan_openrtb::BidResponse<'_> =
+                    serde_json::from_slice(doc).expect("serde_json decodes the corpus");
+                black_box(&response).seatbid.iter().map(|s| s.bid.len()).sum()
+            }
+            Decoder::SonicRs => {
+                let response: mirror::BidResponse<'_, SonicRaw<'_>> =
+                    sonic_rs::from_slice(doc).expect("sonic-rs decodes the corpus");
+                black_box(&response).bid_count()
+            }
+            Decoder::SimdJson => {
+                self.input.clear();
+                self.input.extend_from_slice(doc);
+                let response: mirror::BidResponse<'_, Skipped> =
+                    simd_json::serde::from_slice_with_buffers(&mut self.input, &mut self.simd)
+                        .expect("simd-json decodes the corpus");
+                black_box(&response).bid_count()
+            }
+            Decoder::Jiter => {
+                let response: mirror::BidResponse<'_, Skipped> =
+                    jiter::serde::from_slice(doc).expect("jiter decodes the corpus");
+                black_box(&response).bid_count()
+            }
+        }
+    }
+
+    #[inline]
+    fn copy_in(&mut self, doc: &[u8]) {
+        self.input.clear();
+        self.input.extend_from_slice(doc);
+    }
+}

@@ -1,0 +1,228 @@
+//! Request bodies: receiving frames under the decompressed-size limit ([`collect`]), splitting NDJSON into lines
+//! ([`Lines`]), and the `Content-Type` rule ([`check_content_type`]).
+//!
+//! Limits are enforced twice: `RequestBodyLimitLayer` bounds the bytes on the wire (compressed, before
+//! `RequestDecompressionLayer`), and [`collect`] bounds the decompressed bytes as they arrive, so a small gzip
+//! body that inflates past the limit is refused (413) after reading at most `limit` bytes of its output.
+
+use std::error::Error as StdError;
+
+use axum::body::Body;
+use axum::http::{HeaderMap, StatusCode, header};
+use bytes::{Bytes, BytesMut};
+use http_body_util::BodyExt;
+
+use crate::error::ApiError;
+
+/// A body received as the frames it arrived in (reference-counted, not copied).
+#[derive(Debug, Default)]
+pub struct Frames {
+    /// Data frames in order.
+    pub chunks: Vec<Bytes>,
+    /// Sum of their lengths in bytes.
+    pub len: usize,
+}
+
+impl Frames {
+    /// The frames as slices, for [`Engine::answer`](crate::engine::Engine::answer).
+    pub fn slices(&self) -> impl Iterator<Item = &[u8]> {
+        self.chunks.iter().map(|b| b.as_ref())
+    }
+}
+
+/// Receives all data frames of `body`, refusing with 413 as soon as more than `limit` bytes have arrived.
+///
+/// # Errors
+/// 413 past the limit (decompressed here, or on the wire as reported by the limit layer); 400 `bad_encoding` when
+/// the compressed body cannot be inflated; 400 when the body cannot be read (client went away).
+pub async fn collect(body: Body, limit: usize) -> Result<Frames, ApiError> {
+    let mut body = body;
+    let mut frames = Frames::default();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| read_error(&e, limit))?;
+        if let Ok(data) = frame.into_data() {
+            frames.len += data.len();
+            if frames.len > limit {
+                return Err(ApiError::too_large(limit, "the decompressed body"));
+            }
+            if !data.is_empty() {
+                frames.chunks.push(data);
+            }
+        }
+    }
+    Ok(frames)
+}
+
+/// Maps a body read error: the wire limit (`LengthLimitError` somewhere in the source chain) is 413, an inflate
+/// error (an `io::Error` from the decompressor) is 400 `bad_encoding`, anything else 400 `bad_body`.
+pub fn read_error(e: &axum::Error, limit: usize) -> ApiError {
+    let mut source: Option<&(dyn StdError + 'static)> = Some(e);
+    while let Some(s) = source {
+        if s.is::<http_body_util::LengthLimitError>() {
+            return ApiError::too_large(limit, "the request body");
+        }
+        if s.is::<std::io::Error>() {
+            return ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "bad_encoding",
+                format!("the body could not be decompressed: {s}"),
+            );
+        }
+        source = s.source();
+    }
+    ApiError::new(StatusCode::BAD_REQUEST, "bad_body", format!("the body could not be read: {e}"))
+}
+
+/// Which bodies a route takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Accepts {
+    /// One JSON document.
+    Json,
+    /// Newline-delimited JSON.
+    Ndjson,
+}
+
+/// Checks `Content-Type`. Accepted: none; `application/json`; `application/*+json`; `text/plain`;
+/// `application/octet-stream`; and `application/x-www-form-urlencoded`, which `curl --data-binary` sends
+/// unless told otherwise — refusing it would break the obvious first try while gaining nothing, since the body
+/// is parsed as JSON whatever the label. NDJSON routes also take `application/x-ndjson`, `application/ndjson`,
+/// `application/jsonl` and `application/jsonlines`. Anything else (`text/xml`, `multipart/form-data`, ...) is 415.
+///
+/// # Errors
+/// 415 `unsupported_media_type`.
+pub fn check_content_type(headers: &HeaderMap, accepts: Accepts) -> Result<(), ApiError> {
+    let Some(value) = headers.get(header::CONTENT_TYPE) else {
+        return Ok(());
+    };
+    let raw = value.to_str().unwrap_or("");
+    let essence = raw.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let json_like = essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
+        || matches!(
+            essence.as_str(),
+            "text/plain" | "application/octet-stream" | "application/x-www-form-urlencoded"
+        );
+    let ndjson = matches!(
+        essence.as_str(),
+        "application/x-ndjson" | "application/ndjson" | "application/jsonl" | "application/jsonlines"
+    );
+    if json_like || (accepts == Accepts::Ndjson && ndjson) {
+        Ok(())
+    } else {
+        Err(ApiError::media_type(raw))
+    }
+}
+
+/// Splits a stream of frames into lines (`\n`-terminated; a final unterminated line counts; `\r` before `\n` is
+/// removed). Each line is held to `limit` bytes.
+#[derive(Debug, Default)]
+pub struct Lines {
+    pending: BytesMut,
+    limit: usize,
+}
+
+/// One input line, or an over-long line that was skipped.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Line {
+    /// A complete line without its terminator.
+    Full(Bytes),
+    /// A line longer than the limit; its bytes were discarded up to its end.
+    TooLong,
+}
+
+impl Lines {
+    /// A splitter holding each line to `limit` bytes.
+    pub fn new(limit: usize) -> Lines {
+        Lines {
+            pending: BytesMut::new(),
+            limit,
+        }
+    }
+
+    /// Adds a frame and returns the lines it completed.
+    pub fn push(&mut self, frame: &[u8]) -> Vec<Line> {
+        let mut out = Vec::new();
+        let mut rest = frame;
+        while let Some(nl) = rest.iter().position(|&b| b == b'\n') {
+            self.extend(&rest[..nl]);
+            out.push(self.take());
+            rest = &rest[nl + 1..];
+        }
+        self.extend(rest);
+        out
+    }
+
+    /// The last line, if the input did not end with `\n`.
+    pub fn finish(&mut self) -> Option<Line> {
+        (!self.pending.is_empty() || self.too_long()).then(|| self.take())
+    }
+
+    fn too_long(&self) -> bool {
+        self.pending.len() > self.limit
+    }
+
+    fn extend(&mut self, bytes: &[u8]) {
+        // Past the limit, keep one byte more than the limit as the marker and drop the rest.
+        let room = (self.limit + 1).saturating_sub(self.pending.len());
+        self.pending.extend_from_slice(&bytes[..bytes.len().min(room)]);
+    }
+
+    fn take(&mut self) -> Line {
+        if self.too_long() {
+            self.pending.clear();
+            return Line::TooLong;
+        }
+        let mut line = self.pending.split().freeze();
+        if line.last() == Some(&b'\r') {
+            line.truncate(line.len() - 1);
+        }
+        Line::Full(line)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn ct(v: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(header::CONTENT_TYPE, HeaderValue::from_str(v).unwrap());
+        h
+    }
+
+    #[test]
+    fn content_types() {
+        assert!(check_content_type(&HeaderMap::new(), Accepts::Json).is_ok());
+        for ok in ["application/json", "application/json; charset=utf-8", "application/vnd.x+json", "text/plain"] {
+            assert!(check_content_type(&ct(ok), Accepts::Json).is_ok(), "{ok}");
+        }
+        for bad in ["text/xml", "application/xml", "multipart/form-data; boundary=x", "text/html"] {
+            let e = check_content_type(&ct(bad), Accepts::Json).unwrap_err();
+            assert_eq!(e.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{bad}");
+        }
+        assert!(check_content_type(&ct("application/x-ndjson"), Accepts::Json).is_err());
+        assert!(check_content_type(&ct("application/x-ndjson"), Accepts::Ndjson).is_ok());
+    }
+
+    #[test]
+    fn lines_split_across_frames() {
+        let mut l = Lines::new(100);
+        assert_eq!(l.push(b"{\"a\""), vec![]);
+        assert_eq!(
+            l.push(b":1}\r\n\n{}"),
+            vec![Line::Full(Bytes::from_static(b"{\"a\":1}")), Line::Full(Bytes::new())]
+        );
+        assert_eq!(l.finish(), Some(Line::Full(Bytes::from_static(b"{}"))));
+        assert_eq!(l.finish(), None);
+    }
+
+    #[test]
+    fn long_lines_are_reported_not_kept() {
+        let mut l = Lines::new(4);
+        assert_eq!(l.push(b"123456789"), vec![]);
+        assert_eq!(l.push(b"0\nok\n"), vec![Line::TooLong, Line::Full(Bytes::from_static(b"ok"))]);
+        assert_eq!(l.push(b"12345"), vec![]);
+        assert_eq!(l.finish(), Some(Line::TooLong));
+    }
+}

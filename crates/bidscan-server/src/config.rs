@@ -1,0 +1,207 @@
+//! Configuration: the compiled-in default (`config/bidscan.toml`), then a file, then `BIDSCAN__SECTION__KEY`
+//! environment variables, merged with figment. Every key is documented in `config/bidscan.toml` itself.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::time::Duration;
+
+use figment::Figment;
+use figment::providers::{Env, Format, Toml};
+use serde::{Deserialize, Serialize};
+
+/// The default configuration, compiled into the binary.
+pub const DEFAULT_TOML: &str = include_str!("../../../config/bidscan.toml");
+
+/// Prefix of the environment variables that override the configuration (`BIDSCAN__SERVER__LISTEN`).
+pub const ENV_PREFIX: &str = "BIDSCAN__";
+
+/// The whole configuration. Unknown keys are rejected, so a misspelt override fails loudly.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// `[server]`: listening, limits, draining.
+    pub server: ServerConfig,
+    /// `[decode]`: reader and model defaults.
+    pub decode: DecodeConfig,
+    /// `[pool]`: retention of the per-worker decode buffers.
+    pub pool: PoolSection,
+    /// `[log]`: log format and level.
+    pub log: LogConfig,
+}
+
+/// `[server]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerConfig {
+    /// Address to listen on.
+    pub listen: SocketAddr,
+    /// Largest `/decode` body, in bytes, on the wire and after decompression.
+    pub max_body_bytes: usize,
+    /// Largest `/decode/batch` body on the wire, in bytes.
+    pub max_batch_bytes: usize,
+    /// Decode requests served at once before shedding with 503.
+    pub max_concurrency: usize,
+    /// Seconds a decode request may take (body received and answer started) before 408.
+    pub request_timeout_secs: u64,
+    /// Seconds from the shutdown signal to exit, at most.
+    pub drain_timeout_secs: u64,
+    /// Seconds after the signal during which `/readyz` says 503 while connections are still accepted.
+    pub drain_grace_secs: u64,
+    /// `Retry-After` seconds sent with 503.
+    pub retry_after_secs: u64,
+    /// Tokio worker threads; 0 = one per core.
+    pub worker_threads: usize,
+}
+
+/// `[decode]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DecodeConfig {
+    /// Mode used when a request names none.
+    pub mode: ModeName,
+    /// Nesting depth limit of the reader (containers).
+    pub max_depth: usize,
+}
+
+/// A decoding mode as written in config and query strings.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ModeName {
+    /// Coerce and report deviations (OpenRTB lenient decoding).
+    #[default]
+    Lenient,
+    /// Fail on the first deviation (422).
+    Strict,
+}
+
+impl From<ModeName> for bidscan_openrtb::Mode {
+    fn from(mode: ModeName) -> Self {
+        match mode {
+            ModeName::Lenient => bidscan_openrtb::Mode::Lenient,
+            ModeName::Strict => bidscan_openrtb::Mode::Strict,
+        }
+    }
+}
+
+/// `[pool]`: see `bidscan_pool::PoolConfig` for the meaning of each limit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PoolSection {
+    /// Documents per sizing window.
+    pub window: u32,
+    /// Capacity past which a buffer is dropped after use, in bytes.
+    pub max_retained_bytes: usize,
+    /// Bytes all idle buffers together may hold.
+    pub global_retained_bytes: usize,
+    /// Seconds a buffer may stay idle.
+    pub idle_release_secs: u64,
+    /// Idle buffers kept per worker.
+    pub max_idle_items: usize,
+}
+
+impl PoolSection {
+    /// The pool crate's config for these values.
+    pub fn to_pool_config(&self) -> bidscan_pool::PoolConfig {
+        bidscan_pool::PoolConfig {
+            window: self.window,
+            max_retained_bytes: self.max_retained_bytes,
+            global_retained_bytes: self.global_retained_bytes,
+            idle_release: Duration::from_secs(self.idle_release_secs),
+            max_idle_items: self.max_idle_items,
+        }
+    }
+}
+
+/// `[log]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogConfig {
+    /// Output format.
+    pub format: LogFormat,
+    /// `tracing_subscriber::EnvFilter` directive (`RUST_LOG` wins when set).
+    pub level: String,
+}
+
+/// Log output format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// One JSON object per line (for log shippers).
+    Json,
+    /// Human-readable, multi-line.
+    Pretty,
+}
+
+impl Config {
+    /// The compiled-in default alone.
+    ///
+    /// # Errors
+    /// Only if the compiled-in file were invalid (a test guards against it).
+    pub fn default_config() -> Result<Config, figment::Error> {
+        Figment::from(Toml::string(DEFAULT_TOML)).extract()
+    }
+
+    /// Default, then `file` (which must exist when given), then the process environment.
+    ///
+    /// # Errors
+    /// A missing or unreadable file, invalid TOML, an unknown key or a value of the wrong type; the message
+    /// names the key and where its value came from.
+    pub fn load(file: Option<&Path>) -> Result<Config, figment::Error> {
+        Self::figment(file).extract()
+    }
+
+    /// The figment behind [`Config::load`], for callers that add providers.
+    pub fn figment(file: Option<&Path>) -> Figment {
+        let mut figment = Figment::from(Toml::string(DEFAULT_TOML));
+        if let Some(file) = file {
+            figment = figment.merge(Toml::file_exact(file));
+        }
+        figment.merge(Env::prefixed(ENV_PREFIX).split("__"))
+    }
+
+    /// Request timeout as a duration.
+    pub fn request_timeout(&self) -> Duration {
+        Duration::from_secs(self.server.request_timeout_secs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compiled_in_default_parses() {
+        let c = Config::default_config().unwrap();
+        assert_eq!(c.server.listen.to_string(), "0.0.0.0:8080");
+        assert_eq!(c.server.max_body_bytes, 4 * 1024 * 1024);
+        assert_eq!(c.decode.mode, ModeName::Lenient);
+        assert_eq!(c.log.format, LogFormat::Json);
+        assert_eq!(c.pool.to_pool_config().window, 64);
+    }
+
+    #[test]
+    fn file_then_env_override() {
+        figment::Jail::expect_with(|jail| {
+            jail.create_file("b.toml", "[server]\nmax_body_bytes = 10\n[pool]\nwindow = 3\n")?;
+            jail.set_env("BIDSCAN__POOL__WINDOW", "5");
+            jail.set_env("BIDSCAN__LOG__FORMAT", "pretty");
+            let c = Config::load(Some(Path::new("b.toml")))?;
+            assert_eq!(c.server.max_body_bytes, 10);
+            assert_eq!(c.pool.window, 5);
+            assert_eq!(c.log.format, LogFormat::Pretty);
+            assert_eq!(c.server.max_concurrency, 256);
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn missing_file_and_unknown_key_are_errors() {
+        figment::Jail::expect_with(|jail| {
+            assert!(Config::load(Some(Path::new("nope.toml"))).is_err());
+            jail.set_env("BIDSCAN__SERVER__LISTN", "1.2.3.4:5");
+            let err = Config::load(None).unwrap_err();
+            assert!(err.to_string().contains("listn"), "{err}");
+            Ok(())
+        });
+    }
+}

@@ -1,0 +1,270 @@
+//! [`Engine`]: the one function that turns a document's bytes into the answer JSON, shared by `POST /decode`,
+//! `POST /decode/batch` and `bidscan decode`, and the per-worker pools of decode state behind it.
+//!
+//! # Where the pooled buffer is filled, and why there
+//! A [`Pool`] is per worker thread (`thread_local!`) and its [`Checkout`](bidscan_pool::Checkout) guard borrows
+//! it, so a checkout can only live inside one synchronous stretch on one thread. Tokio may move a task to another
+//! worker at every `.await`, and an axum handler future must be `Send`, so the guard cannot be held while body
+//! frames arrive. The HTTP side therefore receives the body as the frames hyper (or the decompressor) already
+//! allocated — reference-counted [`Bytes`](bytes::Bytes), no copy — counting them against the size limit, and
+//! only then calls [`Engine::answer`], which in one synchronous block checks the state out, copies the frames into
+//! the pooled input buffer (the one copy any in-place decoder needs: frames are immutable and not contiguous),
+//! decodes in place, renders the answer to bytes and checks the state back in. Knowing the total length before
+//! copying also lets the buffer grow once, to the exact size, instead of doubling its way up.
+//!
+//! Decoding runs on the async worker thread itself: it takes microseconds to a few milliseconds (bounded by the
+//! 4 MiB body limit), less than a `spawn_blocking` round trip, and it keeps the pool thread-local.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::Instant;
+
+use bidscan_json::{Reader, ReaderConfig, Stats};
+use bidscan_openrtb::{BidResponse, Decoded, Issue, Mode, Status, Summary};
+use bidscan_pool::{Budget, Pool, PoolConfig, Reusable};
+use serde::{Deserialize, Serialize};
+
+use crate::error::ApiError;
+use crate::metrics::{INPUT_BUFFER, Metrics, PoolMetrics};
+
+/// Which parts of the answer to include.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum View {
+    /// `status`, `response` (canonical), `summary`, `issues`, `stats`.
+    #[default]
+    Full,
+    /// Everything but `response`.
+    Summary,
+}
+
+/// What a decode should do.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Lenient or strict.
+    pub mode: Mode,
+    /// Full or summary.
+    pub view: View,
+}
+
+/// The answer of a successful decode, as rendered: the JSON bytes plus what callers count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Answer {
+    /// `{"status", "response"?, "summary", "issues", "stats"}`, compact, one line.
+    pub json: Vec<u8>,
+    /// Bid or no-bid.
+    pub status: Status,
+    /// Issues reported (errors and warnings).
+    pub issues: usize,
+}
+
+/// The 200 body. `response` is omitted with `view=summary`.
+#[derive(Serialize)]
+struct Envelope<'a> {
+    status: Status,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response: Option<&'a BidResponse<'a>>,
+    summary: Summary<'a>,
+    issues: &'a [Issue],
+    stats: Stats,
+}
+
+/// What one pool item holds: the reader (scratch, config) and the input buffer the document is decoded in.
+#[derive(Debug)]
+pub struct DecodeState {
+    reader: Reader,
+    /// The document; strings are decoded over their escaped form, so it is rewritten by each decode.
+    input: Vec<u8>,
+    /// Length of the last document, kept across `reset` for the retention policy.
+    needed: usize,
+}
+
+impl DecodeState {
+    fn new() -> DecodeState {
+        DecodeState {
+            reader: Reader::default(),
+            input: Vec::new(),
+            needed: 0,
+        }
+    }
+}
+
+impl Reusable for DecodeState {
+    fn capacity_bytes(&self) -> usize {
+        self.input.capacity()
+    }
+    fn needed_bytes(&self) -> usize {
+        self.needed
+    }
+    fn shrink_to(&mut self, bytes: usize) {
+        self.input.shrink_to(bytes);
+    }
+    fn reset(&mut self) {
+        self.input.clear();
+    }
+}
+
+static NEXT_ENGINE: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    /// This thread's pools, one per live engine (normally exactly one; tests run several servers per process).
+    static POOLS: RefCell<Vec<(Weak<()>, u64, Rc<Pool<DecodeState>>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Decodes documents with pooled state and counts what it does. Cheap to clone; share one per process.
+#[derive(Clone)]
+pub struct Engine {
+    id: u64,
+    /// Dropped with the last clone; lets threads forget pools of dead engines.
+    alive: Arc<()>,
+    pool_config: PoolConfig,
+    reader_config: ReaderConfig,
+    budget: Arc<Budget>,
+    observer: Arc<PoolMetrics>,
+    metrics: Arc<Metrics>,
+}
+
+impl Engine {
+    /// An engine with these pool limits and reader limits, counting into `metrics`.
+    pub fn new(pool_config: PoolConfig, reader_config: ReaderConfig, metrics: Arc<Metrics>) -> Engine {
+        let budget = Arc::new(Budget::from_config(&pool_config));
+        let observer = Arc::new(PoolMetrics::new(metrics.clone(), budget.clone()));
+        Engine {
+            id: NEXT_ENGINE.fetch_add(1, Ordering::Relaxed),
+            alive: Arc::new(()),
+            pool_config,
+            reader_config,
+            budget,
+            observer,
+            metrics,
+        }
+    }
+
+    /// The metrics this engine counts into.
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
+    }
+
+    /// This thread's pool for this engine, created on first use.
+    fn pool(&self) -> Rc<Pool<DecodeState>> {
+        POOLS.with(|cell| {
+            let mut pools = cell.borrow_mut();
+            if let Some((_, _, pool)) = pools.iter().find(|(_, id, _)| *id == self.id) {
+                return pool.clone();
+            }
+            pools.retain(|(alive, _, _)| alive.strong_count() > 0);
+            let pool = Rc::new(Pool::new(
+                INPUT_BUFFER,
+                self.pool_config.clone(),
+                self.budget.clone(),
+                self.observer.clone(),
+                DecodeState::new,
+            ));
+            pools.push((Arc::downgrade(&self.alive), self.id, pool.clone()));
+            pool
+        })
+    }
+
+    /// Decodes the document made of `chunks` (in order; `len` bytes in all) and renders the answer.
+    /// Synchronous: the pooled state is checked out and back in within this call. Counts the outcome, size,
+    /// escapes, bids, issues and duration.
+    ///
+    /// # Errors
+    /// [`ApiError`] 400 (malformed JSON, with position) or 422 (not a bid response, strict-mode failure).
+    pub fn answer<'c>(
+        &self,
+        chunks: impl IntoIterator<Item = &'c [u8]>,
+        len: usize,
+        options: Options,
+    ) -> Result<Answer, ApiError> {
+        let started = Instant::now();
+        let pool = self.pool();
+        let mut state = pool.checkout();
+        if state.reader.config() != &self.reader_config {
+            state.reader = Reader::new(self.reader_config.clone());
+        }
+        let DecodeState {
+            reader,
+            input,
+            needed,
+        } = &mut *state;
+        input.clear();
+        input.reserve(len);
+        for chunk in chunks {
+            input.extend_from_slice(chunk);
+        }
+        *needed = input.len();
+        let blank = input.iter().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+        let bytes = input.len();
+        let result = bidscan_openrtb::decode(reader, input, options.mode);
+        // The reader is not run on a blank body (a no-bid); its stats would be the previous document's.
+        let stats = if blank {
+            Stats {
+                bytes,
+                buffer_bytes_needed: bytes,
+                ..Stats::default()
+            }
+        } else {
+            reader.stats()
+        };
+        let result = result.map_err(ApiError::from).map(|decoded| {
+            self.observe(&decoded);
+            render(&decoded, stats, options)
+        });
+        drop(state);
+        self.count(&result, stats, started);
+        result
+    }
+
+    fn count(&self, result: &Result<Answer, ApiError>, stats: Stats, started: Instant) {
+        let m = &self.metrics;
+        m.decode_duration.observe(started.elapsed().as_secs_f64());
+        m.document_bytes.observe(stats.bytes as f64);
+        m.document_escapes.observe(stats.escapes as f64);
+        let outcome = match result {
+            Ok(answer) if answer.status == Status::Bid => "bid",
+            Ok(_) => "nobid",
+            Err(e) => e.outcome().unwrap_or("malformed"),
+        };
+        m.outcomes.with_label_values(&[outcome]).inc();
+    }
+
+    /// Counts a document refused before decoding because it was too large.
+    pub fn count_too_large(&self) {
+        self.metrics.outcomes.with_label_values(&["too_large"]).inc();
+    }
+}
+
+/// Renders the 200 body of `decoded`, and counts its bids and issues.
+fn render(decoded: &Decoded<'_>, stats: Stats, options: Options) -> Answer {
+    let envelope = Envelope {
+        status: decoded.status,
+        response: (options.view == View::Full).then_some(&decoded.response),
+        summary: decoded.summary(),
+        issues: &decoded.issues,
+        stats,
+    };
+    // Serializing to memory fails only for non-string map keys or a failing Serialize impl; the model has neither.
+    let json = serde_json::to_vec(&envelope).unwrap_or_default();
+    Answer {
+        json,
+        status: decoded.status,
+        issues: decoded.issues.len(),
+    }
+}
+
+impl Engine {
+    /// Counts the bids and issues of a successful decode.
+    fn observe(&self, decoded: &Decoded<'_>) {
+        self.metrics.bids.inc_by(decoded.bid_count() as u64);
+        for issue in &decoded.issues {
+            let severity = match issue.severity {
+                bidscan_openrtb::Severity::Error => "error",
+                bidscan_openrtb::Severity::Warning => "warning",
+            };
+            self.metrics.issues.with_label_values(&[issue.code, severity]).inc();
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! [`ApiError`]: every failure the service reports, with its HTTP status, and the one [`IntoResponse`] impl that
+//! turns it into `{"error": {"code", "message", "byte", "line", "column", "path"}}`.
+//!
+//! Responses made by tower/tower-http layers (413 from the wire limit, 415 from decompression, 405 from the
+//! router) carry no such body; [`json_errors`] rewrites them so that every error a client sees has this shape.
+
+use std::any::Any;
+
+use axum::Json;
+use axum::body::Body;
+use axum::http::{HeaderValue, Response, StatusCode, header};
+use axum::response::IntoResponse;
+use bidscan_openrtb::DecodeError;
+use serde::Serialize;
+
+/// An error answer. Fields other than `status` are the JSON body; `byte`/`line`/`column`/`path` are set when the
+/// failure has a position in the document (malformed JSON, strict mode, not a bid response).
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct ApiError {
+    /// HTTP status (not serialized).
+    #[serde(skip)]
+    pub status: StatusCode,
+    /// Stable snake_case code: `malformed_json`, `payload_too_large`, `unsupported_media_type`,
+    /// `unsupported_encoding`, `bad_encoding`, `not_a_bid_response`, a strict-mode issue code
+    /// (e.g. `number_as_string`), `invalid_query`, `overloaded`, `timeout`, `not_found`,
+    /// `method_not_allowed`, `internal`.
+    pub code: String,
+    /// One human-readable sentence.
+    pub message: String,
+    /// Byte offset of the error in the (decompressed) document, from 0.
+    pub byte: Option<usize>,
+    /// Line of the error, from 1.
+    pub line: Option<usize>,
+    /// Column of the error in bytes, from 1.
+    pub column: Option<usize>,
+    /// JSON pointer (RFC 6901) of the value being decoded, e.g. `/seatbid/0/bid/3/price`.
+    pub path: Option<String>,
+    /// `Retry-After` seconds for 503 (not serialized).
+    #[serde(skip)]
+    pub retry_after: Option<u64>,
+}
+
+/// The JSON body `{"error": ApiError}`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ErrorBody<'a> {
+    /// The error.
+    pub error: &'a ApiError,
+}
+
+impl ApiError {
+    /// An error with a status, code and message and no position.
+    pub fn new(status: StatusCode, code: impl Into<String>, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            code: code.into(),
+            message: message.into(),
+            byte: None,
+            line: None,
+            column: None,
+            path: None,
+            retry_after: None,
+        }
+    }
+
+    /// 413: the body (on the wire or decompressed) is larger than `limit` bytes.
+    pub fn too_large(limit: usize, what: &str) -> ApiError {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            format!("{what} is larger than the limit of {limit} bytes"),
+        )
+    }
+
+    /// 415 for a `Content-Type` the route does not take.
+    pub fn media_type(found: &str) -> ApiError {
+        ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            format!("Content-Type {found:?} is not accepted; send application/json"),
+        )
+    }
+
+    /// 503 with `Retry-After`.
+    pub fn overloaded(retry_after: u64) -> ApiError {
+        ApiError {
+            retry_after: Some(retry_after),
+            ..ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "overloaded",
+                "too many requests in flight; retry later",
+            )
+        }
+    }
+
+    /// The JSON text of `{"error": ...}` (one line), as written in HTTP bodies and NDJSON lines.
+    pub fn to_json(&self) -> Vec<u8> {
+        // A struct of strings and integers always serializes.
+        serde_json::to_vec(&ErrorBody { error: self }).unwrap_or_default()
+    }
+
+    /// The decode outcome label this error counts as (`bidscan_decode_outcomes_total`), if it is one.
+    pub fn outcome(&self) -> Option<&'static str> {
+        match self.status {
+            StatusCode::BAD_REQUEST if self.code == "malformed_json" => Some("malformed"),
+            StatusCode::UNPROCESSABLE_ENTITY if self.code == "not_a_bid_response" => {
+                Some("not_a_bid_response")
+            }
+            StatusCode::UNPROCESSABLE_ENTITY => Some("strict"),
+            StatusCode::PAYLOAD_TOO_LARGE => Some("too_large"),
+            _ => None,
+        }
+    }
+}
+
+impl From<DecodeError> for ApiError {
+    /// 400 for malformed JSON (with byte, line, column, path), 422 for the rest (with path).
+    fn from(e: DecodeError) -> ApiError {
+        match &e {
+            DecodeError::Malformed(json) => ApiError {
+                byte: Some(json.byte()),
+                line: Some(json.line()),
+                column: Some(json.column()),
+                path: json.path().map(str::to_owned),
+                ..ApiError::new(StatusCode::BAD_REQUEST, e.code(), e.to_string())
+            },
+            DecodeError::NotABidResponse { .. } | DecodeError::Strict { .. } => ApiError {
+                path: e.path().map(str::to_owned),
+                ..ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, e.code(), e.to_string())
+            },
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> axum::response::Response {
+        let mut res = (self.status, Json(ErrorBody { error: &self })).into_response();
+        if let Some(secs) = self.retry_after {
+            res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        res
+    }
+}
+
+/// Rewrites a 4xx/5xx response that is not JSON (made by a tower layer or the router) into the error shape,
+/// keeping its status and headers (e.g. `Accept-Encoding` on 415). Used with `axum::middleware::map_response`.
+pub async fn json_errors(res: Response<Body>) -> Response<Body> {
+    let status = res.status();
+    if !(status.is_client_error() || status.is_server_error()) || is_json(&res) {
+        return res;
+    }
+    let (code, message) = match status {
+        StatusCode::PAYLOAD_TOO_LARGE => ("payload_too_large", "the request body is larger than the limit"),
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => (
+            "unsupported_encoding",
+            "Content-Encoding not supported; send gzip, deflate, br, zstd or identity",
+        ),
+        StatusCode::NOT_FOUND => ("not_found", "no such route"),
+        StatusCode::METHOD_NOT_ALLOWED => ("method_not_allowed", "method not allowed on this route"),
+        StatusCode::REQUEST_TIMEOUT => ("timeout", "the request took too long"),
+        s if s.is_server_error() => ("internal", "internal error"),
+        _ => ("bad_request", "bad request"),
+    };
+    let (mut parts, _) = res.into_parts();
+    let body = ApiError::new(status, code, message).to_json();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    Response::from_parts(parts, Body::from(body))
+}
+
+fn is_json(res: &Response<Body>) -> bool {
+    res.headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"))
+}
+
+/// The 500 answer for a panic caught by `CatchPanicLayer` (the panic message is logged, not sent).
+pub fn panic_response(err: Box<dyn Any + Send + 'static>) -> Response<String> {
+    let detail = err
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| err.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    tracing::error!(panic = %detail, "handler panicked");
+    let body = ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "internal error").to_json();
+    let mut res = Response::new(String::from_utf8(body).unwrap_or_default());
+    *res.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
+    res.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    res
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shape_has_every_key() {
+        let e = ApiError::too_large(10, "the body");
+        let v: serde_json::Value = serde_json::from_slice(&e.to_json()).unwrap();
+        let obj = v["error"].as_object().unwrap();
+        let keys: Vec<&str> = obj.keys().map(String::as_str).collect();
+        assert_eq!(keys.len(), 6, "{keys:?}");
+        for k in ["code", "message", "byte", "line", "column", "path"] {
+            assert!(obj.contains_key(k), "{k}");
+        }
+        assert_eq!(obj["code"], "payload_too_large");
+        assert!(obj["byte"].is_null());
+    }
+
+    #[test]
+    fn malformed_json_carries_its_position() {
+        let mut body = b"{\"id\": \"1\",\n  \"seatbid\": [}".to_vec();
+        let err = bidscan_openrtb::decode(
+            &mut bidscan_json::Reader::default(),
+            &mut body,
+            bidscan_openrtb::Mode::Lenient,
+        )
+        .unwrap_err();
+        let e = ApiError::from(err);
+        assert_eq!(e.status, StatusCode::BAD_REQUEST);
+        assert_eq!(e.code, "malformed_json");
+        assert_eq!(e.line, Some(2));
+        assert!(e.byte.is_some() && e.column.is_some());
+        assert_eq!(e.outcome(), Some("malformed"));
+    }
+}

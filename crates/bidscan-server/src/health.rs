@@ -1,0 +1,130 @@
+//! `bidscan health [--url URL]`: a health probe for images without a shell or curl (distroless).
+//!
+//! One HTTP/1.1 `GET` over a plain TCP connection, `Connection: close`; only the status line is read. Exit 0 on
+//! a 2xx status, 1 on anything else (other status, refused connection, timeout, garbage), 2 for a URL that is not
+//! `http://host[:port][/path]`.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use axum::http::Uri;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+
+use crate::cli::{EXIT_USAGE, HealthArgs};
+
+/// Runs `bidscan health`.
+pub fn run(args: &HealthArgs) -> ExitCode {
+    let target = match Target::parse(&args.url) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("bidscan: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("bidscan: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let timeout = Duration::from_secs(args.timeout_secs);
+    match runtime.block_on(tokio::time::timeout(timeout, probe(&target))) {
+        Ok(Ok(status)) if (200..300).contains(&status) => {
+            println!("{} {status}", args.url);
+            ExitCode::SUCCESS
+        }
+        Ok(Ok(status)) => {
+            eprintln!("bidscan: {} answered {status}", args.url);
+            ExitCode::FAILURE
+        }
+        Ok(Err(e)) => {
+            eprintln!("bidscan: {}: {e}", args.url);
+            ExitCode::FAILURE
+        }
+        Err(_) => {
+            eprintln!("bidscan: {}: no answer within {}s", args.url, args.timeout_secs);
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Where to connect and what to ask for.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Target {
+    /// `host:port` to connect to.
+    pub authority: String,
+    /// Host header value.
+    pub host: String,
+    /// Path and query.
+    pub path: String,
+}
+
+impl Target {
+    /// Parses `http://host[:port][/path]` (port 80 by default).
+    ///
+    /// # Errors
+    /// A URL that does not parse, is not `http`, or has no host.
+    pub fn parse(url: &str) -> Result<Target, String> {
+        let uri: Uri = url.parse().map_err(|e| format!("bad URL {url:?}: {e}"))?;
+        if uri.scheme_str() != Some("http") {
+            return Err(format!("bad URL {url:?}: only http:// is supported"));
+        }
+        let host = uri.host().ok_or_else(|| format!("bad URL {url:?}: no host"))?;
+        let port = uri.port_u16().unwrap_or(80);
+        let path = uri.path_and_query().map_or("/", |p| p.as_str());
+        Ok(Target {
+            authority: format!("{host}:{port}"),
+            host: uri.authority().map_or(host, |a| a.as_str()).to_owned(),
+            path: if path.is_empty() { "/".to_owned() } else { path.to_owned() },
+        })
+    }
+}
+
+/// Sends the request and returns the status code of the answer.
+async fn probe(target: &Target) -> std::io::Result<u16> {
+    let mut stream = TcpStream::connect(&target.authority).await?;
+    let request = format!(
+        "GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: bidscan-health\r\nConnection: close\r\n\r\n",
+        target.path, target.host
+    );
+    stream.write_all(request.as_bytes()).await?;
+    let mut line = String::new();
+    BufReader::new(stream).read_line(&mut line).await?;
+    parse_status(&line).ok_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("not an HTTP status line: {:?}", line.trim_end()),
+        )
+    })
+}
+
+/// The status code of an HTTP/1.x status line.
+fn parse_status(line: &str) -> Option<u16> {
+    let mut parts = line.split_ascii_whitespace();
+    parts.next().filter(|v| v.starts_with("HTTP/1."))?;
+    parts.next()?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_urls() {
+        let t = Target::parse("http://127.0.0.1:8080/healthz").unwrap();
+        assert_eq!(t.authority, "127.0.0.1:8080");
+        assert_eq!(t.path, "/healthz");
+        assert_eq!(Target::parse("http://example").unwrap().authority, "example:80");
+        assert!(Target::parse("https://x/healthz").is_err());
+        assert!(Target::parse("not a url").is_err());
+    }
+
+    #[test]
+    fn parses_status_lines() {
+        assert_eq!(parse_status("HTTP/1.1 200 OK\r\n"), Some(200));
+        assert_eq!(parse_status("HTTP/1.0 503 Service Unavailable\r\n"), Some(503));
+        assert_eq!(parse_status("SSH-2.0-OpenSSH\r\n"), None);
+    }
+}

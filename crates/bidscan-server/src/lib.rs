@@ -1,0 +1,36 @@
+//! bidscan-server: the `bidscan` binary — an HTTP service (axum) that decodes OpenRTB bid responses, its
+//! configuration, metrics and command line. Wiring only: decoding is bidscan-openrtb's, the reader bidscan-json's,
+//! buffer retention bidscan-pool's.
+//!
+//! # Main pieces
+//! - [`serve`]: runs the service on a listener until a shutdown future resolves, then drains (the library entry
+//!   that `bidscan serve` and the integration tests both use).
+//! - [`engine::Engine`]: the one function from document bytes to answer JSON, over per-worker pools of decode
+//!   state; shared by `POST /decode`, `POST /decode/batch` and `bidscan decode`.
+//! - [`app`]: the router and its tower/tower-http layers; [`routes`]: the handlers; [`body`]: receiving bodies
+//!   under the size limits; [`error::ApiError`]: every error and its one `IntoResponse`.
+//! - [`config::Config`]: compiled-in default, file, `BIDSCAN__SECTION__KEY` environment (figment).
+//! - [`metrics::Metrics`]: the Prometheus registry, and the pool observer feeding the buffer metrics.
+//! - [`cli`]: `bidscan serve | decode | health`; [`offline`] and [`health`] implement the last two.
+//!
+//! # What it deliberately does not do
+//! Parse JSON or know the OpenRTB model beyond calling `bidscan_openrtb::decode`; terminate TLS (put it behind a
+//! proxy); queue requests past the concurrency limit (they are shed with 503); hold a pooled buffer across an
+//! `.await` (see [`engine`]).
+#![forbid(unsafe_code)]
+
+pub mod app;
+pub mod body;
+pub mod cli;
+pub mod config;
+pub mod engine;
+pub mod error;
+pub mod health;
+pub mod metrics;
+pub mod offline;
+pub mod openapi;
+pub mod routes;
+pub mod server;
+
+pub use config::Config;
+pub use server::{serve, shutdown_signal};

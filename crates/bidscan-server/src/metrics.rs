@@ -1,0 +1,272 @@
+//! Prometheus metrics: one [`Registry`] per server (not the global default, so several servers can live in one
+//! process, as in tests), every metric named in DESIGN.md, and the pool [`Observer`] that feeds the buffer metrics.
+//!
+//! Label cardinality is bounded: `route` is the route template (`/decode`, never a raw path; unmatched requests
+//! are `"unmatched"`), `status` a status code, `code` an issue code from a fixed list in bidscan-openrtb.
+
+use std::sync::Arc;
+
+use bidscan_pool::{Budget, DropReason, Event, Observer};
+use prometheus::{
+    Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGaugeVec, Opts,
+    Registry, TextEncoder,
+};
+
+/// Name of the pool of decode buffers (the `buffer` label).
+pub const INPUT_BUFFER: &str = "input";
+
+/// Every outcome of a decode (`bidscan_decode_outcomes_total{outcome}`).
+pub const OUTCOMES: [&str; 6] = [
+    "bid",
+    "nobid",
+    "malformed",
+    "not_a_bid_response",
+    "strict",
+    "too_large",
+];
+
+/// The server's metrics. Cheap to share (`Arc`); all updates are atomic.
+pub struct Metrics {
+    registry: Registry,
+    /// `bidscan_http_requests_total{route,status}`.
+    pub http_requests: IntCounterVec,
+    /// `bidscan_http_request_duration_seconds{route}`: until the response head is ready.
+    pub http_duration: HistogramVec,
+    /// `bidscan_decode_duration_seconds`: the synchronous decode and rendering of one document.
+    pub decode_duration: Histogram,
+    /// `bidscan_document_bytes`: size of each decoded document (after decompression).
+    pub document_bytes: Histogram,
+    /// `bidscan_document_escapes`: escapes in each decoded document.
+    pub document_escapes: Histogram,
+    /// `bidscan_decode_outcomes_total{outcome}`, outcome in [`OUTCOMES`].
+    pub outcomes: IntCounterVec,
+    /// `bidscan_bids_total`: bids in successfully decoded documents.
+    pub bids: IntCounter,
+    /// `bidscan_validation_issues_total{code,severity}`.
+    pub issues: IntCounterVec,
+    /// `bidscan_buffer_grow_total{buffer}`.
+    pub buffer_grow: IntCounterVec,
+    /// `bidscan_buffer_shrink_total{buffer}`.
+    pub buffer_shrink: IntCounterVec,
+    /// `bidscan_buffer_drop_total{buffer,reason}`.
+    pub buffer_drop: IntCounterVec,
+    /// `bidscan_buffer_retained_bytes{buffer}`: bytes held by idle buffers of all worker pools.
+    pub buffer_retained: IntGaugeVec,
+    /// `bidscan_pool_checkouts_total{result}`, result `hit` or `miss`.
+    pub checkouts: IntCounterVec,
+}
+
+fn histogram(name: &str, help: &str, buckets: Vec<f64>) -> prometheus::Result<Histogram> {
+    Histogram::with_opts(HistogramOpts::new(name, help).buckets(buckets))
+}
+
+impl Metrics {
+    /// Creates and registers every metric, with the process collector (RSS, CPU, fds) on Linux.
+    ///
+    /// # Errors
+    /// Only on a duplicate registration, which would be a bug.
+    pub fn new() -> prometheus::Result<Metrics> {
+        let registry = Registry::new();
+        let seconds = prometheus::exponential_buckets(1e-5, 2.5, 14)?; // 10 µs .. ~1.5 s
+        let bytes = prometheus::exponential_buckets(256.0, 4.0, 9)?; // 256 B .. 16 MiB
+        let escapes = prometheus::exponential_buckets(1.0, 4.0, 10)?; // 1 .. 262144
+        let m = Metrics {
+            http_requests: IntCounterVec::new(
+                Opts::new("bidscan_http_requests_total", "HTTP requests by route template and status code."),
+                &["route", "status"],
+            )?,
+            http_duration: HistogramVec::new(
+                HistogramOpts::new(
+                    "bidscan_http_request_duration_seconds",
+                    "Time from request to response head, by route template, in seconds.",
+                )
+                .buckets(seconds.clone()),
+                &["route"],
+            )?,
+            decode_duration: histogram(
+                "bidscan_decode_duration_seconds",
+                "Time to decode, validate and render one document, in seconds.",
+                seconds,
+            )?,
+            document_bytes: histogram(
+                "bidscan_document_bytes",
+                "Size of each document decoded (after decompression), in bytes.",
+                bytes,
+            )?,
+            document_escapes: histogram(
+                "bidscan_document_escapes",
+                "JSON escapes in each document decoded.",
+                escapes,
+            )?,
+            outcomes: IntCounterVec::new(
+                Opts::new("bidscan_decode_outcomes_total", "Decode results by outcome."),
+                &["outcome"],
+            )?,
+            bids: IntCounter::new("bidscan_bids_total", "Bids in the documents decoded.")?,
+            issues: IntCounterVec::new(
+                Opts::new("bidscan_validation_issues_total", "Issues reported, by code and severity."),
+                &["code", "severity"],
+            )?,
+            buffer_grow: IntCounterVec::new(
+                Opts::new("bidscan_buffer_grow_total", "Pooled buffers that grew while decoding."),
+                &["buffer"],
+            )?,
+            buffer_shrink: IntCounterVec::new(
+                Opts::new("bidscan_buffer_shrink_total", "Pooled buffers shrunk by the retention policy."),
+                &["buffer"],
+            )?,
+            buffer_drop: IntCounterVec::new(
+                Opts::new("bidscan_buffer_drop_total", "Pooled buffers released instead of kept, by reason."),
+                &["buffer", "reason"],
+            )?,
+            buffer_retained: IntGaugeVec::new(
+                Opts::new(
+                    "bidscan_buffer_retained_bytes",
+                    "Bytes held by idle pooled buffers, all workers together.",
+                ),
+                &["buffer"],
+            )?,
+            checkouts: IntCounterVec::new(
+                Opts::new("bidscan_pool_checkouts_total", "Pool check-outs: hit (reused) or miss (new)."),
+                &["result"],
+            )?,
+            registry,
+        };
+        m.register_all()?;
+        m.initialize_labels();
+        Ok(m)
+    }
+
+    fn register_all(&self) -> prometheus::Result<()> {
+        let r = &self.registry;
+        r.register(Box::new(self.http_requests.clone()))?;
+        r.register(Box::new(self.http_duration.clone()))?;
+        r.register(Box::new(self.decode_duration.clone()))?;
+        r.register(Box::new(self.document_bytes.clone()))?;
+        r.register(Box::new(self.document_escapes.clone()))?;
+        r.register(Box::new(self.outcomes.clone()))?;
+        r.register(Box::new(self.bids.clone()))?;
+        r.register(Box::new(self.issues.clone()))?;
+        r.register(Box::new(self.buffer_grow.clone()))?;
+        r.register(Box::new(self.buffer_shrink.clone()))?;
+        r.register(Box::new(self.buffer_drop.clone()))?;
+        r.register(Box::new(self.buffer_retained.clone()))?;
+        r.register(Box::new(self.checkouts.clone()))?;
+        #[cfg(target_os = "linux")]
+        r.register(Box::new(prometheus::process_collector::ProcessCollector::for_self()))?;
+        Ok(())
+    }
+
+    /// Creates the known label sets at zero, so every series exists from the first scrape.
+    fn initialize_labels(&self) {
+        for outcome in OUTCOMES {
+            self.outcomes.with_label_values(&[outcome]);
+        }
+        self.buffer_grow.with_label_values(&[INPUT_BUFFER]);
+        self.buffer_shrink.with_label_values(&[INPUT_BUFFER]);
+        for reason in [
+            DropReason::TooLarge,
+            DropReason::GlobalCap,
+            DropReason::Idle,
+            DropReason::PoolFull,
+        ] {
+            self.buffer_drop.with_label_values(&[INPUT_BUFFER, reason.as_str()]);
+        }
+        self.buffer_retained.with_label_values(&[INPUT_BUFFER]);
+        for result in ["hit", "miss"] {
+            self.checkouts.with_label_values(&[result]);
+        }
+    }
+
+    /// The registry in the Prometheus text exposition format (version 0.0.4).
+    ///
+    /// # Errors
+    /// Only if encoding fails (it writes to memory).
+    pub fn render(&self) -> prometheus::Result<String> {
+        let mut out = Vec::with_capacity(16 * 1024);
+        TextEncoder::new().encode(&self.registry.gather(), &mut out)?;
+        String::from_utf8(out).map_err(|e| prometheus::Error::Msg(e.to_string()))
+    }
+}
+
+/// Feeds pool events into [`Metrics`]. The retained-bytes gauge is the shared [`Budget`]'s total (all worker pools),
+/// not the per-pool figure the observer is given.
+pub struct PoolMetrics {
+    metrics: Arc<Metrics>,
+    budget: Arc<Budget>,
+}
+
+impl PoolMetrics {
+    /// An observer counting into `metrics`, reading totals from `budget`.
+    pub fn new(metrics: Arc<Metrics>, budget: Arc<Budget>) -> PoolMetrics {
+        PoolMetrics { metrics, budget }
+    }
+}
+
+impl Observer for PoolMetrics {
+    fn on_event(&self, buffer: &'static str, event: &Event) {
+        let m = &self.metrics;
+        match event {
+            Event::Grow { .. } => m.buffer_grow.with_label_values(&[buffer]).inc(),
+            Event::Shrink { .. } => m.buffer_shrink.with_label_values(&[buffer]).inc(),
+            Event::Drop { reason, .. } => {
+                m.buffer_drop.with_label_values(&[buffer, reason.as_str()]).inc();
+            }
+            Event::CheckoutHit => m.checkouts.with_label_values(&["hit"]).inc(),
+            Event::CheckoutMiss => m.checkouts.with_label_values(&["miss"]).inc(),
+        }
+    }
+
+    fn on_retained(&self, buffer: &'static str, _pool_total: usize) {
+        let total = i64::try_from(self.budget.retained()).unwrap_or(i64::MAX);
+        self.metrics.buffer_retained.with_label_values(&[buffer]).set(total);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_design_metric_is_exposed() {
+        let m = Metrics::new().unwrap();
+        m.http_requests.with_label_values(&["/decode", "200"]).inc();
+        m.http_duration.with_label_values(&["/decode"]).observe(0.001);
+        m.issues.with_label_values(&["missing_crid", "warning"]).inc();
+        let text = m.render().unwrap();
+        for name in [
+            "bidscan_http_requests_total",
+            "bidscan_http_request_duration_seconds",
+            "bidscan_decode_duration_seconds",
+            "bidscan_document_bytes",
+            "bidscan_document_escapes",
+            "bidscan_decode_outcomes_total",
+            "bidscan_bids_total",
+            "bidscan_validation_issues_total",
+            "bidscan_buffer_grow_total",
+            "bidscan_buffer_shrink_total",
+            "bidscan_buffer_drop_total",
+            "bidscan_buffer_retained_bytes",
+            "bidscan_pool_checkouts_total",
+        ] {
+            assert!(text.contains(&format!("# TYPE {name} ")), "{name} missing");
+        }
+        #[cfg(target_os = "linux")]
+        assert!(text.contains("process_resident_memory_bytes"));
+    }
+
+    #[test]
+    fn observer_counts_events_and_reads_the_budget() {
+        let m = Arc::new(Metrics::new().unwrap());
+        let budget = Arc::new(Budget::new(1 << 20));
+        let obs = PoolMetrics::new(m.clone(), budget);
+        obs.on_event(INPUT_BUFFER, &Event::Grow { from: 0, to: 10 });
+        obs.on_event(INPUT_BUFFER, &Event::Drop { reason: DropReason::TooLarge, bytes: 10 });
+        obs.on_event(INPUT_BUFFER, &Event::CheckoutMiss);
+        obs.on_retained(INPUT_BUFFER, 123);
+        assert_eq!(m.buffer_grow.with_label_values(&[INPUT_BUFFER]).get(), 1);
+        assert_eq!(m.buffer_drop.with_label_values(&[INPUT_BUFFER, "too_large"]).get(), 1);
+        assert_eq!(m.checkouts.with_label_values(&["miss"]).get(), 1);
+        assert_eq!(m.buffer_retained.with_label_values(&[INPUT_BUFFER]).get(), 0);
+    }
+}

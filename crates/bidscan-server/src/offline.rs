@@ -1,0 +1,213 @@
+//! `bidscan decode FILE|DIR|-`: the service's decode, offline, through the same [`Engine::answer`].
+//!
+//! Output on stdout is exactly what the service answers, one compact JSON line per document: the `/decode`
+//! answer, or `{"error": ...}` for a document that fails. Documents come in a stable order: a directory's files
+//! sorted by name (`*.json`, `*.ndjson`, `*.jsonl`), the lines of an NDJSON input in order. A one-line note per
+//! failure names the input on stderr, and a progress bar (stderr, only on a terminal) shows runs of more than
+//! [`PROGRESS_ABOVE`] documents.
+//!
+//! Exit status: 0 when every document decoded (bid or no-bid; issues do not count unless `--fail-on-issues`),
+//! 1 when any did not, 2 when an input cannot be read or the configuration is invalid.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::cli::{DecodeArgs, EXIT_USAGE};
+use crate::config::Config;
+use crate::engine::{Engine, Options};
+use crate::metrics::Metrics;
+
+/// Runs above this many documents show a progress bar.
+pub const PROGRESS_ABOVE: usize = 8;
+
+/// One document to decode: where it came from and its bytes.
+struct Doc {
+    name: String,
+    bytes: Vec<u8>,
+}
+
+/// Runs `bidscan decode`.
+pub fn run(args: &DecodeArgs) -> ExitCode {
+    let config = match Config::load(args.config.as_deref()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("bidscan: configuration error: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let docs = match gather(&args.input, args.ndjson) {
+        Ok(docs) => docs,
+        Err(e) => {
+            eprintln!("bidscan: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let metrics = match Metrics::new() {
+        Ok(m) => Arc::new(m),
+        Err(e) => {
+            eprintln!("bidscan: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let reader = bidscan_json::ReaderConfig {
+        max_depth: config.decode.max_depth,
+    };
+    let engine = Engine::new(config.pool.to_pool_config(), reader, metrics);
+    let options = Options {
+        mode: if args.strict {
+            bidscan_openrtb::Mode::Strict
+        } else {
+            bidscan_openrtb::Mode::Lenient
+        },
+        view: args.view.into(),
+    };
+    let tally = decode_all(&engine, &docs, options);
+    if docs.len() > 1 {
+        eprintln!(
+            "bidscan: {} documents: {} decoded ({} with issues), {} failed",
+            docs.len(),
+            docs.len() - tally.failed,
+            tally.with_issues,
+            tally.failed
+        );
+    }
+    if tally.write_failed || tally.failed > 0 || (args.fail_on_issues && tally.with_issues > 0) {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+#[derive(Default)]
+struct Tally {
+    failed: usize,
+    with_issues: usize,
+    write_failed: bool,
+}
+
+fn decode_all(engine: &Engine, docs: &[Doc], options: Options) -> Tally {
+    let bar = progress(docs.len());
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut tally = Tally::default();
+    for doc in docs {
+        let line = match engine.answer([doc.bytes.as_slice()], doc.bytes.len(), options) {
+            Ok(answer) => {
+                tally.with_issues += usize::from(answer.issues > 0);
+                answer.json
+            }
+            Err(e) => {
+                tally.failed += 1;
+                bar.suspend(|| eprintln!("bidscan: {}: {} ({})", doc.name, e.message, e.code));
+                e.to_json()
+            }
+        };
+        let written = bar.suspend(|| out.write_all(&line).and_then(|()| out.write_all(b"\n")));
+        if written.is_err() {
+            // stdout closed (e.g. piped into `head`): stop quietly, report failure.
+            tally.write_failed = true;
+            break;
+        }
+        bar.inc(1);
+    }
+    tally.write_failed |= out.flush().is_err();
+    bar.finish_and_clear();
+    tally
+}
+
+fn progress(len: usize) -> ProgressBar {
+    if len <= PROGRESS_ABOVE || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(len as u64), ProgressDrawTarget::stderr());
+    if let Ok(style) =
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} documents")
+    {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// Reads the documents of `input`.
+fn gather(input: &Path, ndjson: bool) -> Result<Vec<Doc>, String> {
+    if input == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("stdin: {e}"))?;
+        return Ok(split("stdin", bytes, ndjson));
+    }
+    let meta = std::fs::metadata(input).map_err(|e| format!("{}: {e}", input.display()))?;
+    if !meta.is_dir() {
+        return read_file(input, ndjson);
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(input)
+        .map_err(|e| format!("{}: {e}", input.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && extension(p).is_some())
+        .collect();
+    files.sort();
+    let mut docs = Vec::new();
+    for file in files {
+        docs.extend(read_file(&file, ndjson)?);
+    }
+    Ok(docs)
+}
+
+/// `json` or `ndjson` for the extensions a directory scan takes.
+fn extension(path: &Path) -> Option<&'static str> {
+    match path.extension()?.to_str()? {
+        "json" => Some("json"),
+        "ndjson" | "jsonl" => Some("ndjson"),
+        _ => None,
+    }
+}
+
+fn read_file(path: &Path, ndjson: bool) -> Result<Vec<Doc>, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let lines = ndjson || extension(path) == Some("ndjson");
+    Ok(split(&path.display().to_string(), bytes, lines))
+}
+
+/// One document, or one per line (a trailing newline does not make an extra empty document).
+fn split(name: &str, bytes: Vec<u8>, lines: bool) -> Vec<Doc> {
+    if !lines {
+        return vec![Doc {
+            name: name.to_owned(),
+            bytes,
+        }];
+    }
+    let body = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+    body.split(|&b| b == b'\n')
+        .enumerate()
+        .map(|(i, line)| Doc {
+            name: format!("{name}:{}", i + 1),
+            bytes: line.strip_suffix(b"\r").unwrap_or(line).to_vec(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ndjson_split_keeps_one_document_per_line() {
+        let docs = split("x", b"{}\r\n\n{\"id\":\"1\"}\n".to_vec(), true);
+        let lines: Vec<&[u8]> = docs.iter().map(|d| d.bytes.as_slice()).collect();
+        assert_eq!(lines, vec![&b"{}"[..], b"", b"{\"id\":\"1\"}"]);
+        assert_eq!(docs[2].name, "x:3");
+        assert_eq!(split("x", b"{}\n".to_vec(), false).len(), 1);
+    }
+
+    #[test]
+    fn directory_scan_takes_json_files_only() {
+        assert_eq!(extension(Path::new("a/b.json")), Some("json"));
+        assert_eq!(extension(Path::new("a/b.jsonl")), Some("ndjson"));
+        assert_eq!(extension(Path::new("a/MANIFEST.tsv")), None);
+    }
+}

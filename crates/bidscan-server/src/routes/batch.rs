@@ -1,0 +1,147 @@
+//! `POST /decode/batch`: NDJSON in, NDJSON out, streamed.
+//!
+//! Each input line (ended by `\n`; a last line without one counts; a `\r` before the `\n` is dropped) yields
+//! exactly one output line, in order: the `/decode` answer, or `{"error": ...}` for a line that fails (malformed,
+//! not a bid response, strict failure, longer than `server.max_body_bytes`). A failing line never stops the batch.
+//! An empty line is an empty body, which is a no-bid, so the line count of the output always equals the input's.
+//! If the request body itself fails (over the wire limit, bad compression), one error line is written and the
+//! stream ends.
+//!
+//! Lines are decoded as the frames that complete them arrive, and the answers for one frame are written as one
+//! chunk, so memory stays bounded by the longest line whatever the batch size.
+
+use std::collections::VecDeque;
+
+use axum::body::{Body, BodyDataStream};
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use bytes::{BufMut, Bytes, BytesMut};
+use futures_util::StreamExt;
+
+use crate::app::AppState;
+use crate::body::{self, Accepts, Line, Lines};
+use crate::engine::Options;
+use crate::error::{ApiError, ErrorBody};
+use crate::routes::{DecodeParams, invalid_query};
+
+/// Decodes every line of an NDJSON body, answering one NDJSON line per input line as they are decoded.
+#[utoipa::path(
+    post,
+    path = "/decode/batch",
+    tag = "decode",
+    params(DecodeParams),
+    request_body(
+        content = String,
+        content_type = "application/x-ndjson",
+        description = "One bid response per line. Content-Encoding gzip, deflate, br or zstd accepted."
+    ),
+    responses(
+        (status = 200, description = "One line per input line: the /decode answer or {\"error\": ...}", content_type = "application/x-ndjson", body = String),
+        (status = 400, description = "Bad query", body = ErrorBody),
+        (status = 413, description = "Body too large on the wire (Content-Length)", body = ErrorBody),
+        (status = 415, description = "Unsupported Content-Type or Content-Encoding", body = ErrorBody),
+        (status = 503, description = "Overloaded; see Retry-After", body = ErrorBody),
+    )
+)]
+pub async fn batch(
+    State(state): State<AppState>,
+    query: Result<Query<DecodeParams>, QueryRejection>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let options = query.map_err(invalid_query)?.0.options(&state);
+    body::check_content_type(&headers, Accepts::Ndjson)?;
+    let limit = state.config.server.max_body_bytes;
+    let batch = Batch {
+        input: body.into_data_stream(),
+        lines: Lines::new(limit),
+        out: VecDeque::new(),
+        done: false,
+        state,
+        options,
+    };
+    let stream = futures_util::stream::unfold(batch, |mut batch| async move {
+        let chunk = batch.next_chunk().await?;
+        Some((Ok::<Bytes, std::convert::Infallible>(chunk), batch))
+    });
+    Ok((
+        [(header::CONTENT_TYPE, HeaderValue::from_static("application/x-ndjson"))],
+        Body::from_stream(stream),
+    )
+        .into_response())
+}
+
+/// The state of one streamed batch.
+struct Batch {
+    input: BodyDataStream,
+    lines: Lines,
+    /// Rendered chunks not yet handed to the response body.
+    out: VecDeque<Bytes>,
+    done: bool,
+    state: AppState,
+    options: Options,
+}
+
+impl Batch {
+    /// The next chunk of output, reading input until some is ready; `None` at the end.
+    async fn next_chunk(&mut self) -> Option<Bytes> {
+        loop {
+            if let Some(chunk) = self.out.pop_front() {
+                return Some(chunk);
+            }
+            if self.done {
+                return None;
+            }
+            match self.input.next().await {
+                Some(Ok(frame)) => {
+                    let lines = self.lines.push(&frame);
+                    self.render(lines);
+                }
+                Some(Err(e)) => {
+                    let limit = self.state.config.server.max_batch_bytes;
+                    let mut line = body::read_error(&e, limit).to_json();
+                    line.push(b'\n');
+                    self.out.push_back(line.into());
+                    self.done = true;
+                }
+                None => {
+                    let last = self.lines.finish();
+                    self.render(last.into_iter().collect());
+                    self.done = true;
+                }
+            }
+        }
+    }
+
+    /// Decodes `lines` and queues their answers as one chunk.
+    fn render(&mut self, lines: Vec<Line>) {
+        if lines.is_empty() {
+            return;
+        }
+        let engine = &self.state.engine;
+        let mut chunk = BytesMut::new();
+        for line in lines {
+            let result = match line {
+                Line::Full(bytes) => engine
+                    .answer([bytes.as_ref()], bytes.len(), self.options)
+                    .map(|a| a.json),
+                Line::TooLong => {
+                    engine.count_too_large();
+                    Err(ApiError::too_large(self.lines_limit(), "the line"))
+                }
+            };
+            match result {
+                Ok(json) => chunk.put_slice(&json),
+                Err(e) => chunk.put_slice(&e.to_json()),
+            }
+            chunk.put_u8(b'\n');
+        }
+        self.out.push_back(chunk.freeze());
+    }
+
+    fn lines_limit(&self) -> usize {
+        self.state.config.server.max_body_bytes
+    }
+}

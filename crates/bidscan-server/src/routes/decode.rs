@@ -1,0 +1,57 @@
+//! `POST /decode`: one bid response in, the answer out.
+
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use crate::app::AppState;
+use crate::body::{self, Accepts};
+use crate::error::{ApiError, ErrorBody};
+use crate::openapi::DecodeAnswerDoc;
+use crate::routes::{DecodeParams, invalid_query};
+
+/// Decodes one bid response: receives the (decompressed) body under `server.max_body_bytes`, then decodes it with
+/// pooled state in one synchronous step (see [`crate::engine`]).
+#[utoipa::path(
+    post,
+    path = "/decode",
+    tag = "decode",
+    params(DecodeParams),
+    request_body(
+        content = Object,
+        content_type = "application/json",
+        description = "One OpenRTB 2.5/2.6 bid response. Content-Encoding gzip, deflate, br or zstd accepted."
+    ),
+    responses(
+        (status = 200, description = "Decoded: bid or no-bid", body = DecodeAnswerDoc),
+        (status = 400, description = "Malformed JSON (with byte, line, column, path), bad query or bad encoding", body = ErrorBody),
+        (status = 408, description = "Body not received in time", body = ErrorBody),
+        (status = 413, description = "Body too large on the wire or after decompression", body = ErrorBody),
+        (status = 415, description = "Unsupported Content-Type or Content-Encoding", body = ErrorBody),
+        (status = 422, description = "Not a bid response, or a strict-mode failure", body = ErrorBody),
+        (status = 503, description = "Overloaded; see Retry-After", body = ErrorBody),
+    )
+)]
+pub async fn decode(
+    State(state): State<AppState>,
+    query: Result<Query<DecodeParams>, QueryRejection>,
+    headers: HeaderMap,
+    body: axum::body::Body,
+) -> Result<Response, ApiError> {
+    let options = query.map_err(invalid_query)?.0.options(&state);
+    body::check_content_type(&headers, Accepts::Json)?;
+    let frames = body::collect(body, state.config.server.max_body_bytes)
+        .await
+        .inspect_err(|e| {
+            if e.status == StatusCode::PAYLOAD_TOO_LARGE {
+                state.engine.count_too_large();
+            }
+        })?;
+    let answer = state.engine.answer(frames.slices(), frames.len, options)?;
+    Ok((
+        [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+        answer.json,
+    )
+        .into_response())
+}
