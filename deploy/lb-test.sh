@@ -41,7 +41,7 @@ cleanup() {
     for p in "${pids[@]}" $nginx_pid; do kill -KILL "$p" 2>/dev/null || true; done
     if [ $rc != 0 ]; then
         for f in "$work"/bidscan-*.log "$work"/nginx/logs/error.log; do
-            [ -s "$f" ] && { echo "--- last lines of $f"; tail -n 20 "$f"; }
+            [ -s "$f" ] && { echo "--- last lines of $f"; tail -n 6 "$f" | cut -c1-400; }
         done
     fi
     if [ "${LB_KEEP:-}" = 1 ]; then echo "logs kept in $work"; else rm -rf "$work"; fi
@@ -165,6 +165,19 @@ else
     else echo "FAIL ${names[$victim]} exited with status $victim_rc after SIGTERM"; status=1; fi
 fi
 unset "pids[$victim]"
+
+# `bidscan health` is the container's HEALTHCHECK (distroless has no curl): 0 for a live replica, 1 for a gone one.
+health_rc=0
+"$bin" health --url "http://127.0.0.1:${ports[0]}/healthz" >/dev/null 2>"$work/health.err" || health_rc=$?
+gone_rc=0
+"$bin" health --url "http://127.0.0.1:${ports[$victim]}/healthz" >/dev/null 2>>"$work/health.err" || gone_rc=$?
+if [ $health_rc = 0 ] && [ $gone_rc = 1 ]; then
+    echo "PASS bidscan health: exit 0 for ${names[0]}, 1 for the stopped ${names[$victim]}"
+else
+    echo "FAIL bidscan health: exit $health_rc for ${names[0]} (wants 0), $gone_rc for the stopped" \
+        "${names[$victim]} (wants 1): $(head -c 300 "$work/health.err")"
+    status=1
+fi
 
 # nginx's view: which replica answered each request, and how many were retried on another one.
 access=$ngx/logs/access.log

@@ -23,7 +23,11 @@ fn peers(c: &mut Criterion) {
     let names: Vec<&str> = corpus.iter().map(|(n, _)| n.as_str()).collect();
     let mut decoders = Decoders::default();
     for family in bidscan_bench::families::families(&names) {
-        let docs: Vec<&[u8]> = family.docs.iter().map(|&i| corpus[i].1.as_slice()).collect();
+        let docs: Vec<&[u8]> = family
+            .docs
+            .iter()
+            .map(|&i| corpus[i].1.as_slice())
+            .collect();
         let bytes: usize = docs.iter().map(|d| d.len()).sum();
         let mut group = c.benchmark_group(family.name);
         group.throughput(Throughput::Bytes(bytes as u64));

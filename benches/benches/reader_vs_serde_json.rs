@@ -25,7 +25,8 @@ fn decode(c: &mut Criterion) {
         });
         group.bench_function("serde_json", |b| {
             b.iter(|| {
-                let response: BidResponse = serde_json::from_slice(black_box(&bytes)).expect("corpus decodes");
+                let response: BidResponse =
+                    serde_json::from_slice(black_box(&bytes)).expect("corpus decodes");
                 black_box(&response);
             })
         });

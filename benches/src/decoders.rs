@@ -37,8 +37,12 @@ impl Decoder {
     ];
 
     /// The peers (every decoder but bidscan and the floor).
-    pub const PEERS: [Decoder; 4] =
-        [Decoder::SerdeJson, Decoder::SonicRs, Decoder::SimdJson, Decoder::Jiter];
+    pub const PEERS: [Decoder; 4] = [
+        Decoder::SerdeJson,
+        Decoder::SonicRs,
+        Decoder::SimdJson,
+        Decoder::Jiter,
+    ];
 
     /// Name used for criterion ids, table columns and the command line.
     pub fn name(self) -> &'static str {
@@ -99,7 +103,11 @@ impl Decoders {
             Decoder::SerdeJson => {
                 let response: bidscan_openrtb::BidResponse<'_> =
                     serde_json::from_slice(doc).expect("serde_json decodes the corpus");
-                black_box(&response).seatbid.iter().map(|s| s.bid.len()).sum()
+                black_box(&response)
+                    .seatbid
+                    .iter()
+                    .map(|s| s.bid.len())
+                    .sum()
             }
             Decoder::SonicRs => {
                 let response: mirror::BidResponse<'_, SonicRaw<'_>> =

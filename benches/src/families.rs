@@ -18,25 +18,43 @@ const RULES: &[Rule] = &[
     ("vast", "VAST 12-110 KB (vast_0*, vast_1*)", |n| {
         n.starts_with("vast_0") || n.starts_with("vast_1")
     }),
-    ("vast_php", "PHP-escaped VAST (`\\/`)", |n| n.starts_with("vast_php_")),
+    ("vast_php", "PHP-escaped VAST (`\\/`)", |n| {
+        n.starts_with("vast_php_")
+    }),
     ("vast_intl", "non-ASCII VAST (`\\u` and raw UTF-8)", |n| {
         n.starts_with("vast_intl_")
     }),
-    ("banner_go", "Go-escaped HTML (`\\u003c`)", |n| n.starts_with("banner_go_")),
-    ("banner_plain", "plain HTML banners", |n| n.starts_with("banner_plain_")),
-    ("native", "native (JSON in a string)", |n| n.starts_with("native_")),
-    ("multiseat", "48 bids over several seats", |n| n.starts_with("multiseat_")),
+    ("banner_go", "Go-escaped HTML (`\\u003c`)", |n| {
+        n.starts_with("banner_go_")
+    }),
+    ("banner_plain", "plain HTML banners", |n| {
+        n.starts_with("banner_plain_")
+    }),
+    ("native", "native (JSON in a string)", |n| {
+        n.starts_with("native_")
+    }),
+    ("multiseat", "48 bids over several seats", |n| {
+        n.starts_with("multiseat_")
+    }),
     ("nobid", "no-bid + nurl_only (tiny)", |n| {
         n.starts_with("nobid_") || n == "nurl_only"
     }),
-    ("seed_no_escape", "20 KB adm, no escape", |n| n == "seed_no_escape"),
-    ("seed_escape_at_end", "20 KB adm, one escape at the end", |n| {
-        n == "seed_escape_at_end"
+    ("seed_no_escape", "20 KB adm, no escape", |n| {
+        n == "seed_no_escape"
     }),
-    ("seed_escape_at_1", "20 KB adm, one escape at the start", |n| {
-        n == "seed_escape_at_1"
+    (
+        "seed_escape_at_end",
+        "20 KB adm, one escape at the end",
+        |n| n == "seed_escape_at_end",
+    ),
+    (
+        "seed_escape_at_1",
+        "20 KB adm, one escape at the start",
+        |n| n == "seed_escape_at_1",
+    ),
+    ("seed_106_escapes", "20 KB adm, 106 escapes", |n| {
+        n == "seed_106_escapes"
     }),
-    ("seed_106_escapes", "20 KB adm, 106 escapes", |n| n == "seed_106_escapes"),
 ];
 
 /// The families of `names` (corpus file stems, in corpus order), in table order, then `corpus` (every document).
@@ -45,15 +63,31 @@ const RULES: &[Rule] = &[
 pub fn families(names: &[&str]) -> Vec<Family> {
     let mut out: Vec<Family> = RULES
         .iter()
-        .map(|(name, what, _)| Family { name, what, docs: Vec::new() })
+        .map(|(name, what, _)| Family {
+            name,
+            what,
+            docs: Vec::new(),
+        })
         .collect();
     for (i, n) in names.iter().enumerate() {
-        let hits: Vec<usize> =
-            RULES.iter().enumerate().filter(|(_, r)| (r.2)(n)).map(|(k, _)| k).collect();
-        assert_eq!(hits.len(), 1, "{n} must be in exactly one family, is in {hits:?}");
+        let hits: Vec<usize> = RULES
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| (r.2)(n))
+            .map(|(k, _)| k)
+            .collect();
+        assert_eq!(
+            hits.len(),
+            1,
+            "{n} must be in exactly one family, is in {hits:?}"
+        );
         out[hits[0]].docs.push(i);
     }
     out.retain(|f| !f.docs.is_empty());
-    out.push(Family { name: "corpus", what: "all documents", docs: (0..names.len()).collect() });
+    out.push(Family {
+        name: "corpus",
+        what: "all documents",
+        docs: (0..names.len()).collect(),
+    });
     out
 }

@@ -22,7 +22,10 @@ use std::path::PathBuf;
 ///
 /// Panics if the corpus directory is missing: benches cannot run without it.
 pub fn corpus() -> Vec<(String, Vec<u8>)> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/bid-responses"));
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../corpus/bid-responses"
+    ));
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|entry| entry.ok().map(|e| e.path()))
@@ -62,11 +65,18 @@ mod tests {
 
     #[test]
     fn a_changed_value_is_caught() {
-        let doc = br#"{"id":"r","seatbid":[{"bid":[{"id":"b","impid":"1","price":1.5,"ext":{"a":1}}]}]}"#;
+        let doc =
+            br#"{"id":"r","seatbid":[{"bid":[{"id":"b","impid":"1","price":1.5,"ext":{"a":1}}]}]}"#;
         assert!(verify::check_document("ok", doc).is_empty());
-        let ours = verify::canonical(decoders::Decoder::Bidscan, doc).unwrap().unwrap().0;
+        let ours = verify::canonical(decoders::Decoder::Bidscan, doc)
+            .unwrap()
+            .unwrap()
+            .0;
         let other = br#"{"id":"r","seatbid":[{"bid":[{"id":"b","impid":"1","price":1.25}]}]}"#;
-        let theirs = verify::canonical(decoders::Decoder::Jiter, other).unwrap().unwrap().0;
+        let theirs = verify::canonical(decoders::Decoder::Jiter, other)
+            .unwrap()
+            .unwrap()
+            .0;
         assert_ne!(ours, theirs);
     }
 
@@ -75,7 +85,11 @@ mod tests {
         let files = corpus();
         let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
         let fams = families::families(&names);
-        let total: usize = fams.iter().filter(|f| f.name != "corpus").map(|f| f.docs.len()).sum();
+        let total: usize = fams
+            .iter()
+            .filter(|f| f.name != "corpus")
+            .map(|f| f.docs.len())
+            .sum();
         assert_eq!(total, 24);
         assert_eq!(fams.len(), 13);
         assert_eq!(fams.last().unwrap().docs.len(), 24);
@@ -85,10 +99,18 @@ mod tests {
     fn every_decoder_runs_and_counts_bids() {
         let files = corpus();
         let mut d = decoders::Decoders::default();
-        let multiseat = &files.iter().find(|(n, _)| n == "multiseat_48bids").unwrap().1;
+        let multiseat = &files
+            .iter()
+            .find(|(n, _)| n == "multiseat_48bids")
+            .unwrap()
+            .1;
         for decoder in decoders::Decoder::ALL {
             let n = d.run(decoder, multiseat);
-            let want = if decoder == decoders::Decoder::Memcpy { multiseat.len() } else { 48 };
+            let want = if decoder == decoders::Decoder::Memcpy {
+                multiseat.len()
+            } else {
+                48
+            };
             assert_eq!(n, want, "{decoder:?}");
         }
     }

@@ -57,10 +57,22 @@ pub fn canonical(decoder: Decoder, doc: &[u8]) -> Result<Option<(Value, bool)>, 
 fn strip_ext(v: &mut Value) {
     let Some(top) = v.as_object_mut() else { return };
     top.remove("ext");
-    for seat in top.get_mut("seatbid").and_then(Value::as_array_mut).into_iter().flatten() {
-        let Some(seat) = seat.as_object_mut() else { continue };
+    for seat in top
+        .get_mut("seatbid")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        let Some(seat) = seat.as_object_mut() else {
+            continue;
+        };
         seat.remove("ext");
-        for bid in seat.get_mut("bid").and_then(Value::as_array_mut).into_iter().flatten() {
+        for bid in seat
+            .get_mut("bid")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
             if let Some(bid) = bid.as_object_mut() {
                 bid.remove("ext");
             }
@@ -104,7 +116,13 @@ pub fn check_document(name: &str, doc: &[u8]) -> Vec<String> {
 
 /// [`check_document`] over the whole corpus; `Err` with every mismatch.
 pub fn check_corpus(corpus: &[(String, Vec<u8>)]) -> Result<(), String> {
-    let problems: Vec<String> =
-        corpus.iter().flat_map(|(name, doc)| check_document(name, doc)).collect();
-    if problems.is_empty() { Ok(()) } else { Err(problems.join("\n")) }
+    let problems: Vec<String> = corpus
+        .iter()
+        .flat_map(|(name, doc)| check_document(name, doc))
+        .collect();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
 }

@@ -144,7 +144,11 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let i = &self.inner;
-        write!(f, "{} at line {} column {} (byte {})", i.message, i.line, i.column, i.byte)?;
+        write!(
+            f,
+            "{} at line {} column {} (byte {})",
+            i.message, i.line, i.column, i.byte
+        )?;
         match i.path.as_deref() {
             Some(path) if !path.is_empty() => write!(f, " at {path}"),
             _ => Ok(()),

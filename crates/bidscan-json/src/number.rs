@@ -53,7 +53,8 @@ pub(crate) fn skip(buf: &[u8], at: usize) -> Result<usize, NumError> {
 }
 
 fn parse_f64(buf: &[u8], at: usize, end: usize) -> Result<f64, NumError> {
-    let text = std::str::from_utf8(&buf[at..end]).map_err(|_| (ErrorKind::InvalidNumber, at, "invalid number"))?;
+    let text = std::str::from_utf8(&buf[at..end])
+        .map_err(|_| (ErrorKind::InvalidNumber, at, "invalid number"))?;
     match text.parse::<f64>() {
         Ok(value) if value.is_finite() => Ok(value),
         _ => Err((ErrorKind::InvalidNumber, at, "number out of range")),
@@ -85,7 +86,9 @@ fn scan(buf: &[u8], at: usize) -> Result<Shape, NumError> {
         }
         Some(_) => {
             while let Some(d) = digit(buf, i) {
-                integer = integer.and_then(|n| n.checked_mul(10)).and_then(|n| n.checked_add(u64::from(d)));
+                integer = integer
+                    .and_then(|n| n.checked_mul(10))
+                    .and_then(|n| n.checked_add(u64::from(d)));
                 digits += 1;
                 i += 1;
             }
@@ -121,7 +124,12 @@ fn scan(buf: &[u8], at: usize) -> Result<Shape, NumError> {
             exponent = -exponent;
         }
     }
-    Ok(Shape { end: i, negative, integer, magnitude: digits.max(1) + exponent })
+    Ok(Shape {
+        end: i,
+        negative,
+        integer,
+        magnitude: digits.max(1) + exponent,
+    })
 }
 
 fn expect_digit(buf: &[u8], i: usize) -> NumError {
@@ -149,11 +157,19 @@ mod tests {
     fn types_like_serde_json() {
         assert_eq!(num("0"), Ok(Number::U64(0)));
         assert_eq!(num("18446744073709551615"), Ok(Number::U64(u64::MAX)));
-        assert_eq!(num("18446744073709551616"), Ok(Number::F64(18446744073709551616.0)));
+        assert_eq!(
+            num("18446744073709551616"),
+            Ok(Number::F64(18446744073709551616.0))
+        );
         assert_eq!(num("-9223372036854775808"), Ok(Number::I64(i64::MIN)));
-        assert_eq!(num("-9223372036854775809"), Ok(Number::F64(-9223372036854775809.0)));
+        assert_eq!(
+            num("-9223372036854775809"),
+            Ok(Number::F64(-9223372036854775809.0))
+        );
         assert_eq!(num("-1"), Ok(Number::I64(-1)));
-        let Ok(Number::F64(z)) = num("-0") else { panic!("-0") };
+        let Ok(Number::F64(z)) = num("-0") else {
+            panic!("-0")
+        };
         assert!(z == 0.0 && z.is_sign_negative());
         assert_eq!(num("1.5e3"), Ok(Number::F64(1500.0)));
         assert_eq!(num("1E-2"), Ok(Number::F64(0.01)));
@@ -163,7 +179,10 @@ mod tests {
     #[test]
     fn rejects_outside_the_grammar_and_overflow() {
         for bad in ["01", "-", "-a", "1.", "1.e3", "1e", "1e+", ".5"] {
-            assert!(num(bad).is_err() || parse(bad.as_bytes(), 0).unwrap().1 != bad.len(), "{bad}");
+            assert!(
+                num(bad).is_err() || parse(bad.as_bytes(), 0).unwrap().1 != bad.len(),
+                "{bad}"
+            );
         }
         assert_eq!(num("1e309"), Err(ErrorKind::InvalidNumber));
         assert_eq!(num("-1.5e+9999"), Err(ErrorKind::InvalidNumber));

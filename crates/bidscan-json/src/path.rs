@@ -51,7 +51,12 @@ mod tests {
 
     #[test]
     fn renders_json_pointer_with_escapes() {
-        let path = [Seg::Key("seatbid"), Seg::Index(0), Seg::Pending, Seg::Key("a/b~c")];
+        let path = [
+            Seg::Key("seatbid"),
+            Seg::Index(0),
+            Seg::Pending,
+            Seg::Key("a/b~c"),
+        ];
         assert_eq!(render(&path), "/seatbid/0/a~1b~0c");
         assert_eq!(render(&[]), "");
     }

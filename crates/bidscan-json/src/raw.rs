@@ -60,7 +60,9 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawJson<'a> {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let key: Option<&'de str> = map.next_key()?;
                 if key != Some(RAW_TOKEN) {
-                    return Err(de::Error::custom("raw JSON requested from a deserializer that cannot borrow it"));
+                    return Err(de::Error::custom(
+                        "raw JSON requested from a deserializer that cannot borrow it",
+                    ));
                 }
                 let text: &'de str = map.next_value()?;
                 Ok(RawJson(text))

@@ -24,7 +24,9 @@ impl ReaderConfig {
 
 impl Default for ReaderConfig {
     fn default() -> Self {
-        ReaderConfig { max_depth: Self::DEFAULT_MAX_DEPTH }
+        ReaderConfig {
+            max_depth: Self::DEFAULT_MAX_DEPTH,
+        }
     }
 }
 
@@ -82,7 +84,12 @@ pub struct Reader {
 impl Reader {
     /// A reader with `config`, using the fastest scanner this CPU supports.
     pub fn new(config: ReaderConfig) -> Reader {
-        Reader { config, scan: ScanImpl::detected(), path: Vec::new(), stats: Stats::default() }
+        Reader {
+            config,
+            scan: ScanImpl::detected(),
+            path: Vec::new(),
+            stats: Stats::default(),
+        }
     }
 
     /// Decodes one document. Every string is decoded in place inside `input` and borrowed from it, so `T` may hold
@@ -175,6 +182,15 @@ mod tests {
         let err = reader.decode::<Vec<&str>>(&mut doc).unwrap_err();
         assert_eq!(err.kind(), crate::ErrorKind::Syntax);
         let s = reader.stats();
-        assert_eq!((s.bytes, s.strings, s.escaped_strings, s.escapes, s.longest_string), (18, 2, 1, 1, 4));
+        assert_eq!(
+            (
+                s.bytes,
+                s.strings,
+                s.escaped_strings,
+                s.escapes,
+                s.longest_string
+            ),
+            (18, 2, 1, 1, 4)
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! Strings: decode in place (each string written over its own escaped form), or skip (find the end, check the
 //! escapes), both driven by the stop-byte scanner: after an escape the block scan resumes — there is no
-//! per-character loop — and each plain run after the first escape moves with one `copy_within`.
+//! per-character loop — and each plain run after the first escape moves in one go ([`move_run`]).
 //!
 //! All functions take `buf` starting at the opening quote and `origin`, the absolute offset of `buf[0]`; errors
 //! are `(kind, index into buf)`.
@@ -36,28 +36,83 @@ pub(crate) fn decode_in_place(
     let mut escapes = 0u64;
     loop {
         // Here buf[stop] == b'\\'.
-        let (c, read) = read_escape(buf, stop)?;
+        let read = match buf.get(stop + 1).map(|&c| SIMPLE[usize::from(c)]) {
+            Some(decoded) if decoded != 0 => {
+                buf[write] = decoded;
+                write += 1;
+                stop + 2
+            }
+            _ => {
+                let (c, read) = read_escape(buf, stop)?;
+                write += c.encode_utf8(&mut buf[write..]).len();
+                read
+            }
+        };
         escapes += 1;
-        if c.is_ascii() {
-            buf[write] = c as u8;
-            write += 1;
-        } else {
-            write += c.encode_utf8(&mut buf[write..]).len();
-        }
         stop = scan.next_stop(buf, origin, read);
         let Some(&byte) = buf.get(stop) else {
             return Err((ErrorKind::Eof, buf.len()));
         };
-        if byte >= 0x20 {
-            buf.copy_within(read..stop, write);
-            write += stop - read;
-            if byte == b'"' {
-                stats.string(stop - 1, escapes);
-                return Ok((write - 1, stop + 1));
-            }
-        } else {
+        if byte < 0x20 {
             return Err((ErrorKind::ControlCharacter, stop));
         }
+        move_run(buf, read, stop - read, write);
+        write += stop - read;
+        if byte == b'"' {
+            stats.string(stop - 1, escapes);
+            return Ok((write - 1, stop + 1));
+        }
+    }
+}
+
+/// What each one-byte escape (`\"` `\\` `\/` `\b` `\f` `\n` `\r` `\t`) decodes to, indexed by the byte after the
+/// backslash; 0 for everything else (`u` and invalid escapes take the slow path).
+static SIMPLE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table[b'/' as usize] = b'/';
+    table[b'b' as usize] = 0x08;
+    table[b'f' as usize] = 0x0c;
+    table[b'n' as usize] = b'\n';
+    table[b'r' as usize] = b'\r';
+    table[b't' as usize] = b'\t';
+    table
+};
+
+/// Moves the plain run `buf[from..from + len]` down to `buf[to..]` (`to < from`: decoding only shrinks).
+///
+/// Runs up to 32 bytes — the common case between escapes — move as two overlapping fixed-size chunks (the first
+/// and last 16/8/4 bytes), both loaded before either is stored, so the copy is exact and inlined; longer runs
+/// take one `copy_within` (memmove).
+#[inline(always)]
+fn move_run(buf: &mut [u8], from: usize, len: usize, to: usize) {
+    fn chunk<const N: usize>(buf: &[u8], at: usize) -> [u8; N] {
+        buf.get(at..at + N).and_then(|b| b.first_chunk::<N>()).copied().unwrap_or([0; N])
+    }
+    fn put<const N: usize>(buf: &mut [u8], at: usize, bytes: [u8; N]) {
+        if let Some(dst) = buf.get_mut(at..at + N) {
+            dst.copy_from_slice(&bytes);
+        }
+    }
+    fn pair<const N: usize>(buf: &mut [u8], from: usize, len: usize, to: usize) {
+        let head = chunk::<N>(buf, from);
+        let tail = chunk::<N>(buf, from + len - N);
+        put(buf, to, head);
+        put(buf, to + len - N, tail);
+    }
+    match len {
+        0 => {}
+        1..=3 => {
+            let (a, b, c) = (buf[from], buf[from + len / 2], buf[from + len - 1]);
+            buf[to] = a;
+            buf[to + len / 2] = b;
+            buf[to + len - 1] = c;
+        }
+        4..=7 => pair::<4>(buf, from, len, to),
+        8..=15 => pair::<8>(buf, from, len, to),
+        16..=32 => pair::<16>(buf, from, len, to),
+        _ => buf.copy_within(from..from + len, to),
     }
 }
 
@@ -65,7 +120,12 @@ pub(crate) fn decode_in_place(
 /// surrogate pairing, so a document's validity does not depend on which fields the target type knows) and control
 /// bytes. Returns the index after the closing quote.
 #[inline]
-pub(crate) fn skip(buf: &[u8], origin: usize, scan: &mut Scanner, stats: &mut Stats) -> Result<usize, StrError> {
+pub(crate) fn skip(
+    buf: &[u8],
+    origin: usize,
+    scan: &mut Scanner,
+    stats: &mut Stats,
+) -> Result<usize, StrError> {
     let mut from = 1;
     let mut escapes = 0u64;
     loop {
@@ -76,7 +136,10 @@ pub(crate) fn skip(buf: &[u8], origin: usize, scan: &mut Scanner, stats: &mut St
                 return Ok(stop + 1);
             }
             Some(b'\\') => {
-                from = read_escape(buf, stop)?.1;
+                from = match buf.get(stop + 1) {
+                    Some(&c) if SIMPLE[usize::from(c)] != 0 => stop + 2,
+                    _ => read_escape(buf, stop)?.1,
+                };
                 escapes += 1;
             }
             Some(_) => return Err((ErrorKind::ControlCharacter, stop)),
@@ -165,8 +228,27 @@ mod tests {
     }
 
     #[test]
+    fn move_run_is_an_exact_memmove_for_every_length_and_gap() {
+        for len in 0..80 {
+            for gap in 1..40 {
+                let original: Vec<u8> = (0..200u8).collect();
+                let (from, to) = (50 + gap, 50);
+                let mut got = original.clone();
+                move_run(&mut got, from, len, to);
+                let mut want = original.clone();
+                want.copy_within(from..from + len, to);
+                assert_eq!(got[..to + len], want[..to + len], "len {len} gap {gap}");
+                assert_eq!(got[from + len..], original[from + len..], "len {len} gap {gap}: unread bytes touched");
+            }
+        }
+    }
+
+    #[test]
     fn decodes_every_escape() {
-        assert_eq!(decode(r#""a\"\\\/\b\f\n\r\tz""#).unwrap(), "a\"\\/\u{8}\u{c}\n\r\tz");
+        assert_eq!(
+            decode(r#""a\"\\\/\b\f\n\r\tz""#).unwrap(),
+            "a\"\\/\u{8}\u{c}\n\r\tz"
+        );
         assert_eq!(decode(r#""\u00e9\u20AC\uD83D\uDE00x""#).unwrap(), "é€😀x");
         assert_eq!(decode(r#""\u0000""#).unwrap(), "\0");
         assert_eq!(decode(r#""plain" tail"#).unwrap(), "plain");
@@ -177,7 +259,10 @@ mod tests {
         assert_eq!(decode(r#""ab\x""#), Err((ErrorKind::InvalidEscape, 4)));
         assert_eq!(decode(r#""\u12G4""#), Err((ErrorKind::InvalidEscape, 5)));
         assert_eq!(decode(r#""\uD800""#), Err((ErrorKind::LoneSurrogate, 1)));
-        assert_eq!(decode(r#""\uD800\u0041""#), Err((ErrorKind::LoneSurrogate, 1)));
+        assert_eq!(
+            decode(r#""\uD800\u0041""#),
+            Err((ErrorKind::LoneSurrogate, 1))
+        );
         assert_eq!(decode(r#""\uDC00""#), Err((ErrorKind::LoneSurrogate, 1)));
         assert_eq!(decode("\"a\u{1}\""), Err((ErrorKind::ControlCharacter, 2)));
         assert_eq!(decode(r#""abc"#), Err((ErrorKind::Eof, 4)));

@@ -14,7 +14,12 @@ fn corpus() -> Vec<(String, Vec<u8>)> {
         .expect("corpus/bid-responses")
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .map(|p| {
+            (
+                p.file_stem().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
         .collect();
     files.sort();
     files
@@ -25,7 +30,8 @@ fn every_bid_response_decodes_to_serde_json_s_value() {
     let files = corpus();
     assert_eq!(files.len(), 24);
     for (name, bytes) in &files {
-        let ours = common::decode_value(bytes, &ReaderConfig::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let ours = common::decode_value(bytes, &ReaderConfig::default())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         let theirs: serde_json::Value = serde_json::from_slice(bytes).unwrap();
         assert_eq!(ours, theirs, "{name}");
     }
@@ -66,7 +72,9 @@ fn typed_decode_borrows_every_string_and_counts_escapes() {
     for (name, bytes) in corpus() {
         let theirs: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
         let mut buf = bytes.clone();
-        let response: Response = reader.decode(&mut buf).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let response: Response = reader
+            .decode(&mut buf)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(matches!(response.id, Cow::Borrowed(_)), "{name}");
         assert_eq!(response.id, theirs["id"].as_str().unwrap());
         for (s, seat) in response.seatbid.iter().enumerate() {

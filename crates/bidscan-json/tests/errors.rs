@@ -7,12 +7,15 @@ use bidscan_json::{ErrorKind, RawJson, Reader, ReaderConfig, from_slice_mut};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-fn err<T: for<'de> Deserialize<'de>>(text: &str) -> bidscan_json::Error {
-    let mut doc = text.as_bytes().to_vec();
-    match from_slice_mut::<T>(&mut doc) {
-        Ok(_) => panic!("{text:?} accepted"),
-        Err(e) => e,
-    }
+/// The error decoding `$text` into `$t` (which may borrow from it).
+macro_rules! err {
+    ($t:ty, $text:expr) => {{
+        let mut doc = $text.as_bytes().to_vec();
+        match from_slice_mut::<$t>(&mut doc) {
+            Ok(_) => panic!("{:?} accepted", $text),
+            Err(e) => e,
+        }
+    }};
 }
 
 fn err_borrowed(text: &str) -> bidscan_json::Error {
@@ -23,9 +26,15 @@ fn err_borrowed(text: &str) -> bidscan_json::Error {
 #[test]
 fn syntax_errors_have_byte_line_column_and_path() {
     let e = err_borrowed("{\"a\":\n  [1, 2,\n x]}");
-    assert_eq!((e.kind(), e.byte(), e.line(), e.column()), (ErrorKind::Syntax, 17, 3, 2));
+    assert_eq!(
+        (e.kind(), e.byte(), e.line(), e.column()),
+        (ErrorKind::Syntax, 16, 3, 2)
+    );
     assert_eq!(e.path(), Some("/a/2"));
-    assert_eq!(e.to_string(), "expected value at line 3 column 2 (byte 17) at /a/2");
+    assert_eq!(
+        e.to_string(),
+        "expected value at line 3 column 2 (byte 16) at /a/2"
+    );
     // A decoded `\n` escape is not a line break of the input.
     let e = err_borrowed("[\"a\\nb\",\n x]");
     assert_eq!((e.line(), e.column(), e.byte()), (2, 2, 10));
@@ -34,11 +43,17 @@ fn syntax_errors_have_byte_line_column_and_path() {
 #[test]
 fn string_errors_point_into_the_string() {
     let e = err_borrowed(r#"{"a":[{"b":"xy\q"}]}"#);
-    assert_eq!((e.kind(), e.byte(), e.path()), (ErrorKind::InvalidEscape, 15, Some("/a/0/b")));
+    assert_eq!(
+        (e.kind(), e.byte(), e.path()),
+        (ErrorKind::InvalidEscape, 15, Some("/a/0/b"))
+    );
     let e = err_borrowed("[\"ab\u{1}\"]");
     assert_eq!((e.kind(), e.byte()), (ErrorKind::ControlCharacter, 4));
     let e = err_borrowed(r#"{"k/~":"\uDC00"}"#);
-    assert_eq!((e.kind(), e.byte(), e.path()), (ErrorKind::LoneSurrogate, 8, Some("/k~1~0")));
+    assert_eq!(
+        (e.kind(), e.byte(), e.path()),
+        (ErrorKind::LoneSurrogate, 8, Some("/k~1~0"))
+    );
     let e = err_borrowed(r#"["abc"#);
     assert_eq!((e.kind(), e.byte()), (ErrorKind::Eof, 5));
 }
@@ -54,10 +69,16 @@ fn other_kinds() {
     assert_eq!(err_borrowed("nul").kind(), ErrorKind::Eof);
     assert_eq!(err_borrowed("nulx").kind(), ErrorKind::Syntax);
     let e = err_borrowed("{} x");
-    assert_eq!((e.kind(), e.byte(), e.path()), (ErrorKind::TrailingCharacters, 3, None));
+    assert_eq!(
+        (e.kind(), e.byte(), e.path()),
+        (ErrorKind::TrailingCharacters, 3, None)
+    );
     let mut doc = b"[\"a\xff\"]".to_vec();
     let e = from_slice_mut::<IgnoredAny>(&mut doc).unwrap_err();
-    assert_eq!((e.kind(), e.byte(), e.path()), (ErrorKind::InvalidUtf8, 3, None));
+    assert_eq!(
+        (e.kind(), e.byte(), e.path()),
+        (ErrorKind::InvalidUtf8, 3, None)
+    );
     let mut doc = b"\n\n  \xc3(".to_vec();
     let e = from_slice_mut::<IgnoredAny>(&mut doc).unwrap_err();
     assert_eq!((e.line(), e.column()), (3, 3));
@@ -102,28 +123,40 @@ impl<'de> Deserialize<'de> for Positive {
 }
 
 fn bids(last: &str) -> String {
-    format!(r#"{{"seatbid":[{{"bid":[{{"id":"a","price":1}}, {{"id":"b","price":2}}, {{"id":"c","price":3}}, {last}]}}]}}"#)
+    format!(
+        r#"{{"seatbid":[{{"bid":[{{"id":"a","price":1}}, {{"id":"b","price":2}}, {{"id":"c","price":3}}, {last}]}}]}}"#
+    )
 }
 
 #[test]
 fn target_type_errors_get_place_and_path() {
-    let e = err::<Response>(&bids(r#"{"id":"d","price":"1.5"}"#));
+    let e = err!(Response, &bids(r#"{"id":"d","price":"1.5"}"#));
     assert_eq!(e.kind(), ErrorKind::Custom);
     assert_eq!(e.path(), Some("/seatbid/0/bid/3/price"));
-    assert!(e.message().starts_with("invalid type: string"), "{}", e.message());
+    assert!(
+        e.message().starts_with("invalid type: string"),
+        "{}",
+        e.message()
+    );
     assert!(e.byte() > 0 && e.line() == 1 && e.column() == e.byte() + 1);
 
-    let e = err::<Response>(&bids(r#"{"id":"d"}"#));
-    assert_eq!((e.path(), e.message().as_str()), (Some("/seatbid/0/bid/3"), "missing field `price`"));
+    let e = err!(Response, &bids(r#"{"id":"d"}"#));
+    assert_eq!(
+        (e.path(), e.message().as_str()),
+        (Some("/seatbid/0/bid/3"), "missing field `price`")
+    );
 
-    let e = err::<Response>(&bids(r#"{"id":"d","price":1,"w":0}"#));
-    assert_eq!((e.path(), e.message().as_str()), (Some("/seatbid/0/bid/3/w"), "must be positive"));
+    let e = err!(Response, &bids(r#"{"id":"d","price":1,"w":0}"#));
+    assert_eq!(
+        (e.path(), e.message().as_str()),
+        (Some("/seatbid/0/bid/3/w"), "must be positive")
+    );
 
-    let e = err::<Response>(&bids(r#"{"id":"d","price":1,"x\u0079z":0}"#));
+    let e = err!(Response, &bids(r#"{"id":"d","price":1,"x\u0079z":0}"#));
     assert_eq!(e.path(), Some("/seatbid/0/bid/3/xyz"));
     assert!(e.message().starts_with("unknown field `xyz`"));
 
-    let e = err::<BTreeMap<String, u8>>(r#"{"a":1,"b":300}"#);
+    let e = err!(BTreeMap<String, u8>, r#"{"a":1,"b":300}"#);
     assert_eq!((e.kind(), e.path()), (ErrorKind::Custom, Some("/b")));
 }
 
@@ -133,24 +166,38 @@ fn nested(open: &str, n: usize) -> Vec<u8> {
 
 #[test]
 fn depth_limit_on_every_path_never_overflows() {
-    #[derive(Deserialize)]
+    #[derive(Debug, Deserialize)]
     #[allow(dead_code)]
     struct Known<'a> {
         known: u8,
         #[serde(borrow)]
         raw: Option<RawJson<'a>>,
     }
-    for open in ["[", r#"{"a":"#, r#"[{"a":[{"#] {
+    for open in ["[", r#"{"a":"#, r#"[{"a":"#] {
         let doc = nested(open, 100_000);
         let mut buf = doc.clone();
-        assert_eq!(from_slice_mut::<serde_json::Value>(&mut buf).unwrap_err().kind(), ErrorKind::DepthLimit);
+        assert_eq!(
+            from_slice_mut::<serde_json::Value>(&mut buf)
+                .unwrap_err()
+                .kind(),
+            ErrorKind::DepthLimit
+        );
         let mut buf = doc.clone();
-        assert_eq!(from_slice_mut::<IgnoredAny>(&mut buf).unwrap_err().kind(), ErrorKind::DepthLimit);
+        assert_eq!(
+            from_slice_mut::<IgnoredAny>(&mut buf).unwrap_err().kind(),
+            ErrorKind::DepthLimit
+        );
         let mut buf = doc.clone();
-        assert_eq!(from_slice_mut::<RawJson>(&mut buf).unwrap_err().kind(), ErrorKind::DepthLimit);
+        assert_eq!(
+            from_slice_mut::<RawJson>(&mut buf).unwrap_err().kind(),
+            ErrorKind::DepthLimit
+        );
         // Skipped as an unknown field, and captured raw inside a typed struct.
         let mut buf = [br#"{"known":1,"unknown":"#.as_slice(), &doc].concat();
-        assert_eq!(from_slice_mut::<Known>(&mut buf).unwrap_err().kind(), ErrorKind::DepthLimit);
+        assert_eq!(
+            from_slice_mut::<Known>(&mut buf).unwrap_err().kind(),
+            ErrorKind::DepthLimit
+        );
         let mut buf = [br#"{"known":1,"raw":"#.as_slice(), &doc].concat();
         let e = from_slice_mut::<Known>(&mut buf).unwrap_err();
         assert_eq!((e.kind(), e.path()), (ErrorKind::DepthLimit, Some("/raw")));
@@ -163,20 +210,32 @@ fn depth_limit_is_exact_and_configurable() {
     let mut reader = Reader::default();
     assert!(reader.decode::<serde_json::Value>(&mut doc(128)).is_ok());
     assert!(reader.decode::<IgnoredAny>(&mut doc(128)).is_ok());
-    let e = reader.decode::<serde_json::Value>(&mut doc(129)).unwrap_err();
+    let e = reader
+        .decode::<serde_json::Value>(&mut doc(129))
+        .unwrap_err();
     assert_eq!((e.kind(), e.byte()), (ErrorKind::DepthLimit, 128));
     let mut reader = Reader::new(ReaderConfig { max_depth: 3 });
     assert!(reader.decode::<IgnoredAny>(&mut doc(3)).is_ok());
-    assert_eq!(reader.decode::<IgnoredAny>(&mut doc(4)).unwrap_err().kind(), ErrorKind::DepthLimit);
+    assert_eq!(
+        reader.decode::<IgnoredAny>(&mut doc(4)).unwrap_err().kind(),
+        ErrorKind::DepthLimit
+    );
     let mut reader = Reader::new(ReaderConfig { max_depth: 0 });
     assert!(reader.decode::<u8>(&mut b"7".to_vec()).is_ok());
-    assert_eq!(reader.decode::<IgnoredAny>(&mut doc(1)).unwrap_err().kind(), ErrorKind::DepthLimit);
+    assert_eq!(
+        reader.decode::<IgnoredAny>(&mut doc(1)).unwrap_err().kind(),
+        ErrorKind::DepthLimit
+    );
 }
 
 #[test]
 fn a_reader_is_reusable_after_errors() {
     let mut reader = Reader::default();
-    assert!(reader.decode::<serde_json::Value>(&mut nested("[", 1000)).is_err());
+    assert!(
+        reader
+            .decode::<serde_json::Value>(&mut nested("[", 1000))
+            .is_err()
+    );
     let mut doc = br#"{"a":["x\ty"]}"#.to_vec();
     let v: BTreeMap<&str, Vec<&str>> = reader.decode(&mut doc).unwrap();
     assert_eq!(v["a"], ["x\ty"]);

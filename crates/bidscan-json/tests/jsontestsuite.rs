@@ -21,12 +21,20 @@ use std::path::PathBuf;
 use bidscan_json::{ErrorKind, ReaderConfig};
 
 fn suite() -> Vec<(String, Vec<u8>)> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/jsontestsuite"));
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../corpus/jsontestsuite"
+    ));
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .expect("corpus/jsontestsuite")
         .map(|e| e.expect("dir entry").path())
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
         .collect();
     files.sort();
     files
@@ -60,35 +68,58 @@ fn every_n_case_is_rejected() {
 /// The policy table above, as (file-name pattern, expected outcome).
 fn i_policy(name: &str) -> Option<Result<(), ErrorKind>> {
     let rule = |needles: &[&str]| needles.iter().any(|n| name.contains(n));
-    Some(if rule(&["double_huge_neg_exp", "real_underflow", "too_big_pos_int", "too_big_neg_int"]) {
-        Ok(())
-    } else if rule(&["pos_double_huge_exp", "real_pos_overflow", "real_neg_overflow"]) {
-        Err(ErrorKind::InvalidNumber)
-    } else if rule(&["UTF-8_invalid", "UTF8_surrogate", "iso_latin", "utf8_continuation", "not_in_unicode_range"])
-        || rule(&["overlong", "truncated-utf-8", "utf16", "UTF-16"])
-    {
-        Err(ErrorKind::InvalidUtf8)
-    } else if rule(&["surrogate"]) {
-        Err(ErrorKind::LoneSurrogate)
-    } else if rule(&["nested_arrays"]) {
-        Err(ErrorKind::DepthLimit)
-    } else if rule(&["BOM"]) {
-        Err(ErrorKind::Syntax)
-    } else {
-        return None;
-    })
+    Some(
+        if rule(&[
+            "double_huge_neg_exp",
+            "real_underflow",
+            "too_big_pos_int",
+            "too_big_neg_int",
+        ]) {
+            Ok(())
+        } else if rule(&[
+            "pos_double_huge_exp",
+            "real_pos_overflow",
+            "real_neg_overflow",
+        ]) {
+            Err(ErrorKind::InvalidNumber)
+        } else if rule(&[
+            "UTF-8_invalid",
+            "UTF8_surrogate",
+            "iso_latin",
+            "utf8_continuation",
+            "not_in_unicode_range",
+        ]) || rule(&["overlong", "truncated-utf-8", "utf16", "UTF-16"])
+        {
+            Err(ErrorKind::InvalidUtf8)
+        } else if rule(&["surrogate"]) {
+            Err(ErrorKind::LoneSurrogate)
+        } else if rule(&["nested_arrays"]) {
+            Err(ErrorKind::DepthLimit)
+        } else if rule(&["BOM"]) {
+            Err(ErrorKind::Syntax)
+        } else {
+            return None;
+        },
+    )
 }
 
 #[test]
 fn every_i_case_follows_the_policy_without_panicking() {
     let mut count = 0;
     for (name, bytes) in suite().iter().filter(|(n, _)| n.starts_with("i_")) {
-        let want = i_policy(name).unwrap_or_else(|| panic!("{name}: no policy; classify it in the table"));
-        let got = common::decode_value(bytes, &ReaderConfig::default()).map(|_| ()).map_err(|e| e.kind());
+        let want =
+            i_policy(name).unwrap_or_else(|| panic!("{name}: no policy; classify it in the table"));
+        let got = common::decode_value(bytes, &ReaderConfig::default())
+            .map(|_| ())
+            .map_err(|e| e.kind());
         assert_eq!(got, want, "{name}");
         if want.is_ok() {
             let theirs = serde_json::from_slice::<serde_json::Value>(bytes).unwrap();
-            assert_eq!(common::decode_value(bytes, &ReaderConfig::default()).unwrap(), theirs, "{name}");
+            assert_eq!(
+                common::decode_value(bytes, &ReaderConfig::default()).unwrap(),
+                theirs,
+                "{name}"
+            );
         }
         count += 1;
     }
@@ -109,7 +140,10 @@ fn deep_nesting_case_is_accepted_with_a_higher_limit() {
             let config = ReaderConfig { max_depth: 500 };
             assert!(common::decode_value(&bytes, &config).is_ok());
             let config = ReaderConfig { max_depth: 499 };
-            assert_eq!(common::decode_value(&bytes, &config).unwrap_err().kind(), ErrorKind::DepthLimit);
+            assert_eq!(
+                common::decode_value(&bytes, &config).unwrap_err().kind(),
+                ErrorKind::DepthLimit
+            );
         })
         .unwrap()
         .join()

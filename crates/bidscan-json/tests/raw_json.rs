@@ -17,7 +17,10 @@ fn raw_text_is_verbatim_while_neighbours_are_decoded_in_place() {
     let mut doc = br#"{"id":"a\"1", "ext" :  {"k":"x\"y\u00e9\/", "n":[1, 2.50e1]} , "adm":"<a href=\"x\">"}"#.to_vec();
     let bid: Bid = from_slice_mut(&mut doc).unwrap();
     assert_eq!(bid.id, "a\"1");
-    assert_eq!(bid.ext.unwrap().get(), r#"{"k":"x\"y\u00e9\/", "n":[1, 2.50e1]}"#);
+    assert_eq!(
+        bid.ext.unwrap().get(),
+        r#"{"k":"x\"y\u00e9\/", "n":[1, 2.50e1]}"#
+    );
     assert_eq!(bid.adm, r#"<a href="x">"#);
 }
 
@@ -40,7 +43,8 @@ fn raw_values_are_validated() {
         (r#"{"ext":[1e999]}"#, ErrorKind::InvalidNumber),
     ] {
         let mut doc = text.as_bytes().to_vec();
-        let err = from_slice_mut::<std::collections::BTreeMap<&str, RawJson>>(&mut doc).unwrap_err();
+        let err =
+            from_slice_mut::<std::collections::BTreeMap<&str, RawJson>>(&mut doc).unwrap_err();
         assert_eq!(err.kind(), kind, "{text}: {err}");
         assert_eq!(err.path(), Some("/ext"), "{text}");
     }
@@ -71,5 +75,8 @@ fn bidscan_decodes_serde_json_raw_values() {
 fn raw_json_serializes_verbatim() {
     let raw = RawJson::from_validated(r#"{"a" : [1,2]}"#);
     assert_eq!(serde_json::to_string(&raw).unwrap(), r#"{"a" : [1,2]}"#);
-    assert_eq!(serde_json::to_string(&vec![raw]).unwrap(), r#"[{"a" : [1,2]}]"#);
+    assert_eq!(
+        serde_json::to_string(&vec![raw]).unwrap(),
+        r#"[{"a" : [1,2]}]"#
+    );
 }

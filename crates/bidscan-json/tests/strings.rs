@@ -14,7 +14,9 @@ fn check(json: &str, want: &str, shift: usize) {
     let doc = format!("[{}{json}]", " ".repeat(shift));
     for mut reader in common::readers(&ReaderConfig::default()) {
         let mut buf = doc.clone().into_bytes();
-        let got: [&str; 1] = reader.decode(&mut buf).unwrap_or_else(|e| panic!("{:?} {doc:?}: {e}", reader.scan_impl()));
+        let got: [&str; 1] = reader
+            .decode(&mut buf)
+            .unwrap_or_else(|e| panic!("{:?} {doc:?}: {e}", reader.scan_impl()));
         assert_eq!(got[0], want, "{:?} {doc:?}", reader.scan_impl());
         let mut buf = doc.clone().into_bytes();
         assert!(reader.decode::<serde::de::IgnoredAny>(&mut buf).is_ok());
@@ -40,8 +42,13 @@ fn one_escape_at_every_position_and_alignment() {
                 for &(esc, dec) in ESCAPES {
                     for shift in [0, 1, 3] {
                         let plain: String = filler.chars().cycle().take(len).collect();
-                        let (head, tail) = plain.split_at(plain.char_indices().nth(pos).map_or(plain.len(), |x| x.0));
-                        check(&format!("\"{head}{esc}{tail}\""), &format!("{head}{dec}{tail}"), shift);
+                        let (head, tail) = plain
+                            .split_at(plain.char_indices().nth(pos).map_or(plain.len(), |x| x.0));
+                        check(
+                            &format!("\"{head}{esc}{tail}\""),
+                            &format!("{head}{dec}{tail}"),
+                            shift,
+                        );
                     }
                 }
             }
@@ -57,7 +64,11 @@ fn back_to_back_escapes_and_escape_runs_crossing_blocks() {
                 for &(esc, dec) in ESCAPES {
                     let plain = "b".repeat(len);
                     let (head, tail) = plain.split_at(pos);
-                    check(&format!("\"{head}{}{tail}\"", esc.repeat(run)), &format!("{head}{}{tail}", dec.repeat(run)), 0);
+                    check(
+                        &format!("\"{head}{}{tail}\"", esc.repeat(run)),
+                        &format!("{head}{}{tail}", dec.repeat(run)),
+                        0,
+                    );
                 }
             }
         }
@@ -69,7 +80,11 @@ fn thirty_thousand_chars_with_escapes_spread_and_clustered() {
     let mut json = String::from("\"");
     let mut want = String::new();
     for i in 0..30_000usize {
-        let (esc, dec) = if i % 97 == 0 || (10_000..10_050).contains(&i) { ESCAPES[i % ESCAPES.len()] } else { ("q", "q") };
+        let (esc, dec) = if i % 97 == 0 || (10_000..10_050).contains(&i) {
+            ESCAPES[i % ESCAPES.len()]
+        } else {
+            ("q", "q")
+        };
         json.push_str(esc);
         want.push_str(dec);
     }
@@ -115,7 +130,11 @@ proptest! {
 fn stats_count_strings_and_escapes() {
     let mut reader = Reader::default();
     let mut doc = br#"{"a\n":"x","b":"\ud83d\ude00\t","c":[{"skipped\"":1}]}"#.to_vec();
-    let _: std::collections::BTreeMap<&str, serde::de::IgnoredAny> = reader.decode(&mut doc).unwrap();
+    let _: std::collections::BTreeMap<&str, serde::de::IgnoredAny> =
+        reader.decode(&mut doc).unwrap();
     let s = reader.stats();
-    assert_eq!((s.strings, s.escaped_strings, s.escapes, s.longest_string), (6, 3, 4, 14));
+    assert_eq!(
+        (s.strings, s.escaped_strings, s.escapes, s.longest_string),
+        (6, 3, 4, 14)
+    );
 }

@@ -137,8 +137,8 @@ impl Config {
     ///
     /// # Errors
     /// Only if the compiled-in file were invalid (a test guards against it).
-    pub fn default_config() -> Result<Config, figment::Error> {
-        Figment::from(Toml::string(DEFAULT_TOML)).extract()
+    pub fn default_config() -> Result<Config, Box<figment::Error>> {
+        Ok(Figment::from(Toml::string(DEFAULT_TOML)).extract()?)
     }
 
     /// Default, then `file` (which must exist when given), then the process environment.
@@ -146,8 +146,8 @@ impl Config {
     /// # Errors
     /// A missing or unreadable file, invalid TOML, an unknown key or a value of the wrong type; the message
     /// names the key and where its value came from.
-    pub fn load(file: Option<&Path>) -> Result<Config, figment::Error> {
-        Self::figment(file).extract()
+    pub fn load(file: Option<&Path>) -> Result<Config, Box<figment::Error>> {
+        Ok(Self::figment(file).extract()?)
     }
 
     /// The figment behind [`Config::load`], for callers that add providers.
@@ -166,6 +166,7 @@ impl Config {
 }
 
 #[cfg(test)]
+#[allow(clippy::result_large_err)] // figment::Jail's closures return figment::Result
 mod tests {
     use super::*;
 
@@ -185,7 +186,7 @@ mod tests {
             jail.create_file("b.toml", "[server]\nmax_body_bytes = 10\n[pool]\nwindow = 3\n")?;
             jail.set_env("BIDSCAN__POOL__WINDOW", "5");
             jail.set_env("BIDSCAN__LOG__FORMAT", "pretty");
-            let c = Config::load(Some(Path::new("b.toml")))?;
+            let c = Config::load(Some(Path::new("b.toml"))).map_err(|e| *e)?;
             assert_eq!(c.server.max_body_bytes, 10);
             assert_eq!(c.pool.window, 5);
             assert_eq!(c.log.format, LogFormat::Pretty);

@@ -108,9 +108,12 @@ impl Reusable for DecodeState {
 
 static NEXT_ENGINE: AtomicU64 = AtomicU64::new(1);
 
+/// A thread's pool for one engine: the engine's liveness token, its id, the pool.
+type EnginePool = (Weak<()>, u64, Rc<Pool<DecodeState>>);
+
 thread_local! {
     /// This thread's pools, one per live engine (normally exactly one; tests run several servers per process).
-    static POOLS: RefCell<Vec<(Weak<()>, u64, Rc<Pool<DecodeState>>)>> = const { RefCell::new(Vec::new()) };
+    static POOLS: RefCell<Vec<EnginePool>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Decodes documents with pooled state and counts what it does. Cheap to clone; share one per process.

@@ -13,52 +13,87 @@ use axum::response::IntoResponse;
 use bidscan_openrtb::DecodeError;
 use serde::Serialize;
 
-/// An error answer. Fields other than `status` are the JSON body; `byte`/`line`/`column`/`path` are set when the
-/// failure has a position in the document (malformed JSON, strict mode, not a bid response).
-#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+/// An error answer: status, code, message, and where in the document it happened when that is known.
+#[derive(Clone, Debug, PartialEq)]
 pub struct ApiError {
-    /// HTTP status (not serialized).
-    #[serde(skip)]
+    /// HTTP status.
     pub status: StatusCode,
     /// Stable snake_case code: `malformed_json`, `payload_too_large`, `unsupported_media_type`,
-    /// `unsupported_encoding`, `bad_encoding`, `not_a_bid_response`, a strict-mode issue code
-    /// (e.g. `number_as_string`), `invalid_query`, `overloaded`, `timeout`, `not_found`,
+    /// `unsupported_encoding`, `bad_encoding`, `bad_body`, `not_a_bid_response`, a strict-mode issue code
+    /// (e.g. `number_as_string`), `invalid_query`, `overloaded`, `timeout`, `draining`, `not_found`,
     /// `method_not_allowed`, `internal`.
-    pub code: String,
+    pub code: &'static str,
     /// One human-readable sentence.
     pub message: String,
+    /// Position in the document (malformed JSON, strict mode, not a bid response); boxed to keep `Result`s small.
+    pub position: Option<Box<Position>>,
+    /// `Retry-After` seconds, sent with 503.
+    pub retry_after: Option<u64>,
+}
+
+/// Where in the (decompressed) document an error is.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Position {
+    /// Byte offset, from 0.
+    pub byte: Option<usize>,
+    /// Line, from 1.
+    pub line: Option<usize>,
+    /// Column in bytes, from 1.
+    pub column: Option<usize>,
+    /// JSON pointer (RFC 6901) of the value being decoded, e.g. `/seatbid/0/bid/3/price`.
+    pub path: Option<String>,
+}
+
+/// The wire form of an error: `{"error": {"code", "message", "byte", "line", "column", "path"}}`, every key always
+/// present (`null` when unknown).
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ErrorBody<'a> {
+    /// The error.
+    pub error: ErrorFields<'a>,
+}
+
+/// The members of [`ErrorBody`]'s `error`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ErrorFields<'a> {
+    /// Stable snake_case code (see [`ApiError::code`]).
+    pub code: &'a str,
+    /// One human-readable sentence.
+    pub message: &'a str,
     /// Byte offset of the error in the (decompressed) document, from 0.
     pub byte: Option<usize>,
     /// Line of the error, from 1.
     pub line: Option<usize>,
     /// Column of the error in bytes, from 1.
     pub column: Option<usize>,
-    /// JSON pointer (RFC 6901) of the value being decoded, e.g. `/seatbid/0/bid/3/price`.
-    pub path: Option<String>,
-    /// `Retry-After` seconds for 503 (not serialized).
-    #[serde(skip)]
-    pub retry_after: Option<u64>,
-}
-
-/// The JSON body `{"error": ApiError}`.
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct ErrorBody<'a> {
-    /// The error.
-    pub error: &'a ApiError,
+    /// JSON pointer of the value being decoded.
+    pub path: Option<&'a str>,
 }
 
 impl ApiError {
     /// An error with a status, code and message and no position.
-    pub fn new(status: StatusCode, code: impl Into<String>, message: impl Into<String>) -> ApiError {
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
         ApiError {
             status,
-            code: code.into(),
+            code,
             message: message.into(),
-            byte: None,
-            line: None,
-            column: None,
-            path: None,
+            position: None,
             retry_after: None,
+        }
+    }
+
+    /// The wire form.
+    pub fn body(&self) -> ErrorBody<'_> {
+        let none = Position::default();
+        let p = self.position.as_deref().unwrap_or(&none);
+        ErrorBody {
+            error: ErrorFields {
+                code: self.code,
+                message: &self.message,
+                byte: p.byte,
+                line: p.line,
+                column: p.column,
+                path: self.position.as_deref().and_then(|p| p.path.as_deref()),
+            },
         }
     }
 
@@ -95,7 +130,7 @@ impl ApiError {
     /// The JSON text of `{"error": ...}` (one line), as written in HTTP bodies and NDJSON lines.
     pub fn to_json(&self) -> Vec<u8> {
         // A struct of strings and integers always serializes.
-        serde_json::to_vec(&ErrorBody { error: self }).unwrap_or_default()
+        serde_json::to_vec(&self.body()).unwrap_or_default()
     }
 
     /// The decode outcome label this error counts as (`bidscan_decode_outcomes_total`), if it is one.
@@ -117,14 +152,19 @@ impl From<DecodeError> for ApiError {
     fn from(e: DecodeError) -> ApiError {
         match &e {
             DecodeError::Malformed(json) => ApiError {
-                byte: Some(json.byte()),
-                line: Some(json.line()),
-                column: Some(json.column()),
-                path: json.path().map(str::to_owned),
+                position: Some(Box::new(Position {
+                    byte: Some(json.byte()),
+                    line: Some(json.line()),
+                    column: Some(json.column()),
+                    path: json.path().map(str::to_owned),
+                })),
                 ..ApiError::new(StatusCode::BAD_REQUEST, e.code(), e.to_string())
             },
             DecodeError::NotABidResponse { .. } | DecodeError::Strict { .. } => ApiError {
-                path: e.path().map(str::to_owned),
+                position: Some(Box::new(Position {
+                    path: e.path().map(str::to_owned),
+                    ..Position::default()
+                })),
                 ..ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, e.code(), e.to_string())
             },
         }
@@ -133,7 +173,7 @@ impl From<DecodeError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> axum::response::Response {
-        let mut res = (self.status, Json(ErrorBody { error: &self })).into_response();
+        let mut res = (self.status, Json(self.body())).into_response();
         if let Some(secs) = self.retry_after {
             res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs));
         }
@@ -220,8 +260,9 @@ mod tests {
         let e = ApiError::from(err);
         assert_eq!(e.status, StatusCode::BAD_REQUEST);
         assert_eq!(e.code, "malformed_json");
-        assert_eq!(e.line, Some(2));
-        assert!(e.byte.is_some() && e.column.is_some());
+        let p = e.position.as_deref().unwrap();
+        assert_eq!(p.line, Some(2));
+        assert!(p.byte.is_some() && p.column.is_some());
         assert_eq!(e.outcome(), Some("malformed"));
     }
 }

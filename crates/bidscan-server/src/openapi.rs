@@ -4,7 +4,7 @@ use utoipa::OpenApi;
 
 use crate::config::ModeName;
 use crate::engine::View;
-use crate::error::{ApiError, ErrorBody};
+use crate::error::{ErrorBody, ErrorFields};
 use crate::routes::ops::StatusBody;
 
 /// Shape of the 200 answer of `/decode` (for the document only; the server renders it from the model's types).
@@ -43,7 +43,7 @@ pub struct DecodeAnswerDoc {
         crate::routes::ops::metrics,
         crate::routes::ops::openapi,
     ),
-    components(schemas(DecodeAnswerDoc, ErrorBody, ApiError, StatusBody, ModeName, View))
+    components(schemas(DecodeAnswerDoc, ErrorBody, ErrorFields, StatusBody, ModeName, View))
 )]
 pub struct ApiDoc;
 

@@ -129,7 +129,11 @@ impl<'de> MapKey<'_, 'de> {
         let key = self.key()?;
         let parsed = match number::parse(key.as_bytes(), 0) {
             Ok((n, end)) if end == key.len() => n,
-            _ => return Err(self.de.error(ErrorKind::Custom, "expected a number in the key string")),
+            _ => {
+                return Err(self
+                    .de
+                    .error(ErrorKind::Custom, "expected a number in the key string"));
+            }
         };
         let result = match parsed {
             Number::U64(n) => visitor.visit_u64(n),
@@ -153,7 +157,12 @@ impl<'de> de::Deserializer<'de> for MapKey<'_, 'de> {
         let value = match self.key()? {
             "true" => true,
             "false" => false,
-            _ => return Err(self.de.error(ErrorKind::Custom, "expected `true` or `false` in the key string")),
+            _ => {
+                return Err(self.de.error(
+                    ErrorKind::Custom,
+                    "expected `true` or `false` in the key string",
+                ));
+            }
         };
         visitor.visit_bool(value).map_err(|e| self.de.fix(e))
     }
@@ -162,7 +171,11 @@ impl<'de> de::Deserializer<'de> for MapKey<'_, 'de> {
         visitor.visit_some(self)
     }
 
-    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _name: &'static str, visitor: V) -> Result<V::Value> {
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
         visitor.visit_newtype_struct(self)
     }
 
@@ -173,7 +186,9 @@ impl<'de> de::Deserializer<'de> for MapKey<'_, 'de> {
         visitor: V,
     ) -> Result<V::Value> {
         let key = self.key()?;
-        visitor.visit_enum(de::value::BorrowedStrDeserializer::new(key)).map_err(|e| self.de.fix(e))
+        visitor
+            .visit_enum(de::value::BorrowedStrDeserializer::new(key))
+            .map_err(|e| self.de.fix(e))
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -238,7 +253,9 @@ impl<'de, 'a> de::EnumAccess<'de> for EnumAccess<'a, 'de> {
             Some(_) => return Err(self.de.error(ErrorKind::Syntax, "key must be a string")),
             None => return Err(self.de.eof("EOF while parsing an object")),
         }
-        let variant = seed.deserialize(MapKey { de: &mut *self.de }).map_err(|e| self.de.fix(e))?;
+        let variant = seed
+            .deserialize(MapKey { de: &mut *self.de })
+            .map_err(|e| self.de.fix(e))?;
         self.de.colon()?;
         Ok((variant, self))
     }
@@ -259,7 +276,11 @@ impl<'de> de::VariantAccess<'de> for EnumAccess<'_, 'de> {
         de::Deserializer::deserialize_seq(self.de, visitor)
     }
 
-    fn struct_variant<V: Visitor<'de>>(self, _fields: &'static [&'static str], visitor: V) -> Result<V::Value> {
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
         de::Deserializer::deserialize_struct(self.de, "", &[], visitor)
     }
 }
@@ -282,7 +303,8 @@ impl<'de> de::MapAccess<'de> for RawAccess<'de> {
         if self.raw.is_none() {
             return Ok(None);
         }
-        seed.deserialize(de::value::BorrowedStrDeserializer::new(RAW_TOKEN)).map(Some)
+        seed.deserialize(de::value::BorrowedStrDeserializer::new(RAW_TOKEN))
+            .map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {

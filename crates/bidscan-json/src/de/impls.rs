@@ -121,10 +121,16 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     /// `RAW_TOKEN` asks for the value's raw text (the `RawJson` / serde_json `RawValue` protocol).
     #[inline]
-    fn deserialize_newtype_struct<V: Visitor<'de>>(self, name: &'static str, visitor: V) -> Result<V::Value> {
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
         if name == RAW_TOKEN {
             let raw = self.raw_value()?;
-            return visitor.visit_map(RawAccess::new(raw)).map_err(|e| self.fix(e));
+            return visitor
+                .visit_map(RawAccess::new(raw))
+                .map_err(|e| self.fix(e));
         }
         visitor.visit_newtype_struct(self)
     }
@@ -138,7 +144,9 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         match self.ws() {
             Some(b'"') => {
                 let s = self.parse_str()?;
-                visitor.visit_enum(de::value::BorrowedStrDeserializer::new(s)).map_err(|e| self.fix(e))
+                visitor
+                    .visit_enum(de::value::BorrowedStrDeserializer::new(s))
+                    .map_err(|e| self.fix(e))
             }
             Some(b'{') => {
                 self.enter()?;
@@ -161,7 +169,10 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                 self.depth -= 1;
                 result
             }
-            Some(_) => Err(self.error(ErrorKind::Custom, "expected a string or an object for an enum")),
+            Some(_) => Err(self.error(
+                ErrorKind::Custom,
+                "expected a string or an object for an enum",
+            )),
             None => Err(self.eof("EOF while parsing a value")),
         }
     }
@@ -169,7 +180,9 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         if self.ws() == Some(b'"') {
             let s = self.parse_str()?;
-            return visitor.visit_borrowed_bytes(s.as_bytes()).map_err(|e| self.fix(e));
+            return visitor
+                .visit_borrowed_bytes(s.as_bytes())
+                .map_err(|e| self.fix(e));
         }
         self.deserialize_any(visitor)
     }

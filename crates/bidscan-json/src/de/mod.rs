@@ -43,8 +43,17 @@ pub(crate) struct Deserializer<'de> {
 }
 
 impl<'de> Deserializer<'de> {
-    pub(crate) fn new(input: &'de mut [u8], max_depth: usize, scan: ScanImpl, path: Vec<Seg<'de>>) -> Self {
-        let stats = Stats { bytes: input.len(), buffer_bytes_needed: input.len(), ..Stats::default() };
+    pub(crate) fn new(
+        input: &'de mut [u8],
+        max_depth: usize,
+        scan: ScanImpl,
+        path: Vec<Seg<'de>>,
+    ) -> Self {
+        let stats = Stats {
+            bytes: input.len(),
+            buffer_bytes_needed: input.len(),
+            ..Stats::default()
+        };
         Deserializer {
             input,
             idx: 0,
@@ -62,14 +71,22 @@ impl<'de> Deserializer<'de> {
     /// Validates UTF-8, decodes one `T`, and checks that only whitespace follows it.
     pub(crate) fn decode_document<T: Deserialize<'de>>(&mut self) -> Result<T> {
         if simdutf8::basic::from_utf8(self.input).is_err() {
-            let valid = simdutf8::compat::from_utf8(self.input).map_or_else(|e| e.valid_up_to(), |_| 0);
+            let valid =
+                simdutf8::compat::from_utf8(self.input).map_or_else(|e| e.valid_up_to(), |_| 0);
             let place = self.place_by_counting(valid);
-            return Err(Error::at(ErrorKind::InvalidUtf8, "invalid UTF-8", place, None));
+            return Err(Error::at(
+                ErrorKind::InvalidUtf8,
+                "invalid UTF-8",
+                place,
+                None,
+            ));
         }
         let value = T::deserialize(&mut *self).map_err(|e| self.fix(e))?;
         match self.ws() {
             None => Ok(value),
-            Some(_) => Err(self.error_without_path(ErrorKind::TrailingCharacters, "trailing characters")),
+            Some(_) => {
+                Err(self.error_without_path(ErrorKind::TrailingCharacters, "trailing characters"))
+            }
         }
     }
 
@@ -102,19 +119,35 @@ impl<'de> Deserializer<'de> {
 
     /// Place of absolute offset `byte`, which must not lie before the last newline passed.
     fn place_of(&self, byte: usize) -> Place {
-        Place { byte, line: self.line + 1, column: byte.saturating_sub(self.line_start) + 1 }
+        Place {
+            byte,
+            line: self.line + 1,
+            column: byte.saturating_sub(self.line_start) + 1,
+        }
     }
 
     /// Place of `byte` found by counting newlines: only valid before decoding has rewritten anything.
     fn place_by_counting(&self, byte: usize) -> Place {
         let before = &self.input[..byte.min(self.input.len())];
         let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        Place { byte, line, column: byte - start + 1 }
+        let start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        Place {
+            byte,
+            line,
+            column: byte - start + 1,
+        }
     }
 
     #[cold]
-    fn error_at(&self, kind: ErrorKind, message: impl Into<Cow<'static, str>>, byte: usize) -> Error {
+    fn error_at(
+        &self,
+        kind: ErrorKind,
+        message: impl Into<Cow<'static, str>>,
+        byte: usize,
+    ) -> Error {
         Error::at(kind, message, self.place_of(byte), Some(render(&self.path)))
     }
 
@@ -136,7 +169,11 @@ impl<'de> Deserializer<'de> {
     /// Gives a visitor's unplaced error (serde `custom`, invalid type...) the current place and path.
     #[inline]
     fn fix(&self, error: Error) -> Error {
-        if error.is_positioned() { error } else { self.fix_slow(error) }
+        if error.is_positioned() {
+            error
+        } else {
+            self.fix_slow(error)
+        }
     }
 
     #[cold]
@@ -160,7 +197,12 @@ impl<'de> Deserializer<'de> {
     fn parse_str(&mut self) -> Result<&'de str> {
         let at = self.idx;
         let buf = std::mem::take(&mut self.input);
-        match string::decode_in_place(&mut buf[at..], self.origin + at, &mut self.scan, &mut self.stats) {
+        match string::decode_in_place(
+            &mut buf[at..],
+            self.origin + at,
+            &mut self.scan,
+            &mut self.stats,
+        ) {
             Ok((len, end)) => {
                 let (head, tail) = buf.split_at_mut(at + end);
                 self.input = tail;
@@ -180,7 +222,9 @@ impl<'de> Deserializer<'de> {
     fn string_error(&self, kind: ErrorKind, byte: usize) -> Error {
         let message = match kind {
             ErrorKind::Eof => "EOF while parsing a string",
-            ErrorKind::ControlCharacter => "control character (\\u0000-\\u001F) found while parsing a string",
+            ErrorKind::ControlCharacter => {
+                "control character (\\u0000-\\u001F) found while parsing a string"
+            }
             ErrorKind::LoneSurrogate => "lone surrogate in hex escape",
             _ => "invalid escape",
         };
@@ -208,7 +252,13 @@ impl<'de> Deserializer<'de> {
         }
         for (k, &expected) in literal.iter().enumerate() {
             match self.input.get(self.idx + k) {
-                None => return Err(self.error_at(ErrorKind::Eof, "EOF while parsing a value", self.pos() + k)),
+                None => {
+                    return Err(self.error_at(
+                        ErrorKind::Eof,
+                        "EOF while parsing a value",
+                        self.pos() + k,
+                    ));
+                }
                 Some(&b) if b != expected => {
                     return Err(self.error_at(ErrorKind::Syntax, "expected ident", self.pos() + k));
                 }

@@ -43,7 +43,12 @@ impl<'de> Deserializer<'de> {
     /// Skips the string whose opening quote is at the read position.
     pub(super) fn skip_str(&mut self) -> Result<()> {
         let at = self.idx;
-        match string::skip(&self.input[at..], self.origin + at, &mut self.scan, &mut self.stats) {
+        match string::skip(
+            &self.input[at..],
+            self.origin + at,
+            &mut self.scan,
+            &mut self.stats,
+        ) {
             Ok(end) => {
                 self.idx = at + end;
                 Ok(())

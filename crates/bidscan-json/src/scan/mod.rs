@@ -7,11 +7,11 @@
 //! and [`str_from_validated`]. Each block carries a `// SAFETY:` note. The tests at the bottom force every body
 //! available on the machine over the same inputs and compare them with a byte-at-a-time reference.
 
+#[cfg(target_arch = "aarch64")]
+mod neon;
 mod swar;
 #[cfg(target_arch = "x86_64")]
 mod x86;
-#[cfg(target_arch = "aarch64")]
-mod neon;
 
 use std::sync::OnceLock;
 
@@ -24,9 +24,9 @@ const PAD: u8 = b' ';
 pub enum ScanImpl {
     /// Portable: eight bytes per `u64` word. Available everywhere.
     Swar,
-    /// x86_64 SSE2, 16 bytes per block (baseline on x86_64).
+    /// x86_64 SSE2, 64-byte blocks of four 16-byte compares (baseline on x86_64).
     Sse2,
-    /// x86_64 AVX2, 32 bytes per block (runtime-detected).
+    /// x86_64 AVX2, 64-byte blocks of two 32-byte compares (runtime-detected).
     Avx2,
     /// aarch64 NEON, 16 bytes per block (baseline on aarch64).
     Neon,
@@ -59,26 +59,33 @@ impl ScanImpl {
 
     /// Every implementation this CPU can run, portable first.
     pub fn available() -> Vec<ScanImpl> {
-        [ScanImpl::Swar, ScanImpl::Sse2, ScanImpl::Avx2, ScanImpl::Neon]
-            .into_iter()
-            .filter(|imp| imp.is_available())
-            .collect()
+        [
+            ScanImpl::Swar,
+            ScanImpl::Sse2,
+            ScanImpl::Avx2,
+            ScanImpl::Neon,
+        ]
+        .into_iter()
+        .filter(|imp| imp.is_available())
+        .collect()
     }
 
     /// Bytes per block and log2 of mask bits per byte.
     fn geometry(self) -> (usize, u32) {
         match self {
             ScanImpl::Swar => (swar::WIDTH, swar::SHIFT),
-            ScanImpl::Sse2 => (16, 0),
-            ScanImpl::Avx2 => (32, 0),
+            #[cfg(target_arch = "x86_64")]
+            ScanImpl::Sse2 | ScanImpl::Avx2 => (x86::WIDTH, 0),
+            #[cfg(not(target_arch = "x86_64"))]
+            ScanImpl::Sse2 | ScanImpl::Avx2 => (64, 0),
             ScanImpl::Neon => (16, 2),
         }
     }
 }
 
 /// Where the last block load started when nothing is cached: far enough from any real offset that
-/// `offset - NO_BLOCK` (wrapping) is never below a block width.
-const NO_BLOCK: usize = usize::MAX - 64;
+/// `offset - NO_BLOCK` (wrapping) is never below a block width (at most 64).
+const NO_BLOCK: usize = usize::MAX - 128;
 
 /// A scanner plus the last block it loaded. Offsets in the cache are absolute (from the start of the document),
 /// so the cache stays valid while the caller hands out prefixes of its buffer: bytes at or after the resume point
@@ -98,9 +105,19 @@ pub(crate) struct Scanner {
 impl Scanner {
     /// A scanner with an empty cache. `imp` must be available (checked: falls back to SWAR otherwise).
     pub(crate) fn new(imp: ScanImpl) -> Scanner {
-        let imp = if imp.is_available() { imp } else { ScanImpl::Swar };
+        let imp = if imp.is_available() {
+            imp
+        } else {
+            ScanImpl::Swar
+        };
         let (width, shift) = imp.geometry();
-        Scanner { imp, width, shift, base: NO_BLOCK, mask: 0 }
+        Scanner {
+            imp,
+            width,
+            shift,
+            base: NO_BLOCK,
+            mask: 0,
+        }
     }
 
     /// Index of the first stop byte in `buf` at or after `from`, or `buf.len()` if there is none. `origin` is the
@@ -130,7 +147,8 @@ impl Scanner {
             #[cfg(target_arch = "x86_64")]
             ScanImpl::Avx2 => {
                 // SAFETY: a Scanner only holds Avx2 when `is_x86_feature_detected!("avx2")` said yes (`new`).
-                unsafe { x86::avx2::find(buf, at) }
+                let (stop, block, lo, hi) = unsafe { x86::avx2::find(buf, at) };
+                (stop, block, u64::from(lo) | (u64::from(hi) << 32))
             }
             #[cfg(target_arch = "x86_64")]
             ScanImpl::Sse2 => {
@@ -155,7 +173,10 @@ impl Scanner {
 /// with escapes encoded by `char::encode_utf8`. Concatenations of valid UTF-8 are valid UTF-8.
 #[inline]
 pub(crate) fn str_from_validated(bytes: &[u8]) -> &str {
-    debug_assert!(std::str::from_utf8(bytes).is_ok(), "reader bug: invalid UTF-8 produced");
+    debug_assert!(
+        std::str::from_utf8(bytes).is_ok(),
+        "reader bug: invalid UTF-8 produced"
+    );
     // SAFETY: see the contract above; the reader validates the whole input with simdutf8 before it starts and
     // only produces slices of the shapes listed.
     unsafe { std::str::from_utf8_unchecked(bytes) }

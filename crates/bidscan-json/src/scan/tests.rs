@@ -33,11 +33,24 @@ fn noise(len: usize, seed: u64) -> Vec<u8> {
 #[test]
 fn every_body_finds_the_reference_stop_from_every_offset() {
     for imp in ScanImpl::available() {
-        for (len, seed) in [(0, 1), (1, 2), (7, 3), (31, 4), (32, 5), (33, 6), (100, 7), (257, 8)] {
+        for (len, seed) in [
+            (0, 1),
+            (1, 2),
+            (7, 3),
+            (31, 4),
+            (32, 5),
+            (33, 6),
+            (100, 7),
+            (257, 8),
+        ] {
             let buf = noise(len, seed);
             let scanner = Scanner::new(imp);
             for from in 0..=len {
-                assert_eq!(scanner.find(&buf, from).0, reference(&buf, from), "{imp:?} len {len} from {from}");
+                assert_eq!(
+                    scanner.find(&buf, from).0,
+                    reference(&buf, from),
+                    "{imp:?} len {len} from {from}"
+                );
             }
         }
     }
@@ -52,7 +65,11 @@ fn every_body_handles_sparse_stops_and_every_stop_byte_value() {
                 buf[3] = 0xc3; // bytes >= 0x80 are never stops
                 buf[pos] = stop;
                 let mut scanner = Scanner::new(imp);
-                assert_eq!(scanner.next_stop(&buf, 0, 0), pos, "{imp:?} {stop:#x} {pos}");
+                assert_eq!(
+                    scanner.next_stop(&buf, 0, 0),
+                    pos,
+                    "{imp:?} {stop:#x} {pos}"
+                );
             }
         }
         for b in 0x20..=0xffu8 {
@@ -78,7 +95,11 @@ fn cached_masks_give_the_same_stops_as_fresh_scans() {
                     cut = from - 2; // hand out a prefix: origin moves, absolute offsets stay
                 }
                 let got = cut + scanner.next_stop(&buf[cut..], cut, from - cut);
-                assert_eq!(got, reference(&buf, from), "{imp:?} seed {seed} from {from}");
+                assert_eq!(
+                    got,
+                    reference(&buf, from),
+                    "{imp:?} seed {seed} from {from}"
+                );
                 from = got + 1 + (seed as usize % 3);
             }
         }
@@ -92,12 +113,18 @@ fn swar_word_mask_is_exact_per_byte() {
             let mut bytes = [b'x'; 8];
             bytes[lane] = b;
             let mask = swar::word_mask(u64::from_le_bytes(bytes));
-            let want = if b == b'"' || b == b'\\' || b < 0x20 { 0x80u64 << (8 * lane) } else { 0 };
+            let want = if b == b'"' || b == b'\\' || b < 0x20 {
+                0x80u64 << (8 * lane)
+            } else {
+                0
+            };
             assert_eq!(mask, want, "byte {b:#x} lane {lane}");
         }
     }
     // A zero byte below a quote must not hide or invent flags in other lanes (no borrow carries).
-    let mask = swar::word_mask(u64::from_le_bytes([0, b'"', b'a', 0x1f, 0x20, b'\\', 0xff, 0x7f]));
+    let mask = swar::word_mask(u64::from_le_bytes([
+        0, b'"', b'a', 0x1f, 0x20, b'\\', 0xff, 0x7f,
+    ]));
     assert_eq!(mask, 0x0000_8000_8000_8080);
 }
 

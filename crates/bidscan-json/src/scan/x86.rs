@@ -1,21 +1,22 @@
-//! x86_64 bodies: SSE2 (baseline on x86_64, 16 bytes per block) and AVX2 (32 bytes, runtime-detected).
-//! Mask layout: bit `i` flags byte `i` (`SHIFT` = 0).
+//! x86_64 bodies: SSE2 (baseline on x86_64) and AVX2 (runtime-detected). Both produce the stop mask of a
+//! 64-byte block (four 16-byte or two 32-byte compares), so one load covers a typical run between escapes and
+//! the cached mask serves every resume inside it. Mask layout: bit `i` flags byte `i` (`SHIFT` = 0).
 
 use std::arch::x86_64::*;
 
 use super::PAD;
 
+/// Bytes per block (both bodies).
+pub(super) const WIDTH: usize = 64;
+
 /// SSE2: always available on x86_64.
 pub(super) mod sse2 {
     use super::*;
 
-    /// Bytes per block.
-    pub(super) const WIDTH: usize = 16;
-
     /// Stop flags of 16 bytes: `"`, `\`, or `<= 0x1f` (unsigned: `min(b, 0x1f) == b`).
     #[inline]
     #[target_feature(enable = "sse2")]
-    fn block_mask(block: &[u8; WIDTH]) -> u64 {
+    fn mask16(block: &[u8; 16]) -> u64 {
         // SAFETY: `block` is 16 readable bytes; `loadu` has no alignment requirement.
         let v = unsafe { _mm_loadu_si128(block.as_ptr().cast::<__m128i>()) };
         let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
@@ -25,12 +26,22 @@ pub(super) mod sse2 {
         u64::from(_mm_movemask_epi8(any) as u16)
     }
 
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn mask64(block: &[u8; WIDTH]) -> u64 {
+        let (a, rest) = block.split_first_chunk::<16>().unwrap_or((&[PAD; 16], &[]));
+        let (b, rest) = rest.split_first_chunk::<16>().unwrap_or((&[PAD; 16], &[]));
+        let (c, d) = rest.split_first_chunk::<16>().unwrap_or((&[PAD; 16], &[]));
+        let d = d.first_chunk::<16>().unwrap_or(&[PAD; 16]);
+        mask16(a) | (mask16(b) << 16) | (mask16(c) << 32) | (mask16(d) << 48)
+    }
+
     /// First stop at or after `at`; see `Scanner::find`. (SSE2 is part of the x86_64 baseline.)
     #[target_feature(enable = "sse2")]
     pub(in crate::scan) fn find(buf: &[u8], at: usize) -> (usize, usize, u64) {
         let mut i = at;
         while let Some(block) = buf.get(i..).and_then(|b| b.first_chunk::<WIDTH>()) {
-            let mask = block_mask(block);
+            let mask = mask64(block);
             if mask != 0 {
                 return (i + mask.trailing_zeros() as usize, i, mask);
             }
@@ -39,7 +50,7 @@ pub(super) mod sse2 {
         if i < buf.len() {
             let mut block = [PAD; WIDTH];
             block[..buf.len() - i].copy_from_slice(&buf[i..]);
-            let mask = block_mask(&block);
+            let mask = mask64(&block);
             if mask != 0 {
                 return (i + mask.trailing_zeros() as usize, i, mask);
             }
@@ -52,40 +63,48 @@ pub(super) mod sse2 {
 pub(super) mod avx2 {
     use super::*;
 
-    /// Bytes per block.
-    pub(super) const WIDTH: usize = 32;
-
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn block_mask(block: &[u8; WIDTH]) -> u64 {
+    fn mask32(block: &[u8; 32]) -> u32 {
         // SAFETY: `block` is 32 readable bytes; `loadu` has no alignment requirement.
         let v = unsafe { _mm256_loadu_si256(block.as_ptr().cast::<__m256i>()) };
         let quote = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8));
         let backslash = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8));
         let control = _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(0x1f)), v);
         let any = _mm256_or_si256(_mm256_or_si256(quote, backslash), control);
-        u64::from(_mm256_movemask_epi8(any) as u32)
+        _mm256_movemask_epi8(any) as u32
     }
 
-    /// First stop at or after `at`; see `Scanner::find`. Callers must have checked that the CPU has AVX2.
+    /// First stop at or after `at`; like `Scanner::find` but the 64-bit block mask comes back as its two 32-bit
+    /// halves. (Joining them here lets LLVM fuse the two movemasks into a `<64 x i1>` bitcast, which AVX2 lowers
+    /// to a few hundred byte inserts; the caller joins them outside this function instead.) Callers must have
+    /// checked that the CPU has AVX2.
     #[target_feature(enable = "avx2")]
-    pub(in crate::scan) fn find(buf: &[u8], at: usize) -> (usize, usize, u64) {
+    pub(in crate::scan) fn find(buf: &[u8], at: usize) -> (usize, usize, u32, u32) {
+        let found = |i: usize, lo: u32, hi: u32| {
+            let stop = if lo != 0 { lo.trailing_zeros() } else { 32 + hi.trailing_zeros() };
+            (i + stop as usize, i, lo, hi)
+        };
         let mut i = at;
         while let Some(block) = buf.get(i..).and_then(|b| b.first_chunk::<WIDTH>()) {
-            let mask = block_mask(block);
-            if mask != 0 {
-                return (i + mask.trailing_zeros() as usize, i, mask);
+            let (lo, hi) = block.split_at(32);
+            let lo = mask32(lo.first_chunk::<32>().unwrap_or(&[PAD; 32]));
+            let hi = mask32(hi.first_chunk::<32>().unwrap_or(&[PAD; 32]));
+            if lo | hi != 0 {
+                return found(i, lo, hi);
             }
             i += WIDTH;
         }
         if i < buf.len() {
             let mut block = [PAD; WIDTH];
             block[..buf.len() - i].copy_from_slice(&buf[i..]);
-            let mask = block_mask(&block);
-            if mask != 0 {
-                return (i + mask.trailing_zeros() as usize, i, mask);
+            let (lo, hi) = block.split_at(32);
+            let lo = mask32(lo.first_chunk::<32>().unwrap_or(&[PAD; 32]));
+            let hi = mask32(hi.first_chunk::<32>().unwrap_or(&[PAD; 32]));
+            if lo | hi != 0 {
+                return found(i, lo, hi);
             }
         }
-        (buf.len(), i, 0)
+        (buf.len(), i, 0, 0)
     }
 }

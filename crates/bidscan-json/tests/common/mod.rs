@@ -32,17 +32,37 @@ pub fn decode_value(input: &[u8], config: &ReaderConfig) -> Result<serde_json::V
         let mut buf = input.to_vec();
         let skipped = reader.decode::<IgnoredAny>(&mut buf).map(|_| ());
         let mut buf = input.to_vec();
-        let raw = reader.decode::<RawJson>(&mut buf).map(|r| r.get().to_owned());
-        assert_eq!(value.is_ok(), skipped.is_ok(), "{:?}: value {value:?} vs skip {skipped:?}", reader.scan_impl());
-        assert_eq!(value.is_ok(), raw.is_ok(), "{:?}: value {value:?} vs raw {raw:?}", reader.scan_impl());
+        let raw = reader
+            .decode::<RawJson>(&mut buf)
+            .map(|r| r.get().to_owned());
+        assert_eq!(
+            value.is_ok(),
+            skipped.is_ok(),
+            "{:?}: value {value:?} vs skip {skipped:?}",
+            reader.scan_impl()
+        );
+        assert_eq!(
+            value.is_ok(),
+            raw.is_ok(),
+            "{:?}: value {value:?} vs raw {raw:?}",
+            reader.scan_impl()
+        );
         if let (Err(v), Err(s)) = (&value, &skipped) {
             // A type-independent failure is found at the same place by both paths.
             if v.kind() != ErrorKind::Custom {
-                assert_eq!((v.kind(), v.byte()), (s.kind(), s.byte()), "skip path disagrees on the error");
+                assert_eq!(
+                    (v.kind(), v.byte()),
+                    (s.kind(), s.byte()),
+                    "skip path disagrees on the error"
+                );
             }
         }
         if let Ok(raw) = &raw {
-            assert_eq!(raw.as_bytes(), input.trim_ascii(), "raw text is the trimmed input");
+            assert_eq!(
+                raw.as_bytes(),
+                input.trim_ascii(),
+                "raw text is the trimmed input"
+            );
         }
         let summary = match &value {
             Ok(v) => Ok(v.clone()),
@@ -50,7 +70,12 @@ pub fn decode_value(input: &[u8], config: &ReaderConfig) -> Result<serde_json::V
         };
         match &first {
             None => first = Some(summary),
-            Some(f) => assert_eq!(f, &summary, "{:?} disagrees with the portable scanner", reader.scan_impl()),
+            Some(f) => assert_eq!(
+                f,
+                &summary,
+                "{:?} disagrees with the portable scanner",
+                reader.scan_impl()
+            ),
         }
         if result.is_none() {
             result = Some(value);

@@ -98,7 +98,9 @@ pub fn number_text() -> impl Strategy<Value = String> {
     prop_oneof![
         any::<i64>().prop_map(|n| n.to_string()),
         any::<u64>().prop_map(|n| n.to_string()),
-        any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(|f| serde_json::to_string(&f).unwrap()),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(|f| serde_json::to_string(&f).unwrap()),
         "-?(0|[1-9][0-9]{0,24})(\\.[0-9]{1,20})?([eE][+-]?[0-9]{1,2})?",
     ]
 }
