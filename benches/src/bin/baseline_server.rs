@@ -5,6 +5,8 @@
 //! string statistics). Errors: 400 malformed JSON, 422 not a bid response or strict-mode failure, 413 past 4 MiB.
 //! No pools, metrics, compression or load shedding: a plain, well-written axum service.
 //!
+//! Build: `cargo build --release -p bidscan-bench --features http --bin baseline_server`.
+//!
 //! `baseline_server [ADDR]` (default `127.0.0.1:18081`; loopback only is intended). `BASELINE_WORKERS=N` sets the
 //! tokio worker threads (default: one per CPU the process may run on, e.g. after `taskset`).
 #![forbid(unsafe_code)]

@@ -44,7 +44,12 @@ pub(crate) fn decode_in_place(
             }
             _ => {
                 let (c, read) = read_escape(buf, stop)?;
-                write += c.encode_utf8(&mut buf[write..]).len();
+                if c.is_ascii() {
+                    buf[write] = c as u8;
+                    write += 1;
+                } else {
+                    write += c.encode_utf8(&mut buf[write..]).len();
+                }
                 read
             }
         };
@@ -88,7 +93,10 @@ static SIMPLE: [u8; 256] = {
 #[inline(always)]
 fn move_run(buf: &mut [u8], from: usize, len: usize, to: usize) {
     fn chunk<const N: usize>(buf: &[u8], at: usize) -> [u8; N] {
-        buf.get(at..at + N).and_then(|b| b.first_chunk::<N>()).copied().unwrap_or([0; N])
+        buf.get(at..at + N)
+            .and_then(|b| b.first_chunk::<N>())
+            .copied()
+            .unwrap_or([0; N])
     }
     fn put<const N: usize>(buf: &mut [u8], at: usize, bytes: [u8; N]) {
         if let Some(dst) = buf.get_mut(at..at + N) {
@@ -169,48 +177,71 @@ pub(crate) fn read_escape(buf: &[u8], at: usize) -> Result<(char, usize), StrErr
 }
 
 /// `\uXXXX` at `buf[at]`, possibly the first half of a surrogate pair.
+#[inline]
 fn read_unicode(buf: &[u8], at: usize) -> Result<(char, usize), StrError> {
-    let hi = hex4(buf, at + 2)?;
-    let code = match hi {
+    let code = hex4(buf, at + 2)?;
+    let (code, end) = match code {
         0xd800..=0xdbff => {
             if buf.get(at + 6..at + 8) != Some(b"\\u") {
                 return Err((ErrorKind::LoneSurrogate, at));
             }
-            let lo = hex4(buf, at + 8)?;
-            if !(0xdc00..=0xdfff).contains(&lo) {
+            let low = hex4(buf, at + 8)?;
+            if !(0xdc00..=0xdfff).contains(&low) {
                 return Err((ErrorKind::LoneSurrogate, at));
             }
-            let code = 0x10000 + ((u32::from(hi) - 0xd800) << 10) + (u32::from(lo) - 0xdc00);
-            return match char::from_u32(code) {
-                Some(c) => Ok((c, at + 12)),
-                None => Err((ErrorKind::LoneSurrogate, at)),
-            };
+            (0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00), at + 12)
         }
-        0xdc00..=0xdfff => return Err((ErrorKind::LoneSurrogate, at)),
-        code => u32::from(code),
+        code => (code, at + 6),
     };
+    // Only lone low surrogates (0xdc00..=0xdfff) are left that are not chars.
     match char::from_u32(code) {
-        Some(c) => Ok((c, at + 6)),
+        Some(c) => Ok((c, end)),
         None => Err((ErrorKind::LoneSurrogate, at)),
     }
 }
 
-/// Four hex digits at `buf[at..at + 4]`.
+/// Four hex digits at `buf[at..at + 4]`, by table.
 #[inline]
-fn hex4(buf: &[u8], at: usize) -> Result<u16, StrError> {
-    let mut value = 0u16;
-    for i in at..at + 4 {
-        let digit = match buf.get(i) {
-            Some(&b @ b'0'..=b'9') => b - b'0',
-            Some(&b @ b'a'..=b'f') => b - b'a' + 10,
-            Some(&b @ b'A'..=b'F') => b - b'A' + 10,
-            Some(_) => return Err((ErrorKind::InvalidEscape, i)),
-            None => return Err((ErrorKind::Eof, buf.len())),
-        };
-        value = (value << 4) | u16::from(digit);
+fn hex4(buf: &[u8], at: usize) -> Result<u32, StrError> {
+    let Some(&[a, b, c, d]) = buf.get(at..).and_then(|s| s.first_chunk::<4>()) else {
+        return Err(hex_error(buf, at));
+    };
+    let (a, b, c, d) = (HEX[usize::from(a)], HEX[usize::from(b)], HEX[usize::from(c)], HEX[usize::from(d)]);
+    if (a | b | c | d) & 0xf0 != 0 {
+        return Err(hex_error(buf, at));
     }
-    Ok(value)
+    Ok(u32::from(a) << 12 | u32::from(b) << 8 | u32::from(c) << 4 | u32::from(d))
 }
+
+/// Where four hex digits at `buf[at..]` go wrong.
+#[cold]
+fn hex_error(buf: &[u8], at: usize) -> StrError {
+    for i in at..at + 4 {
+        match buf.get(i) {
+            None => return (ErrorKind::Eof, buf.len()),
+            Some(&b) if HEX[usize::from(b)] > 0xf => return (ErrorKind::InvalidEscape, i),
+            Some(_) => {}
+        }
+    }
+    (ErrorKind::InvalidEscape, at)
+}
+
+/// Value of each hex digit byte; 0xff for every other byte.
+static HEX: [u8; 256] = {
+    let mut table = [0xffu8; 256];
+    let mut i = 0;
+    while i < 10 {
+        table[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        table[b'a' as usize + i] = 10 + i as u8;
+        table[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    table
+};
 
 #[cfg(test)]
 mod tests {
@@ -238,7 +269,11 @@ mod tests {
                 let mut want = original.clone();
                 want.copy_within(from..from + len, to);
                 assert_eq!(got[..to + len], want[..to + len], "len {len} gap {gap}");
-                assert_eq!(got[from + len..], original[from + len..], "len {len} gap {gap}: unread bytes touched");
+                assert_eq!(
+                    got[from + len..],
+                    original[from + len..],
+                    "len {len} gap {gap}: unread bytes touched"
+                );
             }
         }
     }

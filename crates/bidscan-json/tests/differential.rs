@@ -24,7 +24,7 @@ fn serde_json_value(bytes: &[u8]) -> Result<Value, serde_json::Error> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(256)))]
 
     #[test]
     fn generated_documents_decode_like_serde_json(doc in strat::doc(), ws in prop::collection::vec(any::<u8>(), 0..8)) {

@@ -93,7 +93,7 @@ fn thirty_thousand_chars_with_escapes_spread_and_clustered() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(256)))]
 
     #[test]
     fn styled_strings_decode_like_serde_json(chars in strat::styled_string(200), shift in 0usize..4) {
@@ -113,7 +113,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(12))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(12).min(64)))]
 
     #[test]
     fn thirty_thousand_char_strings_with_random_escapes(

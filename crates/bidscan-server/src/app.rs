@@ -35,7 +35,7 @@ use tower_http::decompression::RequestDecompressionLayer;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::propagate_header::PropagateHeaderLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
-use tower_http::trace::TraceLayer;
+use tower_http::trace::{DefaultOnFailure, TraceLayer};
 
 use crate::config::Config;
 use crate::engine::Engine;
@@ -116,7 +116,11 @@ pub fn router(state: AppState) -> Router {
         .layer(CatchPanicLayer::custom(panic_response))
         .layer(middleware::from_fn_with_state(state.clone(), track))
         .layer(PropagateRequestIdLayer::x_request_id())
-        .layer(TraceLayer::new_for_http().make_span_with(make_span))
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(make_span)
+                .on_failure(DefaultOnFailure::new().level(tracing::Level::WARN)),
+        )
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
         .with_state(state)
 }
@@ -139,7 +143,9 @@ impl DecodeGuard {
                     overload_error(&e, retry_after)
                 }))
                 .layer(LoadShedLayer::new())
-                .layer(GlobalConcurrencyLimitLayer::with_semaphore(self.permits.clone()))
+                .layer(GlobalConcurrencyLimitLayer::with_semaphore(
+                    self.permits.clone(),
+                ))
                 .layer(TimeoutLayer::new(self.timeout))
                 .layer(RequestBodyLimitLayer::new(wire_limit))
                 .layer(RequestDecompressionLayer::new()),
@@ -159,7 +165,11 @@ fn overload_error(e: &BoxError, retry_after: u64) -> ApiError {
         )
     } else {
         tracing::error!(error = %e, "unexpected middleware error");
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "internal error")
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "internal error",
+        )
     }
 }
 

@@ -70,7 +70,11 @@ pub fn read_error(e: &axum::Error, limit: usize) -> ApiError {
         }
         source = s.source();
     }
-    ApiError::new(StatusCode::BAD_REQUEST, "bad_body", format!("the body could not be read: {e}"))
+    ApiError::new(
+        StatusCode::BAD_REQUEST,
+        "bad_body",
+        format!("the body could not be read: {e}"),
+    )
 }
 
 /// Which bodies a route takes.
@@ -95,7 +99,12 @@ pub fn check_content_type(headers: &HeaderMap, accepts: Accepts) -> Result<(), A
         return Ok(());
     };
     let raw = value.to_str().unwrap_or("");
-    let essence = raw.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let essence = raw
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
     let json_like = essence == "application/json"
         || (essence.starts_with("application/") && essence.ends_with("+json"))
         || matches!(
@@ -104,7 +113,10 @@ pub fn check_content_type(headers: &HeaderMap, accepts: Accepts) -> Result<(), A
         );
     let ndjson = matches!(
         essence.as_str(),
-        "application/x-ndjson" | "application/ndjson" | "application/jsonl" | "application/jsonlines"
+        "application/x-ndjson"
+            | "application/ndjson"
+            | "application/jsonl"
+            | "application/jsonlines"
     );
     if json_like || (accepts == Accepts::Ndjson && ndjson) {
         Ok(())
@@ -164,7 +176,8 @@ impl Lines {
     fn extend(&mut self, bytes: &[u8]) {
         // Past the limit, keep one byte more than the limit as the marker and drop the rest.
         let room = (self.limit + 1).saturating_sub(self.pending.len());
-        self.pending.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        self.pending
+            .extend_from_slice(&bytes[..bytes.len().min(room)]);
     }
 
     fn take(&mut self) -> Line {
@@ -194,10 +207,20 @@ mod tests {
     #[test]
     fn content_types() {
         assert!(check_content_type(&HeaderMap::new(), Accepts::Json).is_ok());
-        for ok in ["application/json", "application/json; charset=utf-8", "application/vnd.x+json", "text/plain"] {
+        for ok in [
+            "application/json",
+            "application/json; charset=utf-8",
+            "application/vnd.x+json",
+            "text/plain",
+        ] {
             assert!(check_content_type(&ct(ok), Accepts::Json).is_ok(), "{ok}");
         }
-        for bad in ["text/xml", "application/xml", "multipart/form-data; boundary=x", "text/html"] {
+        for bad in [
+            "text/xml",
+            "application/xml",
+            "multipart/form-data; boundary=x",
+            "text/html",
+        ] {
             let e = check_content_type(&ct(bad), Accepts::Json).unwrap_err();
             assert_eq!(e.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{bad}");
         }
@@ -211,7 +234,10 @@ mod tests {
         assert_eq!(l.push(b"{\"a\""), vec![]);
         assert_eq!(
             l.push(b":1}\r\n\n{}"),
-            vec![Line::Full(Bytes::from_static(b"{\"a\":1}")), Line::Full(Bytes::new())]
+            vec![
+                Line::Full(Bytes::from_static(b"{\"a\":1}")),
+                Line::Full(Bytes::new())
+            ]
         );
         assert_eq!(l.finish(), Some(Line::Full(Bytes::from_static(b"{}"))));
         assert_eq!(l.finish(), None);
@@ -221,7 +247,10 @@ mod tests {
     fn long_lines_are_reported_not_kept() {
         let mut l = Lines::new(4);
         assert_eq!(l.push(b"123456789"), vec![]);
-        assert_eq!(l.push(b"0\nok\n"), vec![Line::TooLong, Line::Full(Bytes::from_static(b"ok"))]);
+        assert_eq!(
+            l.push(b"0\nok\n"),
+            vec![Line::TooLong, Line::Full(Bytes::from_static(b"ok"))]
+        );
         assert_eq!(l.push(b"12345"), vec![]);
         assert_eq!(l.finish(), Some(Line::TooLong));
     }

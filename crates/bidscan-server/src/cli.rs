@@ -171,7 +171,12 @@ pub fn init_logging(format: LogFormat, level: &str) -> anyhow::Result<()> {
     };
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
     let result = match format {
-        LogFormat::Json => builder.json().flatten_event(true).with_current_span(true).try_init(),
+        LogFormat::Json => builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .try_init(),
         LogFormat::Pretty => builder.pretty().try_init(),
     };
     result.map_err(|e| anyhow::anyhow!(e))
@@ -190,8 +195,15 @@ mod tests {
     #[test]
     fn parses_each_subcommand() {
         let c = Cli::try_parse_from(["bidscan", "serve", "--listen", "127.0.0.1:9"]).unwrap();
-        assert!(matches!(c.command, Command::Serve(ServeArgs { listen: Some(_), .. })));
-        let c = Cli::try_parse_from(["bidscan", "decode", "-", "--strict", "--view", "summary"]).unwrap();
+        assert!(matches!(
+            c.command,
+            Command::Serve(ServeArgs {
+                listen: Some(_),
+                ..
+            })
+        ));
+        let c = Cli::try_parse_from(["bidscan", "decode", "-", "--strict", "--view", "summary"])
+            .unwrap();
         match c.command {
             Command::Decode(d) => assert!(d.strict && d.view == ViewArg::Summary),
             other => panic!("{other:?}"),

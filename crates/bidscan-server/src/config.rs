@@ -147,7 +147,28 @@ impl Config {
     /// A missing or unreadable file, invalid TOML, an unknown key or a value of the wrong type; the message
     /// names the key and where its value came from.
     pub fn load(file: Option<&Path>) -> Result<Config, Box<figment::Error>> {
-        Ok(Self::figment(file).extract()?)
+        let config: Config = Self::figment(file).extract()?;
+        config.validate().map_err(|e| Box::new(figment::Error::from(e)))?;
+        Ok(config)
+    }
+
+    /// Checks the values no type can express: limits and timeouts must be positive.
+    ///
+    /// # Errors
+    /// The first key that is out of range, named.
+    pub fn validate(&self) -> Result<(), String> {
+        let s = &self.server;
+        let positive = [
+            ("server.max_body_bytes", s.max_body_bytes as u64),
+            ("server.max_batch_bytes", s.max_batch_bytes as u64),
+            ("server.max_concurrency", s.max_concurrency as u64),
+            ("server.request_timeout_secs", s.request_timeout_secs),
+            ("decode.max_depth", self.decode.max_depth as u64),
+        ];
+        match positive.iter().find(|(_, v)| *v == 0) {
+            Some((key, _)) => Err(format!("{key} must be greater than 0")),
+            None => Ok(()),
+        }
     }
 
     /// The figment behind [`Config::load`], for callers that add providers.
@@ -183,7 +204,10 @@ mod tests {
     #[test]
     fn file_then_env_override() {
         figment::Jail::expect_with(|jail| {
-            jail.create_file("b.toml", "[server]\nmax_body_bytes = 10\n[pool]\nwindow = 3\n")?;
+            jail.create_file(
+                "b.toml",
+                "[server]\nmax_body_bytes = 10\n[pool]\nwindow = 3\n",
+            )?;
             jail.set_env("BIDSCAN__POOL__WINDOW", "5");
             jail.set_env("BIDSCAN__LOG__FORMAT", "pretty");
             let c = Config::load(Some(Path::new("b.toml"))).map_err(|e| *e)?;
@@ -202,6 +226,10 @@ mod tests {
             jail.set_env("BIDSCAN__SERVER__LISTN", "1.2.3.4:5");
             let err = Config::load(None).unwrap_err();
             assert!(err.to_string().contains("listn"), "{err}");
+            jail.clear_env();
+            jail.set_env("BIDSCAN__SERVER__REQUEST_TIMEOUT_SECS", "0");
+            let err = Config::load(None).unwrap_err();
+            assert!(err.to_string().contains("request_timeout_secs"), "{err}");
             Ok(())
         });
     }

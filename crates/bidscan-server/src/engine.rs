@@ -131,7 +131,11 @@ pub struct Engine {
 
 impl Engine {
     /// An engine with these pool limits and reader limits, counting into `metrics`.
-    pub fn new(pool_config: PoolConfig, reader_config: ReaderConfig, metrics: Arc<Metrics>) -> Engine {
+    pub fn new(
+        pool_config: PoolConfig,
+        reader_config: ReaderConfig,
+        metrics: Arc<Metrics>,
+    ) -> Engine {
         let budget = Arc::new(Budget::from_config(&pool_config));
         let observer = Arc::new(PoolMetrics::new(metrics.clone(), budget.clone()));
         Engine {
@@ -199,20 +203,24 @@ impl Engine {
             input.extend_from_slice(chunk);
         }
         *needed = input.len();
-        let blank = input.iter().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
         let bytes = input.len();
+        // bidscan_openrtb::decode answers a blank body (no-bid) and a body starting with `<` (XML/HTML, not a bid
+        // response) without running the reader, whose stats would then be the previous document's.
+        let reader_runs = input
+            .iter()
+            .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+            .is_some_and(|&b| b != b'<');
         let result = bidscan_openrtb::decode(reader, input, options.mode);
-        // The reader is not run on a blank body (a no-bid); its stats would be the previous document's.
-        let stats = if blank {
+        let stats = if reader_runs {
+            reader.stats()
+        } else {
             Stats {
                 bytes,
                 buffer_bytes_needed: bytes,
                 ..Stats::default()
             }
-        } else {
-            reader.stats()
         };
-        let result = result.map_err(ApiError::from).map(|decoded| {
+        let result = result.map_err(ApiError::from).and_then(|decoded| {
             self.observe(&decoded);
             render(&decoded, stats, options)
         });
@@ -229,36 +237,19 @@ impl Engine {
         let outcome = match result {
             Ok(answer) if answer.status == Status::Bid => "bid",
             Ok(_) => "nobid",
-            Err(e) => e.outcome().unwrap_or("malformed"),
+            Err(e) => e.outcome().unwrap_or("internal"),
         };
         m.outcomes.with_label_values(&[outcome]).inc();
     }
 
     /// Counts a document refused before decoding because it was too large.
     pub fn count_too_large(&self) {
-        self.metrics.outcomes.with_label_values(&["too_large"]).inc();
+        self.metrics
+            .outcomes
+            .with_label_values(&["too_large"])
+            .inc();
     }
-}
 
-/// Renders the 200 body of `decoded`, and counts its bids and issues.
-fn render(decoded: &Decoded<'_>, stats: Stats, options: Options) -> Answer {
-    let envelope = Envelope {
-        status: decoded.status,
-        response: (options.view == View::Full).then_some(&decoded.response),
-        summary: decoded.summary(),
-        issues: &decoded.issues,
-        stats,
-    };
-    // Serializing to memory fails only for non-string map keys or a failing Serialize impl; the model has neither.
-    let json = serde_json::to_vec(&envelope).unwrap_or_default();
-    Answer {
-        json,
-        status: decoded.status,
-        issues: decoded.issues.len(),
-    }
-}
-
-impl Engine {
     /// Counts the bids and issues of a successful decode.
     fn observe(&self, decoded: &Decoded<'_>) {
         self.metrics.bids.inc_by(decoded.bid_count() as u64);
@@ -267,7 +258,91 @@ impl Engine {
                 bidscan_openrtb::Severity::Error => "error",
                 bidscan_openrtb::Severity::Warning => "warning",
             };
-            self.metrics.issues.with_label_values(&[issue.code, severity]).inc();
+            self.metrics
+                .issues
+                .with_label_values(&[issue.code, severity])
+                .inc();
         }
+    }
+}
+
+/// Renders the 200 body of `decoded`.
+fn render(decoded: &Decoded<'_>, stats: Stats, options: Options) -> Result<Answer, ApiError> {
+    let envelope = Envelope {
+        status: decoded.status,
+        response: (options.view == View::Full).then_some(&decoded.response),
+        summary: decoded.summary(),
+        issues: &decoded.issues,
+        stats,
+    };
+    // Serializing to memory fails only for non-string map keys or a failing Serialize impl; the model has neither.
+    let json = serde_json::to_vec(&envelope).map_err(|e| {
+        tracing::error!(error = %e, "cannot render an answer");
+        ApiError::new(
+            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "the answer could not be rendered",
+        )
+    })?;
+    Ok(Answer {
+        json,
+        status: decoded.status,
+        issues: decoded.issues.len(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn engine() -> Engine {
+        Engine::new(
+            PoolConfig::default(),
+            ReaderConfig::default(),
+            Arc::new(Metrics::new().unwrap()),
+        )
+    }
+
+    const DOC: &[u8] = br#"{"id":"r","seatbid":[{"bid":[{"id":"b","impid":"1","price":1.5,"crid":"c","adm":"<a href=\"x\"/>"}]}]}"#;
+
+    #[test]
+    fn answers_from_chunks_and_reuses_the_buffer() {
+        let e = engine();
+        let (a, b) = DOC.split_at(17);
+        let first = e.answer([a, b], DOC.len(), Options::default()).unwrap();
+        let second = e.answer([DOC], DOC.len(), Options::default()).unwrap();
+        assert_eq!(first, second, "chunking does not change the answer");
+        assert_eq!(first.status, Status::Bid);
+        let v: serde_json::Value = serde_json::from_slice(&first.json).unwrap();
+        assert_eq!(v["stats"]["escapes"], 2);
+        assert_eq!(v["response"]["seatbid"][0]["bid"][0]["adm"], "<a href=\"x\"/>");
+        let m = e.metrics();
+        assert_eq!(m.checkouts.with_label_values(&["miss"]).get(), 1);
+        assert_eq!(m.checkouts.with_label_values(&["hit"]).get(), 1);
+        assert_eq!(m.bids.get(), 2);
+    }
+
+    #[test]
+    fn summary_view_and_stats_of_bodies_the_reader_never_sees() {
+        let e = engine();
+        let summary = Options {
+            view: View::Summary,
+            ..Options::default()
+        };
+        let a = e.answer([DOC], DOC.len(), summary).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&a.json).unwrap();
+        assert!(v.get("response").is_none());
+
+        let xml = b"  <VAST version=\"4.0\"/>";
+        let err = e.answer([&xml[..]], xml.len(), summary).unwrap_err();
+        assert_eq!(err.code, "not_a_bid_response");
+        let blank = e.answer([&b" \n"[..]], 2, summary).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&blank.json).unwrap();
+        assert_eq!(v["status"], "nobid");
+        assert_eq!(v["stats"]["bytes"], 2);
+        assert_eq!(v["stats"]["escapes"], 0, "not the previous document's stats");
+        let m = e.metrics();
+        assert_eq!(m.outcomes.with_label_values(&["not_a_bid_response"]).get(), 1);
+        assert_eq!(m.document_escapes.get_sample_sum(), 2.0);
     }
 }

@@ -175,7 +175,8 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> axum::response::Response {
         let mut res = (self.status, Json(self.body())).into_response();
         if let Some(secs) = self.retry_after {
-            res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs));
+            res.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
         }
         res
     }
@@ -189,13 +190,18 @@ pub async fn json_errors(res: Response<Body>) -> Response<Body> {
         return res;
     }
     let (code, message) = match status {
-        StatusCode::PAYLOAD_TOO_LARGE => ("payload_too_large", "the request body is larger than the limit"),
+        StatusCode::PAYLOAD_TOO_LARGE => (
+            "payload_too_large",
+            "the request body is larger than the limit",
+        ),
         StatusCode::UNSUPPORTED_MEDIA_TYPE => (
             "unsupported_encoding",
             "Content-Encoding not supported; send gzip, deflate, br, zstd or identity",
         ),
         StatusCode::NOT_FOUND => ("not_found", "no such route"),
-        StatusCode::METHOD_NOT_ALLOWED => ("method_not_allowed", "method not allowed on this route"),
+        StatusCode::METHOD_NOT_ALLOWED => {
+            ("method_not_allowed", "method not allowed on this route")
+        }
         StatusCode::REQUEST_TIMEOUT => ("timeout", "the request took too long"),
         s if s.is_server_error() => ("internal", "internal error"),
         _ => ("bad_request", "bad request"),
@@ -203,7 +209,10 @@ pub async fn json_errors(res: Response<Body>) -> Response<Body> {
     let (mut parts, _) = res.into_parts();
     let body = ApiError::new(status, code, message).to_json();
     parts.headers.remove(header::CONTENT_LENGTH);
-    parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    parts.headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     Response::from_parts(parts, Body::from(body))
 }
 
@@ -222,11 +231,18 @@ pub fn panic_response(err: Box<dyn Any + Send + 'static>) -> Response<String> {
         .or_else(|| err.downcast_ref::<String>().cloned())
         .unwrap_or_default();
     tracing::error!(panic = %detail, "handler panicked");
-    let body = ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "internal error").to_json();
+    let body = ApiError::new(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "internal",
+        "internal error",
+    )
+    .to_json();
     let mut res = Response::new(String::from_utf8(body).unwrap_or_default());
     *res.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
-    res.headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    res.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     res
 }
 
@@ -264,5 +280,32 @@ mod tests {
         assert_eq!(p.line, Some(2));
         assert!(p.byte.is_some() && p.column.is_some());
         assert_eq!(e.outcome(), Some("malformed"));
+    }
+
+    #[tokio::test]
+    async fn a_panic_is_a_500_json_error() {
+        use tower::ServiceExt;
+        async fn boom() -> &'static str {
+            panic!("boom")
+        }
+        let app = axum::Router::new()
+            .route("/boom", axum::routing::get(boom))
+            .layer(tower_http::catch_panic::CatchPanicLayer::custom(
+                panic_response,
+            ));
+        let req = axum::http::Request::get("/boom")
+            .body(Body::empty())
+            .unwrap();
+        let res = app.oneshot(req).await.unwrap();
+        assert_eq!(res.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        let bytes = axum::body::to_bytes(res.into_body(), 1 << 16)
+            .await
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(v["error"]["code"], "internal");
+        assert!(
+            !v["error"]["message"].as_str().unwrap().contains("boom"),
+            "panic text not leaked"
+        );
     }
 }

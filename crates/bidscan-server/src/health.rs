@@ -22,7 +22,10 @@ pub fn run(args: &HealthArgs) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("bidscan: {e}");
@@ -30,7 +33,8 @@ pub fn run(args: &HealthArgs) -> ExitCode {
         }
     };
     let timeout = Duration::from_secs(args.timeout_secs);
-    match runtime.block_on(tokio::time::timeout(timeout, probe(&target))) {
+    // The timer must be created inside the runtime.
+    match runtime.block_on(async { tokio::time::timeout(timeout, probe(&target)).await }) {
         Ok(Ok(status)) if (200..300).contains(&status) => {
             println!("{} {status}", args.url);
             ExitCode::SUCCESS
@@ -44,7 +48,10 @@ pub fn run(args: &HealthArgs) -> ExitCode {
             ExitCode::FAILURE
         }
         Err(_) => {
-            eprintln!("bidscan: {}: no answer within {}s", args.url, args.timeout_secs);
+            eprintln!(
+                "bidscan: {}: no answer within {}s",
+                args.url, args.timeout_secs
+            );
             ExitCode::FAILURE
         }
     }
@@ -71,13 +78,19 @@ impl Target {
         if uri.scheme_str() != Some("http") {
             return Err(format!("bad URL {url:?}: only http:// is supported"));
         }
-        let host = uri.host().ok_or_else(|| format!("bad URL {url:?}: no host"))?;
+        let host = uri
+            .host()
+            .ok_or_else(|| format!("bad URL {url:?}: no host"))?;
         let port = uri.port_u16().unwrap_or(80);
         let path = uri.path_and_query().map_or("/", |p| p.as_str());
         Ok(Target {
             authority: format!("{host}:{port}"),
             host: uri.authority().map_or(host, |a| a.as_str()).to_owned(),
-            path: if path.is_empty() { "/".to_owned() } else { path.to_owned() },
+            path: if path.is_empty() {
+                "/".to_owned()
+            } else {
+                path.to_owned()
+            },
         })
     }
 }
@@ -116,7 +129,10 @@ mod tests {
         let t = Target::parse("http://127.0.0.1:8080/healthz").unwrap();
         assert_eq!(t.authority, "127.0.0.1:8080");
         assert_eq!(t.path, "/healthz");
-        assert_eq!(Target::parse("http://example").unwrap().authority, "example:80");
+        assert_eq!(
+            Target::parse("http://example").unwrap().authority,
+            "example:80"
+        );
         assert!(Target::parse("https://x/healthz").is_err());
         assert!(Target::parse("not a url").is_err());
     }
@@ -124,7 +140,10 @@ mod tests {
     #[test]
     fn parses_status_lines() {
         assert_eq!(parse_status("HTTP/1.1 200 OK\r\n"), Some(200));
-        assert_eq!(parse_status("HTTP/1.0 503 Service Unavailable\r\n"), Some(503));
+        assert_eq!(
+            parse_status("HTTP/1.0 503 Service Unavailable\r\n"),
+            Some(503)
+        );
         assert_eq!(parse_status("SSH-2.0-OpenSSH\r\n"), None);
     }
 }

@@ -16,13 +16,14 @@ use prometheus::{
 pub const INPUT_BUFFER: &str = "input";
 
 /// Every outcome of a decode (`bidscan_decode_outcomes_total{outcome}`).
-pub const OUTCOMES: [&str; 6] = [
+pub const OUTCOMES: [&str; 7] = [
     "bid",
     "nobid",
     "malformed",
     "not_a_bid_response",
     "strict",
     "too_large",
+    "internal",
 ];
 
 /// The server's metrics. Cheap to share (`Arc`); all updates are atomic.
@@ -72,7 +73,10 @@ impl Metrics {
         let escapes = prometheus::exponential_buckets(1.0, 4.0, 10)?; // 1 .. 262144
         let m = Metrics {
             http_requests: IntCounterVec::new(
-                Opts::new("bidscan_http_requests_total", "HTTP requests by route template and status code."),
+                Opts::new(
+                    "bidscan_http_requests_total",
+                    "HTTP requests by route template and status code.",
+                ),
                 &["route", "status"],
             )?,
             http_duration: HistogramVec::new(
@@ -99,24 +103,39 @@ impl Metrics {
                 escapes,
             )?,
             outcomes: IntCounterVec::new(
-                Opts::new("bidscan_decode_outcomes_total", "Decode results by outcome."),
+                Opts::new(
+                    "bidscan_decode_outcomes_total",
+                    "Decode results by outcome.",
+                ),
                 &["outcome"],
             )?,
             bids: IntCounter::new("bidscan_bids_total", "Bids in the documents decoded.")?,
             issues: IntCounterVec::new(
-                Opts::new("bidscan_validation_issues_total", "Issues reported, by code and severity."),
+                Opts::new(
+                    "bidscan_validation_issues_total",
+                    "Issues reported, by code and severity.",
+                ),
                 &["code", "severity"],
             )?,
             buffer_grow: IntCounterVec::new(
-                Opts::new("bidscan_buffer_grow_total", "Pooled buffers that grew while decoding."),
+                Opts::new(
+                    "bidscan_buffer_grow_total",
+                    "Pooled buffers that grew while decoding.",
+                ),
                 &["buffer"],
             )?,
             buffer_shrink: IntCounterVec::new(
-                Opts::new("bidscan_buffer_shrink_total", "Pooled buffers shrunk by the retention policy."),
+                Opts::new(
+                    "bidscan_buffer_shrink_total",
+                    "Pooled buffers shrunk by the retention policy.",
+                ),
                 &["buffer"],
             )?,
             buffer_drop: IntCounterVec::new(
-                Opts::new("bidscan_buffer_drop_total", "Pooled buffers released instead of kept, by reason."),
+                Opts::new(
+                    "bidscan_buffer_drop_total",
+                    "Pooled buffers released instead of kept, by reason.",
+                ),
                 &["buffer", "reason"],
             )?,
             buffer_retained: IntGaugeVec::new(
@@ -127,7 +146,10 @@ impl Metrics {
                 &["buffer"],
             )?,
             checkouts: IntCounterVec::new(
-                Opts::new("bidscan_pool_checkouts_total", "Pool check-outs: hit (reused) or miss (new)."),
+                Opts::new(
+                    "bidscan_pool_checkouts_total",
+                    "Pool check-outs: hit (reused) or miss (new).",
+                ),
                 &["result"],
             )?,
             registry,
@@ -153,7 +175,9 @@ impl Metrics {
         r.register(Box::new(self.buffer_retained.clone()))?;
         r.register(Box::new(self.checkouts.clone()))?;
         #[cfg(target_os = "linux")]
-        r.register(Box::new(prometheus::process_collector::ProcessCollector::for_self()))?;
+        r.register(Box::new(
+            prometheus::process_collector::ProcessCollector::for_self(),
+        ))?;
         Ok(())
     }
 
@@ -170,7 +194,8 @@ impl Metrics {
             DropReason::Idle,
             DropReason::PoolFull,
         ] {
-            self.buffer_drop.with_label_values(&[INPUT_BUFFER, reason.as_str()]);
+            self.buffer_drop
+                .with_label_values(&[INPUT_BUFFER, reason.as_str()]);
         }
         self.buffer_retained.with_label_values(&[INPUT_BUFFER]);
         for result in ["hit", "miss"] {
@@ -210,7 +235,9 @@ impl Observer for PoolMetrics {
             Event::Grow { .. } => m.buffer_grow.with_label_values(&[buffer]).inc(),
             Event::Shrink { .. } => m.buffer_shrink.with_label_values(&[buffer]).inc(),
             Event::Drop { reason, .. } => {
-                m.buffer_drop.with_label_values(&[buffer, reason.as_str()]).inc();
+                m.buffer_drop
+                    .with_label_values(&[buffer, reason.as_str()])
+                    .inc();
             }
             Event::CheckoutHit => m.checkouts.with_label_values(&["hit"]).inc(),
             Event::CheckoutMiss => m.checkouts.with_label_values(&["miss"]).inc(),
@@ -219,7 +246,10 @@ impl Observer for PoolMetrics {
 
     fn on_retained(&self, buffer: &'static str, _pool_total: usize) {
         let total = i64::try_from(self.budget.retained()).unwrap_or(i64::MAX);
-        self.metrics.buffer_retained.with_label_values(&[buffer]).set(total);
+        self.metrics
+            .buffer_retained
+            .with_label_values(&[buffer])
+            .set(total);
     }
 }
 
@@ -231,8 +261,12 @@ mod tests {
     fn every_design_metric_is_exposed() {
         let m = Metrics::new().unwrap();
         m.http_requests.with_label_values(&["/decode", "200"]).inc();
-        m.http_duration.with_label_values(&["/decode"]).observe(0.001);
-        m.issues.with_label_values(&["missing_crid", "warning"]).inc();
+        m.http_duration
+            .with_label_values(&["/decode"])
+            .observe(0.001);
+        m.issues
+            .with_label_values(&["missing_crid", "warning"])
+            .inc();
         let text = m.render().unwrap();
         for name in [
             "bidscan_http_requests_total",
@@ -261,12 +295,26 @@ mod tests {
         let budget = Arc::new(Budget::new(1 << 20));
         let obs = PoolMetrics::new(m.clone(), budget);
         obs.on_event(INPUT_BUFFER, &Event::Grow { from: 0, to: 10 });
-        obs.on_event(INPUT_BUFFER, &Event::Drop { reason: DropReason::TooLarge, bytes: 10 });
+        obs.on_event(
+            INPUT_BUFFER,
+            &Event::Drop {
+                reason: DropReason::TooLarge,
+                bytes: 10,
+            },
+        );
         obs.on_event(INPUT_BUFFER, &Event::CheckoutMiss);
         obs.on_retained(INPUT_BUFFER, 123);
         assert_eq!(m.buffer_grow.with_label_values(&[INPUT_BUFFER]).get(), 1);
-        assert_eq!(m.buffer_drop.with_label_values(&[INPUT_BUFFER, "too_large"]).get(), 1);
+        assert_eq!(
+            m.buffer_drop
+                .with_label_values(&[INPUT_BUFFER, "too_large"])
+                .get(),
+            1
+        );
         assert_eq!(m.checkouts.with_label_values(&["miss"]).get(), 1);
-        assert_eq!(m.buffer_retained.with_label_values(&[INPUT_BUFFER]).get(), 0);
+        assert_eq!(
+            m.buffer_retained.with_label_values(&[INPUT_BUFFER]).get(),
+            0
+        );
     }
 }

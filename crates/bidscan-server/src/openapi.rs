@@ -54,7 +54,15 @@ mod tests {
     #[test]
     fn every_route_is_documented() {
         let doc = serde_json::to_value(ApiDoc::openapi()).unwrap();
-        for path in ["/decode", "/decode/batch", "/", "/healthz", "/readyz", "/metrics", "/openapi.json"] {
+        for path in [
+            "/decode",
+            "/decode/batch",
+            "/",
+            "/healthz",
+            "/readyz",
+            "/metrics",
+            "/openapi.json",
+        ] {
             assert!(doc["paths"][path].is_object(), "{path} missing");
         }
         assert!(doc["paths"]["/decode"]["post"]["responses"]["422"].is_object());

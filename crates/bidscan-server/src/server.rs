@@ -44,7 +44,10 @@ pub async fn serve(
         shutdown.await;
         draining.store(true, Ordering::SeqCst);
         let _ = began.send(true);
-        tracing::info!(grace_secs = grace.as_secs(), "shutdown signal: readiness is 503, draining");
+        tracing::info!(
+            grace_secs = grace.as_secs(),
+            "shutdown signal: readiness is 503, draining"
+        );
         tokio::time::sleep(grace).await;
         tracing::info!("no longer accepting connections; finishing in-flight requests");
     };

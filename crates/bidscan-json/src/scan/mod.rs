@@ -78,6 +78,9 @@ impl ScanImpl {
             ScanImpl::Sse2 | ScanImpl::Avx2 => (x86::WIDTH, 0),
             #[cfg(not(target_arch = "x86_64"))]
             ScanImpl::Sse2 | ScanImpl::Avx2 => (64, 0),
+            #[cfg(target_arch = "aarch64")]
+            ScanImpl::Neon => (neon::WIDTH, neon::SHIFT),
+            #[cfg(not(target_arch = "aarch64"))]
             ScanImpl::Neon => (16, 2),
         }
     }
@@ -133,22 +136,27 @@ impl Scanner {
             }
             at = from + (self.width - into_block);
         }
-        let (stop, block, mask) = self.find(buf, at);
+        let (block, mask) = self.find(buf, at);
         self.base = origin + block;
         self.mask = mask;
-        stop
+        if mask == 0 {
+            buf.len()
+        } else {
+            block + (mask.trailing_zeros() >> self.shift) as usize
+        }
     }
 
-    /// Scans from `at` with the chosen body; returns (first stop or `buf.len()`, start of the last block loaded,
-    /// that block's mask).
+    /// Scans from `at` with the chosen body. Returns the start of the first block (of this body's width) at or
+    /// after `at` holding a stop byte, and that block's mask; or, when there is none, the start of the last block
+    /// looked at and 0. The block past the end of `buf` is padded with non-stop bytes. (Two values, so they come
+    /// back in registers.)
     #[inline]
-    fn find(&self, buf: &[u8], at: usize) -> (usize, usize, u64) {
+    fn find(&self, buf: &[u8], at: usize) -> (usize, u64) {
         match self.imp {
             #[cfg(target_arch = "x86_64")]
             ScanImpl::Avx2 => {
                 // SAFETY: a Scanner only holds Avx2 when `is_x86_feature_detected!("avx2")` said yes (`new`).
-                let (stop, block, lo, hi) = unsafe { x86::avx2::find(buf, at) };
-                (stop, block, u64::from(lo) | (u64::from(hi) << 32))
+                unsafe { x86::avx2::find(buf, at) }
             }
             #[cfg(target_arch = "x86_64")]
             ScanImpl::Sse2 => {

@@ -23,24 +23,21 @@ fn block_mask(block: &[u8; WIDTH]) -> u64 {
     vget_lane_u64::<0>(vreinterpret_u64_u8(nibbles))
 }
 
-/// First stop at or after `at`; see `Scanner::find`. (NEON is part of the aarch64 baseline.)
+/// The first block at or after `at` holding a stop; see `Scanner::find`. (NEON is part of the aarch64 baseline.)
 #[target_feature(enable = "neon")]
-pub(super) fn find(buf: &[u8], at: usize) -> (usize, usize, u64) {
+pub(super) fn find(buf: &[u8], at: usize) -> (usize, u64) {
     let mut i = at;
     while let Some(block) = buf.get(i..).and_then(|b| b.first_chunk::<WIDTH>()) {
         let mask = block_mask(block);
         if mask != 0 {
-            return (i + (mask.trailing_zeros() >> SHIFT) as usize, i, mask);
+            return (i, mask);
         }
         i += WIDTH;
     }
     if i < buf.len() {
         let mut block = [PAD; WIDTH];
         block[..buf.len() - i].copy_from_slice(&buf[i..]);
-        let mask = block_mask(&block);
-        if mask != 0 {
-            return (i + (mask.trailing_zeros() >> SHIFT) as usize, i, mask);
-        }
+        return (i, block_mask(&block));
     }
-    (buf.len(), i, 0)
+    (i, 0)
 }

@@ -27,23 +27,20 @@ pub(super) fn word_mask(word: u64) -> u64 {
     !(quote & backslash & control) & HIGH
 }
 
-/// First stop at or after `at`; see `Scanner::find`.
-pub(super) fn find(buf: &[u8], at: usize) -> (usize, usize, u64) {
+/// The first block at or after `at` holding a stop; see `Scanner::find`.
+pub(super) fn find(buf: &[u8], at: usize) -> (usize, u64) {
     let mut i = at;
     while let Some(block) = buf.get(i..).and_then(|b| b.first_chunk::<WIDTH>()) {
         let mask = word_mask(u64::from_le_bytes(*block));
         if mask != 0 {
-            return (i + (mask.trailing_zeros() >> SHIFT) as usize, i, mask);
+            return (i, mask);
         }
         i += WIDTH;
     }
     if i < buf.len() {
         let mut block = [PAD; WIDTH];
         block[..buf.len() - i].copy_from_slice(&buf[i..]);
-        let mask = word_mask(u64::from_le_bytes(block));
-        if mask != 0 {
-            return (i + (mask.trailing_zeros() >> SHIFT) as usize, i, mask);
-        }
+        return (i, word_mask(u64::from_le_bytes(block)));
     }
-    (buf.len(), i, 0)
+    (i, 0)
 }

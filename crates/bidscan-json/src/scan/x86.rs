@@ -36,26 +36,24 @@ pub(super) mod sse2 {
         mask16(a) | (mask16(b) << 16) | (mask16(c) << 32) | (mask16(d) << 48)
     }
 
-    /// First stop at or after `at`; see `Scanner::find`. (SSE2 is part of the x86_64 baseline.)
+    /// The first block at or after `at` holding a stop; see `Scanner::find`. (SSE2 is part of the x86_64
+    /// baseline.)
     #[target_feature(enable = "sse2")]
-    pub(in crate::scan) fn find(buf: &[u8], at: usize) -> (usize, usize, u64) {
+    pub(in crate::scan) fn find(buf: &[u8], at: usize) -> (usize, u64) {
         let mut i = at;
         while let Some(block) = buf.get(i..).and_then(|b| b.first_chunk::<WIDTH>()) {
             let mask = mask64(block);
             if mask != 0 {
-                return (i + mask.trailing_zeros() as usize, i, mask);
+                return (i, mask);
             }
             i += WIDTH;
         }
         if i < buf.len() {
             let mut block = [PAD; WIDTH];
             block[..buf.len() - i].copy_from_slice(&buf[i..]);
-            let mask = mask64(&block);
-            if mask != 0 {
-                return (i + mask.trailing_zeros() as usize, i, mask);
-            }
+            return (i, mask64(&block));
         }
-        (buf.len(), i, 0)
+        (i, 0)
     }
 }
 
@@ -75,36 +73,38 @@ pub(super) mod avx2 {
         _mm256_movemask_epi8(any) as u32
     }
 
-    /// First stop at or after `at`; like `Scanner::find` but the 64-bit block mask comes back as its two 32-bit
-    /// halves. (Joining them here lets LLVM fuse the two movemasks into a `<64 x i1>` bitcast, which AVX2 lowers
-    /// to a few hundred byte inserts; the caller joins them outside this function instead.) Callers must have
-    /// checked that the CPU has AVX2.
+    /// Both 32-byte masks joined. `black_box` keeps LLVM from fusing the two movemasks into one `<64 x i1>`
+    /// bitcast, which AVX2 lowers to a few hundred byte inserts; it costs a register spill on the way out only.
+    #[inline]
     #[target_feature(enable = "avx2")]
-    pub(in crate::scan) fn find(buf: &[u8], at: usize) -> (usize, usize, u32, u32) {
-        let found = |i: usize, lo: u32, hi: u32| {
-            let stop = if lo != 0 { lo.trailing_zeros() } else { 32 + hi.trailing_zeros() };
-            (i + stop as usize, i, lo, hi)
-        };
-        let mut i = at;
-        while let Some(block) = buf.get(i..).and_then(|b| b.first_chunk::<WIDTH>()) {
+    fn join(lo: u32, hi: u32) -> u64 {
+        u64::from(lo) | (u64::from(std::hint::black_box(hi)) << 32)
+    }
+
+    /// The first block at or after `at` holding a stop; see `Scanner::find`. Callers must have checked that the
+    /// CPU has AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(in crate::scan) fn find(buf: &[u8], at: usize) -> (usize, u64) {
+        let halves = |block: &[u8; WIDTH]| {
             let (lo, hi) = block.split_at(32);
             let lo = mask32(lo.first_chunk::<32>().unwrap_or(&[PAD; 32]));
             let hi = mask32(hi.first_chunk::<32>().unwrap_or(&[PAD; 32]));
+            (lo, hi)
+        };
+        let mut i = at;
+        while let Some(block) = buf.get(i..).and_then(|b| b.first_chunk::<WIDTH>()) {
+            let (lo, hi) = halves(block);
             if lo | hi != 0 {
-                return found(i, lo, hi);
+                return (i, join(lo, hi));
             }
             i += WIDTH;
         }
         if i < buf.len() {
             let mut block = [PAD; WIDTH];
             block[..buf.len() - i].copy_from_slice(&buf[i..]);
-            let (lo, hi) = block.split_at(32);
-            let lo = mask32(lo.first_chunk::<32>().unwrap_or(&[PAD; 32]));
-            let hi = mask32(hi.first_chunk::<32>().unwrap_or(&[PAD; 32]));
-            if lo | hi != 0 {
-                return found(i, lo, hi);
-            }
+            let (lo, hi) = halves(&block);
+            return (i, join(lo, hi));
         }
-        (buf.len(), i, 0, 0)
+        (i, 0)
     }
 }

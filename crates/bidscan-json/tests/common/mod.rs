@@ -8,6 +8,12 @@ pub mod strategies;
 use bidscan_json::{Error, ErrorKind, RawJson, Reader, ReaderConfig, ScanImpl};
 use serde::de::IgnoredAny;
 
+/// Property-test case count: `default`, or `PROPTEST_CASES` from the environment for a deeper run
+/// (`PROPTEST_CASES=20000 cargo test -p bidscan-json --release --test differential`).
+pub fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
 /// One reader per available scanner implementation, each with `config`.
 pub fn readers(config: &ReaderConfig) -> Vec<Reader> {
     ScanImpl::available()

@@ -67,7 +67,10 @@ pub async fn batch(
         Some((Ok::<Bytes, std::convert::Infallible>(chunk), batch))
     });
     Ok((
-        [(header::CONTENT_TYPE, HeaderValue::from_static("application/x-ndjson"))],
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/x-ndjson"),
+        )],
         Body::from_stream(stream),
     )
         .into_response())

@@ -50,7 +50,10 @@ pub async fn decode(
         })?;
     let answer = state.engine.answer(frames.slices(), frames.len, options)?;
     Ok((
-        [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
         answer.json,
     )
         .into_response())

@@ -75,9 +75,10 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
     responses((status = 200, description = "Prometheus text format", content_type = "text/plain; version=0.0.4", body = String))
 )]
 pub async fn metrics(State(state): State<AppState>) -> Result<Response, ApiError> {
-    let text = state.metrics().render().map_err(|e| {
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string())
-    })?;
+    let text = state
+        .metrics()
+        .render()
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
     Ok((
         [(
             header::CONTENT_TYPE,
@@ -96,5 +97,9 @@ pub async fn openapi() -> Json<utoipa::openapi::OpenApi> {
 
 /// 404 for every other path.
 pub async fn not_found() -> ApiError {
-    ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such route; see / for the routes")
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        "no such route; see / for the routes",
+    )
 }

@@ -1,0 +1,151 @@
+//! The `bidscan` binary: `decode` (same JSON as the service, exit codes) and `health`.
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use common::*;
+
+const BIN: &str = env!("CARGO_BIN_EXE_bidscan");
+
+fn bidscan(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[tokio::test]
+async fn decode_prints_what_the_service_answers() {
+    let server = start(config()).await;
+    for name in ["vast_php_020k.json", "nobid_nbr.json", "nurl_only.json"] {
+        let path = format!("{CORPUS}/{name}");
+        let out = tokio::task::spawn_blocking(move || bidscan(&["decode", &path], b""))
+            .await
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let res = server.post("/decode", &[], corpus_file(name)).await;
+        let http = res.bytes().await.unwrap();
+        assert_eq!(
+            out.stdout.strip_suffix(b"\n").unwrap(),
+            &http[..],
+            "{name}: same bytes as POST /decode"
+        );
+    }
+}
+
+#[test]
+fn decode_a_directory_one_line_per_file() {
+    let out = bidscan(&["decode", CORPUS, "--view", "summary"], b"");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let docs = corpus();
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), docs.len());
+    for ((name, doc), line) in docs.iter().zip(&lines) {
+        assert_eq!(line["summary"]["bid_count"], expected_bids(doc), "{name}");
+        assert!(line.get("response").is_none(), "summary view");
+    }
+    assert!(String::from_utf8_lossy(&out.stderr).contains("0 failed"));
+}
+
+#[test]
+fn exit_status_is_1_when_a_document_fails_and_2_on_usage_errors() {
+    let ndjson = b"{\"id\":\"a\"}\n{\"id\":\n[1]\n";
+    let out = bidscan(&["decode", "-", "--ndjson"], ndjson);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3);
+    assert!(lines[1].contains("\"malformed_json\""), "{stdout}");
+    assert!(lines[2].contains("\"not_a_bid_response\""), "{stdout}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("stdin:2"));
+
+    let strict = br#"{"id":"r","seatbid":[{"bid":[{"id":"b","impid":"1","price":"1.5"}]}]}"#;
+    assert_eq!(bidscan(&["decode", "-"], strict).status.code(), Some(0));
+    assert_eq!(
+        bidscan(&["decode", "-", "--strict"], strict).status.code(),
+        Some(1)
+    );
+
+    let nurl = format!("{CORPUS}/nurl_only.json");
+    assert_eq!(bidscan(&["decode", &nurl], b"").status.code(), Some(0));
+    assert_eq!(
+        bidscan(&["decode", &nurl, "--fail-on-issues"], b"")
+            .status
+            .code(),
+        Some(1)
+    );
+
+    assert_eq!(
+        bidscan(&["decode", "/no/such/file.json"], b"")
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(bidscan(&["decode"], b"").status.code(), Some(2));
+    assert_eq!(
+        bidscan(&["decode", "-", "--view", "huge"], b"")
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(bidscan(&["frobnicate"], b"").status.code(), Some(2));
+    assert_eq!(bidscan(&["--version"], b"").status.code(), Some(0));
+}
+
+#[tokio::test]
+async fn health_probes_a_running_server() {
+    let server = start(config()).await;
+    let url = server.url("/healthz");
+    let out = tokio::task::spawn_blocking(move || bidscan(&["health", "--url", &url], b""))
+        .await
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let missing = server.url("/nope");
+    let out = tokio::task::spawn_blocking(move || bidscan(&["health", "--url", &missing], b""))
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "404 is unhealthy");
+
+    // A port nobody listens on.
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    };
+    let out = bidscan(
+        &["health", "--url", &format!("http://{closed}/healthz")],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        bidscan(&["health", "--url", "ftp://x"], b"").status.code(),
+        Some(2)
+    );
+}
