@@ -29,23 +29,24 @@ nginx_pid=
 
 log() { printf '== %s\n' "$*"; }
 
+# shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
     local rc=$? p
     for p in "${pids[@]}" $nginx_pid; do kill -TERM "$p" 2>/dev/null || true; done
     for _ in $(seq 50); do
         local alive=0
         for p in "${pids[@]}" $nginx_pid; do kill -0 "$p" 2>/dev/null && alive=1; done
-        [ $alive = 0 ] && break
+        [ "$alive" = 0 ] && break
         sleep 0.1
     done
     for p in "${pids[@]}" $nginx_pid; do kill -KILL "$p" 2>/dev/null || true; done
-    if [ $rc != 0 ]; then
+    if [ "$rc" != 0 ]; then
         for f in "$work"/bidscan-*.log "$work"/nginx/logs/error.log; do
             [ -s "$f" ] && { echo "--- last lines of $f"; tail -n 6 "$f" | cut -c1-400; }
         done
     fi
     if [ "${LB_KEEP:-}" = 1 ]; then echo "logs kept in $work"; else rm -rf "$work"; fi
-    exit $rc
+    exit "$rc"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -87,7 +88,7 @@ for i in 0 1 2; do
         BIDSCAN__SERVER__DRAIN_GRACE_SECS=$grace_secs \
         BIDSCAN__LOG__FORMAT=json \
         "$bin" serve >"$work/${names[$i]}.log" 2>&1 &
-    pids[$i]=$!
+    pids[i]=$!
 done
 
 wait_for() { # URL SECONDS: until URL answers 200

@@ -1,0 +1,72 @@
+//! bidscan-fuzz: the properties the fuzz targets check, as plain functions, so a libFuzzer binary, a replay of
+//! a crash file and a unit test all run the same code.
+//!
+//! - [`reader`]: bidscan-json on arbitrary bytes, through every decode path (a `serde_json::Value`, the
+//!   validating skip `IgnoredAny`, the raw capture `RawJson`, borrowed typed targets) and every scanner this CPU
+//!   runs: never a panic, every path accepts exactly the same documents, every scanner gives the same answer,
+//!   error positions are inside the input, a lower depth limit only ever rejects more.
+//! - [`model`]: bidscan-openrtb `decode` in lenient and strict mode: strict succeeds only where lenient does and
+//!   then agrees with it, valid JSON is never `Malformed`, the canonical output re-decodes to the same response.
+//! - [`differential`]: bidscan-json against serde_json (`float_roundtrip`): same accept/reject, same value
+//!   (compared as values *and* as serialized text, so `-0` vs `0` and `1.0` vs `1` count), and the same
+//!   OpenRTB `Decoded` when the model is decoded by both. Known, documented differences are skipped, each named
+//!   in [`KnownDifference`].
+//!
+//! What it does not do: generate structured inputs (libFuzzer mutates bytes, guided by `fuzz/json.dict`), or
+//! check performance.
+
+mod differential;
+mod model;
+mod reader;
+
+pub use differential::{KnownDifference, differential};
+pub use model::model;
+pub use reader::reader;
+
+/// Nesting depth of a value: 0 for a scalar, 1 + the deepest child for an array or object (so `[]` is 1 and
+/// `[[1]]` is 2), computed without recursion.
+pub fn nesting(value: &serde_json::Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(value, 0usize)];
+    while let Some((v, depth)) = stack.pop() {
+        match v {
+            serde_json::Value::Array(items) => {
+                deepest = deepest.max(depth + 1);
+                stack.extend(items.iter().map(|i| (i, depth + 1)));
+            }
+            serde_json::Value::Object(members) => {
+                deepest = deepest.max(depth + 1);
+                stack.extend(members.values().map(|i| (i, depth + 1)));
+            }
+            _ => deepest = deepest.max(depth),
+        }
+    }
+    deepest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nesting_counts_containers() {
+        let v: serde_json::Value = serde_json::from_str(r#"[1,{"a":[[]]},"x"]"#).unwrap();
+        assert_eq!(nesting(&v), 4);
+        assert_eq!(nesting(&serde_json::json!(1)), 0);
+        assert_eq!(nesting(&serde_json::json!({})), 1);
+    }
+
+    #[test]
+    fn seeds_pass_every_check() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/bid-responses");
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "json") {
+                let bytes = std::fs::read(&path).unwrap();
+                reader(&bytes);
+                model(&bytes);
+                differential(&bytes);
+            }
+        }
+    }
+}
