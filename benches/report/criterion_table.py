@@ -10,7 +10,7 @@ import sys
 
 GROUPS = ["vast", "vast_php", "vast_intl", "banner_go", "banner_plain", "native", "multiseat", "nobid",
           "seed_no_escape", "seed_escape_at_end", "seed_escape_at_1", "seed_106_escapes", "corpus"]
-DECODERS = ["memcpy", "bidscan", "serde_json", "sonic-rs", "simd-json", "jiter"]
+DECODERS = ["memcpy", "bidscan", "bidscan-mirror", "serde_json", "sonic-rs", "simd-json", "jiter"]
 PEERS = ["serde_json", "sonic-rs", "simd-json", "jiter"]
 
 root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.environ.get("CARGO_TARGET_DIR", "target"), "criterion")

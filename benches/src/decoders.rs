@@ -14,6 +14,10 @@ pub enum Decoder {
     /// `bidscan_openrtb::decode` (reused `Reader`, document copied into a reused buffer first; the decode
     /// includes issue collection and validation).
     Bidscan,
+    /// bidscan's reader alone (`bidscan_json::Reader::decode`, reused, document copied into a reused buffer)
+    /// into the peers' mirror model with `ext` skipped — the same target as simd-json and jiter, so the reader
+    /// is compared with them without the OpenRTB layer (lenient visitors, `ext` capture, validation).
+    BidscanMirror,
     /// `serde_json::from_slice` into `bidscan_openrtb::BidResponse` (the real model; no validation).
     SerdeJson,
     /// `sonic_rs::from_slice` into the mirror model, `ext` kept as `LazyValue`.
@@ -27,16 +31,17 @@ pub enum Decoder {
 
 impl Decoder {
     /// Every decoder, floor first, in table order.
-    pub const ALL: [Decoder; 6] = [
+    pub const ALL: [Decoder; 7] = [
         Decoder::Memcpy,
         Decoder::Bidscan,
+        Decoder::BidscanMirror,
         Decoder::SerdeJson,
         Decoder::SonicRs,
         Decoder::SimdJson,
         Decoder::Jiter,
     ];
 
-    /// The peers (every decoder but bidscan and the floor).
+    /// The peers (every decoder but bidscan's two and the floor).
     pub const PEERS: [Decoder; 4] = [
         Decoder::SerdeJson,
         Decoder::SonicRs,
@@ -49,6 +54,7 @@ impl Decoder {
         match self {
             Decoder::Memcpy => "memcpy",
             Decoder::Bidscan => "bidscan",
+            Decoder::BidscanMirror => "bidscan-mirror",
             Decoder::SerdeJson => "serde_json",
             Decoder::SonicRs => "sonic-rs",
             Decoder::SimdJson => "simd-json",
@@ -100,6 +106,12 @@ impl Decoders {
                 .expect("bidscan decodes the corpus");
                 black_box(&decoded).bid_count()
             }
+            Decoder::BidscanMirror => {
+                self.copy_in(doc);
+                let response: mirror::BidResponse<'_, Skipped> =
+                    self.reader.decode(&mut self.input).expect("bidscan decodes the corpus");
+                black_box(&response).bid_count()
+            }
             Decoder::SerdeJson => {
                 let response: bidscan_openrtb::BidResponse<'_> =
                     serde_json::from_slice(doc).expect("serde_json decodes the corpus");
@@ -115,8 +127,7 @@ impl Decoders {
                 black_box(&response).bid_count()
             }
             Decoder::SimdJson => {
-                self.input.clear();
-                self.input.extend_from_slice(doc);
+                self.copy_in(doc);
                 let response: mirror::BidResponse<'_, Skipped> =
                     simd_json::serde::from_slice_with_buffers(&mut self.input, &mut self.simd)
                         .expect("simd-json decodes the corpus");

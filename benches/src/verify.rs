@@ -29,6 +29,12 @@ pub fn canonical(decoder: Decoder, doc: &[u8]) -> Result<Option<(Value, bool)>, 
                     .map_err(|e| e.to_string())?;
             Ok(Some((json(&decoded.response)?, true)))
         }
+        Decoder::BidscanMirror => {
+            let mut input = doc.to_vec();
+            let r: mirror::BidResponse<'_, Skipped> =
+                bidscan_json::from_slice_mut(&mut input).map_err(|e| e.to_string())?;
+            with_ext(&r)
+        }
         Decoder::SerdeJson => {
             let r: bidscan_openrtb::BidResponse<'_> =
                 serde_json::from_slice(doc).map_err(|e| e.to_string())?;
@@ -90,7 +96,7 @@ pub fn check_document(name: &str, doc: &[u8]) -> Vec<String> {
         Err(e) => return vec![format!("{name}: bidscan: {e}")],
     };
     let mut problems = Vec::new();
-    for peer in Decoder::PEERS {
+    for peer in Decoder::PEERS.into_iter().chain([Decoder::BidscanMirror]) {
         match canonical(peer, doc) {
             Ok(Some((value, has_ext))) => {
                 let mut expected = reference.clone();

@@ -1,7 +1,7 @@
 //! Decodes the whole corpus (or one family) N times with one decoder: the workload for callgrind instruction
 //! counts, which are repeatable where wall-clock timing on a shared machine is not.
 //!
-//! `corpus_loop DECODER [PASSES] [FAMILY]` — DECODER is one of memcpy, bidscan, serde_json, sonic-rs,
+//! `corpus_loop DECODER [PASSES] [FAMILY]` — DECODER is one of memcpy, bidscan, bidscan-mirror, serde_json, sonic-rs,
 //! simd-json, jiter; PASSES defaults to 10; FAMILY (e.g. `vast`, default `corpus`) as in the criterion groups.
 //! One untimed pass runs first (reused buffers grow, lazy CPU-feature detection happens). Instructions per pass
 //! = (Ir at PASSES=11 − Ir at PASSES=1) / 10, which cancels start-up and corpus loading:
@@ -17,7 +17,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = "usage: corpus_loop DECODER [PASSES] [FAMILY]";
     let Some(decoder) = args.first().and_then(|a| Decoder::from_name(a)) else {
-        eprintln!("{usage}; DECODER one of memcpy bidscan serde_json sonic-rs simd-json jiter");
+        eprintln!("{usage}; DECODER one of memcpy bidscan bidscan-mirror serde_json sonic-rs simd-json jiter");
         std::process::exit(2);
     };
     let passes: usize = match args.get(1).map(|p| p.parse()) {

@@ -148,7 +148,9 @@ impl Config {
     /// names the key and where its value came from.
     pub fn load(file: Option<&Path>) -> Result<Config, Box<figment::Error>> {
         let config: Config = Self::figment(file).extract()?;
-        config.validate().map_err(|e| Box::new(figment::Error::from(e)))?;
+        config
+            .validate()
+            .map_err(|e| Box::new(figment::Error::from(e)))?;
         Ok(config)
     }
 

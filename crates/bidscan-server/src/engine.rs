@@ -315,7 +315,10 @@ mod tests {
         assert_eq!(first.status, Status::Bid);
         let v: serde_json::Value = serde_json::from_slice(&first.json).unwrap();
         assert_eq!(v["stats"]["escapes"], 2);
-        assert_eq!(v["response"]["seatbid"][0]["bid"][0]["adm"], "<a href=\"x\"/>");
+        assert_eq!(
+            v["response"]["seatbid"][0]["bid"][0]["adm"],
+            "<a href=\"x\"/>"
+        );
         let m = e.metrics();
         assert_eq!(m.checkouts.with_label_values(&["miss"]).get(), 1);
         assert_eq!(m.checkouts.with_label_values(&["hit"]).get(), 1);
@@ -340,9 +343,15 @@ mod tests {
         let v: serde_json::Value = serde_json::from_slice(&blank.json).unwrap();
         assert_eq!(v["status"], "nobid");
         assert_eq!(v["stats"]["bytes"], 2);
-        assert_eq!(v["stats"]["escapes"], 0, "not the previous document's stats");
+        assert_eq!(
+            v["stats"]["escapes"], 0,
+            "not the previous document's stats"
+        );
         let m = e.metrics();
-        assert_eq!(m.outcomes.with_label_values(&["not_a_bid_response"]).get(), 1);
+        assert_eq!(
+            m.outcomes.with_label_values(&["not_a_bid_response"]).get(),
+            1
+        );
         assert_eq!(m.document_escapes.get_sample_sum(), 2.0);
     }
 }
