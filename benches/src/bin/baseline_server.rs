@@ -7,7 +7,7 @@
 //!
 //! Build: `cargo build --release -p bidscan-bench --features http --bin baseline_server`.
 //!
-//! `baseline_server [ADDR]` (default `127.0.0.1:18081`; loopback only is intended). `BASELINE_WORKERS=N` sets the
+//! `baseline_server [ADDR]` (default `127.0.0.1:18091`; loopback only is intended). `BASELINE_WORKERS=N` sets the
 //! tokio worker threads (default: one per CPU the process may run on, e.g. after `taskset`).
 #![forbid(unsafe_code)]
 
@@ -97,7 +97,7 @@ async fn decode(Query(params): Query<Params>, body: Bytes) -> Response {
 }
 
 fn main() -> std::io::Result<()> {
-    let addr = std::env::args().nth(1).unwrap_or_else(|| "127.0.0.1:18081".to_owned());
+    let addr = std::env::args().nth(1).unwrap_or_else(|| "127.0.0.1:18091".to_owned());
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     builder.enable_all();
     if let Some(n) = std::env::var("BASELINE_WORKERS").ok().and_then(|v| v.parse().ok()) {

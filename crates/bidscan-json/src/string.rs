@@ -206,7 +206,12 @@ fn hex4(buf: &[u8], at: usize) -> Result<u32, StrError> {
     let Some(&[a, b, c, d]) = buf.get(at..).and_then(|s| s.first_chunk::<4>()) else {
         return Err(hex_error(buf, at));
     };
-    let (a, b, c, d) = (HEX[usize::from(a)], HEX[usize::from(b)], HEX[usize::from(c)], HEX[usize::from(d)]);
+    let (a, b, c, d) = (
+        HEX[usize::from(a)],
+        HEX[usize::from(b)],
+        HEX[usize::from(c)],
+        HEX[usize::from(d)],
+    );
     if (a | b | c | d) & 0xf0 != 0 {
         return Err(hex_error(buf, at));
     }

@@ -9,7 +9,9 @@ use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess};
 
 use crate::adm::{self, Adm};
 use crate::issue::Coercion;
-use crate::lenient::{self, Ctx, FromMap, Ident, Int, KeySeed, Seen, Standalone, Text, members};
+use crate::lenient::{
+    self, Ctx, Doc, FromMap, Ident, Int, KeySeed, Seen, Standalone, Text, members,
+};
 use crate::lists::{
     ApiFramework, CategoryTaxonomy, CreativeAttribute, MarkupType, MediaRating, Protocol,
     SlotPositionInPod,
@@ -194,10 +196,10 @@ fn texts<'de, A: MapAccess<'de>>(
 }
 
 impl<'de> FromMap<'de> for Bid<'de> {
-    fn from_map<A: MapAccess<'de>>(mut map: A, order: &mut u32) -> Result<Self, A::Error> {
+    fn from_map<A: MapAccess<'de>>(mut map: A, doc: &mut Doc) -> Result<Self, A::Error> {
         let mut bid = Bid::default();
         let mut coercions = Vec::new();
-        let mut ctx = Ctx::new(&mut coercions, order);
+        let mut ctx = Ctx::new(&mut coercions, doc);
         let mut seen = Seen::default();
         let (m, c) = (&mut map, &mut ctx);
         while let Some(key) = m.next_key_seed(KeySeed(BidMember::parse))? {

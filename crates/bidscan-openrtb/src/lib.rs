@@ -47,6 +47,7 @@ pub use adm::{Adm, AdmKind, AdmObject};
 pub use bid::Bid;
 pub use decode::{DecodeError, Decoded, Mode, Status, decode};
 pub use issue::{Coercion, CoercionKind, Issue, JsonType, Severity};
+pub use lenient::{MAX_COERCIONS, MAX_OBJECTS};
 pub use lists::{
     ApiFramework, CategoryTaxonomy, CreativeAttribute, MarkupType, MediaRating, NoBidReason,
     Protocol, SlotPositionInPod,

@@ -11,7 +11,8 @@ use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAcces
 use crate::bid::Bid;
 use crate::issue::Coercion;
 use crate::lenient::{
-    self, Ctx, FromMap, Ident, Int, KeySeed, NOT_A_BID_RESPONSE, Seen, Standalone, Text, members,
+    self, Ctx, Doc, FromMap, Ident, Int, KeySeed, MAX_COERCIONS, NOT_A_BID_RESPONSE, Seen,
+    Standalone, Text, members,
 };
 use crate::lists::NoBidReason;
 
@@ -81,10 +82,10 @@ members! {
 }
 
 impl<'de> FromMap<'de> for BidResponse<'de> {
-    fn from_map<A: MapAccess<'de>>(mut map: A, order: &mut u32) -> Result<Self, A::Error> {
+    fn from_map<A: MapAccess<'de>>(mut map: A, doc: &mut Doc) -> Result<Self, A::Error> {
         let mut r = BidResponse::default();
         let mut coercions = Vec::new();
-        let mut ctx = Ctx::new(&mut coercions, order);
+        let mut ctx = Ctx::new(&mut coercions, doc);
         let mut seen = Seen::default();
         let (m, c) = (&mut map, &mut ctx);
         while let Some(key) = m.next_key_seed(KeySeed(ResponseMember::parse))? {
@@ -120,10 +121,10 @@ impl<'de> FromMap<'de> for BidResponse<'de> {
 }
 
 impl<'de> FromMap<'de> for SeatBid<'de> {
-    fn from_map<A: MapAccess<'de>>(mut map: A, order: &mut u32) -> Result<Self, A::Error> {
+    fn from_map<A: MapAccess<'de>>(mut map: A, doc: &mut Doc) -> Result<Self, A::Error> {
         let mut s = SeatBid::default();
         let mut coercions = Vec::new();
-        let mut ctx = Ctx::new(&mut coercions, order);
+        let mut ctx = Ctx::new(&mut coercions, doc);
         let mut seen = Seen::default();
         let (m, c) = (&mut map, &mut ctx);
         while let Some(key) = m.next_key_seed(KeySeed(SeatBidMember::parse))? {
@@ -180,7 +181,14 @@ impl<'de> Visitor<'de> for ResponseVisitor {
         f.write_str("a bid response object")
     }
     fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
-        BidResponse::from_map(map, &mut 0)
+        let mut doc = Doc::default();
+        let response = BidResponse::from_map(map, &mut doc)?;
+        if doc.order > MAX_COERCIONS {
+            return Err(de::Error::custom(format_args!(
+                "{NOT_A_BID_RESPONSE}: more than {MAX_COERCIONS} deviations from the spec's shape"
+            )));
+        }
+        Ok(response)
     }
     fn visit_seq<S: SeqAccess<'de>>(self, _seq: S) -> Result<Self::Value, S::Error> {
         Self::not_object("an array")

@@ -4,11 +4,12 @@
 //! request, carrying the id) → `PropagateRequestId` (echo it) → metrics (`route` = the route template) →
 //! `CatchPanic` (500 JSON) → [`json_errors`] (error bodies of the layers below get the JSON shape).
 //!
-//! The decode routes add, outermost first: `PropagateHeader(x-openrtb-version)` → `HandleError` (shed → 503 with
-//! `Retry-After`, timeout → 408) → `LoadShed` → `GlobalConcurrencyLimit` (one semaphore for both decode routes) →
-//! `Timeout` → `RequestBodyLimit` (wire bytes, 413) → `RequestDecompression` (gzip, deflate, br, zstd; other
-//! encodings 415). Operational routes (`/`, `/healthz`, `/readyz`, `/metrics`, `/openapi.json`) are never shed,
-//! limited or timed out, so probes and scrapes keep working under overload.
+//! `/decode` adds, outermost first: `PropagateHeader(x-openrtb-version)` → `HandleError` (shed → 503 with
+//! `Retry-After`, timeout → 408) → `LoadShed` → `GlobalConcurrencyLimit` (one semaphore, [`AppState::permits`],
+//! shared with the batch route) → `Timeout` → `RequestBodyLimit` (wire bytes, 413) → `RequestDecompression`
+//! (gzip, deflate, br, zstd; other encodings 415). `/decode/batch` streams, so it differs (see
+//! `DecodeGuard::batch`). Operational routes (`/`, `/healthz`, `/readyz`, `/metrics`, `/openapi.json`) are
+//! never shed, limited or timed out, so probes and scrapes keep working under overload.
 //!
 //! Timeouts answer 408 Request Timeout: the deadline covers receiving the body, which is where a request can be
 //! slow (decoding is bounded by the body limit and takes milliseconds at most); 504 would claim an upstream that
@@ -35,6 +36,7 @@ use tower_http::decompression::RequestDecompressionLayer;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::propagate_header::PropagateHeaderLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::timeout::RequestBodyTimeoutLayer;
 use tower_http::trace::{DefaultOnFailure, TraceLayer};
 
 use crate::config::Config;
@@ -57,6 +59,9 @@ pub struct AppState {
     pub draining: Arc<AtomicBool>,
     /// When the server started (for `/`).
     pub started: Instant,
+    /// Decode requests in flight, at most `server.max_concurrency`: `/decode` holds a permit (through the
+    /// concurrency-limit layer) until its answer is ready, `/decode/batch` until its stream ends.
+    pub permits: Arc<Semaphore>,
 }
 
 impl AppState {
@@ -71,6 +76,7 @@ impl AppState {
         };
         Ok(AppState {
             engine: Engine::new(config.pool.to_pool_config(), reader, metrics),
+            permits: Arc::new(Semaphore::new(config.server.max_concurrency.max(1))),
             config: Arc::new(config),
             draining: Arc::new(AtomicBool::new(false)),
             started: Instant::now(),
@@ -91,20 +97,19 @@ impl AppState {
 /// The whole application: routes, layers, state.
 pub fn router(state: AppState) -> Router {
     let server = &state.config.server;
-    let permits = Arc::new(Semaphore::new(server.max_concurrency.max(1)));
     let guard = DecodeGuard {
-        permits,
+        permits: state.permits.clone(),
         timeout: state.config.request_timeout(),
         retry_after: server.retry_after_secs,
     };
     Router::new()
         .route(
             "/decode",
-            guard.wrap(post(decode::decode), server.max_body_bytes),
+            guard.decode(post(decode::decode), server.max_body_bytes),
         )
         .route(
             "/decode/batch",
-            guard.wrap(post(batch::batch), server.max_batch_bytes),
+            guard.batch(post(batch::batch), server.max_batch_bytes),
         )
         .route("/", get(ops::index))
         .route("/healthz", get(ops::healthz))
@@ -134,7 +139,8 @@ struct DecodeGuard {
 }
 
 impl DecodeGuard {
-    fn wrap(&self, route: MethodRouter<AppState>, wire_limit: usize) -> MethodRouter<AppState> {
+    /// `/decode`: shed past the concurrency limit, time the whole request out, limit and decompress the body.
+    fn decode(&self, route: MethodRouter<AppState>, wire_limit: usize) -> MethodRouter<AppState> {
         let retry_after = self.retry_after;
         route.layer(
             ServiceBuilder::new()
@@ -147,6 +153,20 @@ impl DecodeGuard {
                     self.permits.clone(),
                 ))
                 .layer(TimeoutLayer::new(self.timeout))
+                .layer(RequestBodyLimitLayer::new(wire_limit))
+                .layer(RequestDecompressionLayer::new()),
+        )
+    }
+
+    /// `/decode/batch`: the answer starts before the body is read and streams for as long as the body does, so a
+    /// request timeout or a concurrency layer around the handler's future would bound nothing. Instead the
+    /// handler takes a permit that lives as long as the stream (503 when none is free), and the body gets an
+    /// idle timeout between frames (a stalled upload ends the stream with a `timeout` error line).
+    fn batch(&self, route: MethodRouter<AppState>, wire_limit: usize) -> MethodRouter<AppState> {
+        route.layer(
+            ServiceBuilder::new()
+                .layer(PropagateHeaderLayer::new(OPENRTB_VERSION))
+                .layer(RequestBodyTimeoutLayer::new(self.timeout))
                 .layer(RequestBodyLimitLayer::new(wire_limit))
                 .layer(RequestDecompressionLayer::new()),
         )

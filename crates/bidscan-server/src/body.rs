@@ -53,13 +53,21 @@ pub async fn collect(body: Body, limit: usize) -> Result<Frames, ApiError> {
     Ok(frames)
 }
 
-/// Maps a body read error: the wire limit (`LengthLimitError` somewhere in the source chain) is 413, an inflate
-/// error (an `io::Error` from the decompressor) is 400 `bad_encoding`, anything else 400 `bad_body`.
+/// Maps a body read error: the wire limit (`LengthLimitError` somewhere in the source chain) is 413, a body idle
+/// timeout 408, an inflate error (an `io::Error` from the decompressor) 400 `bad_encoding`, anything else 400
+/// `bad_body`.
 pub fn read_error(e: &axum::Error, limit: usize) -> ApiError {
     let mut source: Option<&(dyn StdError + 'static)> = Some(e);
     while let Some(s) = source {
         if s.is::<http_body_util::LengthLimitError>() {
             return ApiError::too_large(limit, "the request body");
+        }
+        if s.is::<tower_http::timeout::TimeoutError>() {
+            return ApiError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                "timeout",
+                "no part of the body arrived within the request timeout",
+            );
         }
         if s.is::<std::io::Error>() {
             return ApiError::new(

@@ -68,7 +68,7 @@ impl Metrics {
     /// Only on a duplicate registration, which would be a bug.
     pub fn new() -> prometheus::Result<Metrics> {
         let registry = Registry::new();
-        let seconds = prometheus::exponential_buckets(1e-5, 2.5, 14)?; // 10 µs .. ~1.5 s
+        let seconds = prometheus::exponential_buckets(1e-5, 2.5, 16)?; // 10 µs .. ~9.3 s
         let bytes = prometheus::exponential_buckets(256.0, 4.0, 9)?; // 256 B .. 16 MiB
         let escapes = prometheus::exponential_buckets(1.0, 4.0, 10)?; // 1 .. 262144
         let m = Metrics {

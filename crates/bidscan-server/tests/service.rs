@@ -242,6 +242,39 @@ async fn over_the_concurrency_limit_is_503_with_retry_after() {
 }
 
 #[tokio::test]
+async fn a_batch_holds_a_permit_while_it_streams_and_ends_when_its_body_stalls() {
+    let mut c = config();
+    c.server.max_concurrency = 1;
+    c.server.request_timeout_secs = 1;
+    let server = start(c).await;
+    let (_release, hold) = oneshot::channel::<()>();
+    let res = server
+        .client
+        .post(server.url("/decode/batch"))
+        .body(stalled_body(b"{\"id\":\"one\"}\n", hold))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let shed = server.post("/decode", &[], b"{}".to_vec()).await;
+    assert_eq!(
+        shed.status(),
+        503,
+        "the streaming batch holds the only permit"
+    );
+    let text = res.text().await.unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert_eq!(lines[0]["summary"]["id"], "one");
+    assert_eq!(lines[1]["error"]["code"], "timeout");
+    let again = server.post("/decode", &[], b"{}".to_vec()).await;
+    assert_eq!(again.status(), 200, "the permit is back");
+}
+
+#[tokio::test]
 async fn a_body_that_never_ends_is_408() {
     let mut c = config();
     c.server.request_timeout_secs = 1;

@@ -41,6 +41,7 @@ impl<'de> Deserializer<'de> {
     }
 
     /// Skips the string whose opening quote is at the read position.
+    #[inline]
     pub(super) fn skip_str(&mut self) -> Result<()> {
         let at = self.idx;
         match string::skip(
@@ -114,7 +115,7 @@ impl<'de> Deserializer<'de> {
     }
 
     /// Consumes the `:` after a key.
-    #[inline]
+    #[inline(always)]
     pub(super) fn colon(&mut self) -> Result<()> {
         match self.ws() {
             Some(b':') => {

@@ -11,7 +11,10 @@ use serde::de::IgnoredAny;
 /// Property-test case count: `default`, or `PROPTEST_CASES` from the environment for a deeper run
 /// (`PROPTEST_CASES=20000 cargo test -p bidscan-json --release --test differential`).
 pub fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 /// One reader per available scanner implementation, each with `config`.

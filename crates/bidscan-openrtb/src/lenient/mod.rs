@@ -25,25 +25,56 @@ pub(crate) use scalar::{Float, Ident, Int, Text, list, scalar};
 /// maps such errors to `DecodeError::NotABidResponse`.
 pub(crate) const NOT_A_BID_RESPONSE: &str = "not a bid response";
 
-/// Where the coercions of the object being decoded go, and the document-wide order counter.
+/// Most seat bids and bids (together) one document may hold; past it the document is refused as not a bid
+/// response. Bounds what decoding allocates: a `{},` bid is 3 bytes of input but a ~700-byte [`Bid`](crate::Bid)
+/// plus its validation issues, so without a bound a 4 MiB body of empty bids took over 4 GB.
+pub const MAX_OBJECTS: u32 = 10_000;
+
+/// Most coercions (lenient deviations and type errors) one document may have; past it the document is refused
+/// as not a bid response. Only the first `MAX_COERCIONS` are ever recorded, so memory stays bounded.
+pub const MAX_COERCIONS: u32 = 10_000;
+
+/// Document-wide counters shared by every object of one document.
+#[derive(Debug, Default)]
+pub(crate) struct Doc {
+    /// Coercions noted so far: the `order` of the next one.
+    pub(crate) order: u32,
+    /// Seat bids and bids decoded so far.
+    pub(crate) objects: u32,
+}
+
+/// Where the coercions of the object being decoded go, and the document-wide counters.
 pub(crate) struct Ctx<'r> {
     out: &'r mut Vec<Coercion>,
-    order: &'r mut u32,
+    pub(crate) doc: &'r mut Doc,
 }
 
 impl<'r> Ctx<'r> {
-    pub(crate) fn new(out: &'r mut Vec<Coercion>, order: &'r mut u32) -> Self {
-        Ctx { out, order }
+    pub(crate) fn new(out: &'r mut Vec<Coercion>, doc: &'r mut Doc) -> Self {
+        Ctx { out, doc }
     }
 
     pub(crate) fn note(&mut self, field: &'static str, index: Option<u32>, kind: CoercionKind) {
-        self.out.push(Coercion {
-            field,
-            index,
-            kind,
-            order: *self.order,
-        });
-        *self.order = self.order.saturating_add(1);
+        if self.doc.order < MAX_COERCIONS {
+            self.out.push(Coercion {
+                field,
+                index,
+                kind,
+                order: self.doc.order,
+            });
+        }
+        self.doc.order = self.doc.order.saturating_add(1);
+    }
+
+    /// Counts one more seat bid or bid; an error past [`MAX_OBJECTS`].
+    pub(crate) fn count_object<E: de::Error>(&mut self) -> Result<(), E> {
+        self.doc.objects = self.doc.objects.saturating_add(1);
+        if self.doc.objects > MAX_OBJECTS {
+            return Err(E::custom(format_args!(
+                "{NOT_A_BID_RESPONSE}: more than {MAX_OBJECTS} seat bids and bids"
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -143,9 +174,9 @@ impl<'de, F> Visitor<'de> for KeySeed<F> {
     }
 }
 
-/// Objects that decode from a map with the document-wide coercion order counter.
+/// Objects that decode from a map with the document-wide counters.
 pub(crate) trait FromMap<'de>: Sized {
-    fn from_map<A: MapAccess<'de>>(map: A, order: &mut u32) -> Result<Self, A::Error>;
+    fn from_map<A: MapAccess<'de>>(map: A, doc: &mut Doc) -> Result<Self, A::Error>;
 }
 
 /// A visitor for a whole object decoded on its own (`serde_json::from_str::<Bid>`), starting its own order count.
@@ -157,7 +188,7 @@ impl<'de, T: FromMap<'de>> Visitor<'de> for Standalone<T> {
         f.write_str("an object")
     }
     fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
-        T::from_map(map, &mut 0)
+        T::from_map(map, &mut Doc::default())
     }
 }
 

@@ -76,7 +76,10 @@ impl<'de, T: FromMap<'de>> Visitor<'de> for ObjListSeed<'_, '_, T> {
                 _t: PhantomData,
             };
             match seq.next_element_seed(seed)? {
-                Some(Some(v)) => out.push(v),
+                Some(Some(v)) => {
+                    self.ctx.count_object()?;
+                    out.push(v);
+                }
                 Some(None) => {}
                 None => return Ok(out),
             }
@@ -85,7 +88,9 @@ impl<'de, T: FromMap<'de>> Visitor<'de> for ObjListSeed<'_, '_, T> {
     }
     fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
         self.ctx.note(self.field, None, CoercionKind::SingleValue);
-        Ok(vec![T::from_map(map, self.ctx.order)?])
+        let one = T::from_map(map, self.ctx.doc)?;
+        self.ctx.count_object()?;
+        Ok(vec![one])
     }
     fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
         self.ctx.note(self.field, None, CoercionKind::Null);
@@ -147,7 +152,7 @@ impl<'de, T: FromMap<'de>> Visitor<'de> for ObjSeed<'_, '_, T> {
         f.write_str("an object")
     }
     fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
-        Ok(Some(T::from_map(map, self.ctx.order)?))
+        Ok(Some(T::from_map(map, self.ctx.doc)?))
     }
     fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
         Ok(self.drop_element(CoercionKind::Null))

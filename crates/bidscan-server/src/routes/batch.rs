@@ -4,8 +4,9 @@
 //! exactly one output line, in order: the `/decode` answer, or `{"error": ...}` for a line that fails (malformed,
 //! not a bid response, strict failure, longer than `server.max_body_bytes`). A failing line never stops the batch.
 //! An empty line is an empty body, which is a no-bid, so the line count of the output always equals the input's.
-//! If the request body itself fails (over the wire limit, bad compression), one error line is written and the
-//! stream ends.
+//! If the request body itself fails (over the wire limit, bad compression, no frame within
+//! `server.request_timeout_secs`), one error line is written and the stream ends. The batch holds one of the
+//! server's `max_concurrency` decode permits for as long as it streams (503 when none is free).
 //!
 //! Lines are decoded as the frames that complete them arrive, and the answers for one frame are written as one
 //! chunk, so memory stays bounded by the longest line whatever the batch size.
@@ -19,6 +20,7 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use bytes::{BufMut, Bytes, BytesMut};
 use futures_util::StreamExt;
+use tokio::sync::OwnedSemaphorePermit;
 
 use crate::app::AppState;
 use crate::body::{self, Accepts, Line, Lines};
@@ -53,8 +55,14 @@ pub async fn batch(
 ) -> Result<Response, ApiError> {
     let options = query.map_err(invalid_query)?.0.options(&state);
     body::check_content_type(&headers, Accepts::Ndjson)?;
+    let permit = state
+        .permits
+        .clone()
+        .try_acquire_owned()
+        .map_err(|_| ApiError::overloaded(state.config.server.retry_after_secs))?;
     let limit = state.config.server.max_body_bytes;
     let batch = Batch {
+        _permit: permit,
         input: body.into_data_stream(),
         lines: Lines::new(limit),
         out: VecDeque::new(),
@@ -78,6 +86,8 @@ pub async fn batch(
 
 /// The state of one streamed batch.
 struct Batch {
+    /// One of the server's decode permits, held until the stream ends or is dropped.
+    _permit: OwnedSemaphorePermit,
     input: BodyDataStream,
     lines: Lines,
     /// Rendered chunks not yet handed to the response body.

@@ -1,0 +1,105 @@
+//! Memory bounds on hostile documents: a body made of tiny bids or of dropped elements must not make decoding
+//! allocate hundreds of times its size. Regression test for the unbounded amplification found while hardening
+//! (RELIABILITY.md): a 4 MiB body of `{}` bids decoded into 1.4 million ~700-byte `Bid`s plus five validation
+//! issues each — over 4 GB allocated for one request. Now a document holds at most [`MAX_OBJECTS`] seat bids and
+//! bids and [`MAX_COERCIONS`] coercions; past either it is refused as not a bid response, early.
+//!
+//! Allocation is measured with `stats_alloc` (bytes allocated during the decode: an upper bound of the peak).
+//! This file holds a single test so nothing else allocates while it counts.
+
+use std::alloc::System;
+
+use bidscan_openrtb::{DecodeError, MAX_COERCIONS, MAX_OBJECTS, Mode, Status, decode};
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+const FOUR_MIB: usize = 4 * 1024 * 1024;
+
+/// `{"id":"r","seatbid":[{"bid":[E,E,…]}]}` with `n` copies of `element`.
+fn one_seat(element: &str, n: usize) -> Vec<u8> {
+    let mut doc = String::from(r#"{"id":"r","seatbid":[{"bid":["#);
+    for i in 0..n {
+        if i > 0 {
+            doc.push(',');
+        }
+        doc.push_str(element);
+    }
+    doc.push_str("]}]}");
+    doc.into_bytes()
+}
+
+/// Elements of `element` filling about `bytes` bytes.
+fn filling(element: &str, bytes: usize) -> usize {
+    bytes / (element.len() + 1)
+}
+
+/// Decodes `doc` leniently; returns the outcome's summary and the bytes allocated meanwhile.
+fn decode_counting(doc: &[u8]) -> (Result<(Status, usize), DecodeError>, usize) {
+    let mut reader = bidscan_json::Reader::default();
+    let mut input = doc.to_vec();
+    let region = Region::new(GLOBAL);
+    let outcome = decode(&mut reader, &mut input, Mode::Lenient).map(|d| {
+        // The answer's issues are rendered too: they are part of what one request costs.
+        serde_json::to_vec(&d.issues).unwrap();
+        (d.status, d.bid_count())
+    });
+    let allocated = region.change().bytes_allocated;
+    (outcome, allocated)
+}
+
+fn refused(doc: &[u8], what: &str, limit: usize) {
+    let (outcome, allocated) = decode_counting(doc);
+    match outcome {
+        Err(DecodeError::NotABidResponse { message, .. }) => {
+            assert!(message.contains(what), "{message}");
+        }
+        other => panic!("expected not_a_bid_response ({what}), got {other:?}"),
+    }
+    assert!(
+        allocated < limit,
+        "{what}: {allocated} bytes allocated for a {} byte body",
+        doc.len()
+    );
+}
+
+#[test]
+fn tiny_bids_and_dropped_elements_are_bounded() {
+    // 1.4 million empty bids in 4 MiB: refused after MAX_OBJECTS, having allocated little.
+    let n = filling("{}", FOUR_MIB);
+    refused(&one_seat("{}", n), "seat bids and bids", 64 << 20);
+
+    // The count is per document: 14,000 seats of 100 bids each.
+    let seat = format!(r#"{{"bid":[{}]}}"#, vec!["{}"; 100].join(","));
+    let doc = format!(r#"{{"seatbid":[{}]}}"#, vec![seat.as_str(); 14_000].join(","));
+    assert!(doc.len() < FOUR_MIB);
+    refused(doc.as_bytes(), "seat bids and bids", 64 << 20);
+
+    // 800,000 `null` bids (each a dropped element and a coercion record): refused after MAX_COERCIONS.
+    let n = filling("null", FOUR_MIB);
+    refused(&one_seat("null", n), "deviations", 64 << 20);
+
+    // A million numbers as strings in a list member: one coercion each.
+    let cat = vec![r#"1"#; 1_000_000].join(",");
+    let doc = format!(r#"{{"seatbid":[{{"bid":[{{"id":"b","impid":"1","price":1,"cat":[{cat}]}}]}}]}}"#);
+    let (outcome, allocated) = decode_counting(doc.as_bytes());
+    assert!(
+        allocated < 256 << 20,
+        "{allocated} bytes for {} bytes",
+        doc.len()
+    );
+    let _ = outcome; // wrong-typed list elements: either refused or recorded up to the limit
+
+    // At the limits exactly, documents decode.
+    let max = MAX_OBJECTS as usize;
+    let bid = r#"{"id":"b","impid":"1","price":1,"crid":"c","adm":"a"}"#;
+    let (outcome, _) = decode_counting(&one_seat(bid, max - 1));
+    assert_eq!(outcome.unwrap(), (Status::Bid, max - 1), "one seat + {} bids", max - 1);
+    let (outcome, _) = decode_counting(&one_seat(bid, max));
+    assert!(matches!(outcome, Err(DecodeError::NotABidResponse { .. })));
+    let (outcome, _) = decode_counting(&one_seat("null", MAX_COERCIONS as usize));
+    assert_eq!(outcome.unwrap(), (Status::NoBid, 0));
+    let (outcome, _) = decode_counting(&one_seat("null", MAX_COERCIONS as usize + 1));
+    assert!(matches!(outcome, Err(DecodeError::NotABidResponse { .. })));
+}
