@@ -1,0 +1,177 @@
+//! Graceful drain of the real binary: `bidscan serve` as a child process, sustained load, SIGTERM.
+//!
+//! Clients here ignore readiness (the worst case: a load balancer that never looks), each request on a fresh
+//! connection, each body paced over 200 ms so requests are always in flight. What must hold:
+//! - `/readyz` answers 503 at once after SIGTERM, while decode requests still succeed;
+//! - the listener stays open for `server.drain_grace_secs`, then closes (new connections are refused);
+//! - no request that the server accepted fails: every request started before the listener closed is answered
+//!   200 — including those still in flight when it closed;
+//! - the process exits 0, before `server.drain_timeout_secs`.
+//!
+//! `BIDSCAN_DRAIN_CLIENTS` (default 8) sets the load; `scripts/drain.sh` runs it with the release binary.
+
+mod common;
+mod hostile_common;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use common::corpus_file;
+use futures_util::StreamExt;
+use hostile_common::{env_or, spawn};
+
+/// One request as the client saw it.
+#[derive(Debug)]
+struct Sent {
+    started: Instant,
+    finished: Instant,
+    /// HTTP status, or None on a transport error.
+    status: Option<u16>,
+    /// The connection was refused (the listener is closed): the server never accepted this request.
+    refused: bool,
+    error: String,
+}
+
+fn paced(doc: Bytes, gap: Duration) -> reqwest::Body {
+    let (head, rest) = (doc.slice(..doc.len() / 2), doc.slice(doc.len() / 2..));
+    let first = futures_util::stream::once(async move { Ok::<Bytes, std::io::Error>(head) });
+    let second = futures_util::stream::once(async move {
+        tokio::time::sleep(gap).await;
+        Ok::<Bytes, std::io::Error>(rest)
+    });
+    reqwest::Body::wrap_stream(first.chain(second))
+}
+
+/// Whether `e` (or its sources) is a refused connection.
+fn is_refused(e: &reqwest::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            if io.kind() == std::io::ErrorKind::ConnectionRefused {
+                return true;
+            }
+        }
+        source = s.source();
+    }
+    false
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_under_load_loses_no_accepted_request() {
+    let grace = Duration::from_secs(1);
+    let mut served = spawn(&[
+        ("BIDSCAN__SERVER__DRAIN_GRACE_SECS", "1"),
+        ("BIDSCAN__SERVER__DRAIN_TIMEOUT_SECS", "10"),
+        ("BIDSCAN__SERVER__MAX_CONCURRENCY", "256"),
+    ]);
+    let clients = env_or("BIDSCAN_DRAIN_CLIENTS", 8) as usize;
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(15))
+        .pool_max_idle_per_host(0) // a fresh connection per request
+        .build()
+        .unwrap();
+    let url = served.url("/decode?view=summary");
+    let doc = Bytes::from(corpus_file("vast_020k.json"));
+    let log: Arc<Mutex<Vec<Sent>>> = Arc::new(Mutex::new(Vec::new()));
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+
+    let load: Vec<_> = (0..clients)
+        .map(|_| {
+            let (client, url, doc, log, stop) = (client.clone(), url.clone(), doc.clone(), log.clone(), stop.clone());
+            tokio::spawn(async move {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let started = Instant::now();
+                    let result = client
+                        .post(&url)
+                        .body(paced(doc.clone(), Duration::from_millis(200)))
+                        .send()
+                        .await;
+                    let (status, refused, error) = match result {
+                        Ok(res) => {
+                            let status = res.status().as_u16();
+                            match res.bytes().await {
+                                Ok(_) => (Some(status), false, String::new()),
+                                Err(e) => (None, false, format!("body: {e}")),
+                            }
+                        }
+                        Err(e) => (None, is_refused(&e), format!("{e:?}")),
+                    };
+                    let refused_now = refused;
+                    log.lock().unwrap().push(Sent { started, finished: Instant::now(), status, refused, error });
+                    if refused_now {
+                        tokio::time::sleep(Duration::from_millis(20)).await;
+                    }
+                }
+            })
+        })
+        .collect();
+
+    // Readiness, polled every 10 ms on its own connections.
+    let ready_client = reqwest::Client::builder().timeout(Duration::from_secs(2)).build().unwrap();
+    let ready_url = served.url("/readyz");
+    let first_503: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
+    let poller = {
+        let (first_503, stop) = (first_503.clone(), stop.clone());
+        tokio::spawn(async move {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                if let Ok(res) = ready_client.get(&ready_url).send().await {
+                    if res.status() == 503 {
+                        first_503.lock().unwrap().get_or_insert_with(Instant::now);
+                    }
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+    };
+
+    tokio::time::sleep(Duration::from_secs(2)).await; // sustained load before the signal
+    let sigterm = Instant::now();
+    served.sigterm();
+    let status = tokio::task::spawn_blocking(move || {
+        let status = served.wait_exit(Duration::from_secs(15));
+        (status, served)
+    });
+    let (exit, served) = status.await.unwrap();
+    let exited = Instant::now();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    futures_util::future::join_all(load).await;
+    poller.await.unwrap();
+
+    let exit = exit.unwrap_or_else(|| panic!("did not exit within 15 s: {:?}", served.logs()));
+    assert!(exit.success(), "exit {exit:?}");
+    let log = log.lock().unwrap();
+    let first_503 = first_503.lock().unwrap().expect("readiness never said 503");
+    let first_refused = log.iter().filter(|s| s.refused).map(|s| s.started).min();
+    let before_signal = log.iter().filter(|s| s.started < sigterm).count();
+    let ok_after_signal = log.iter().filter(|s| s.started >= sigterm && s.status == Some(200)).count();
+    let in_flight_at_signal = log.iter().filter(|s| s.started < sigterm && s.finished > sigterm).count();
+    let refused = log.iter().filter(|s| s.refused).count();
+    let closed_at = first_refused.unwrap_or(exited);
+    let in_flight_at_close = log.iter().filter(|s| s.started < closed_at && s.finished > closed_at && s.status == Some(200)).count();
+    eprintln!(
+        "drain: {} requests ({before_signal} before SIGTERM, {in_flight_at_signal} in flight at it); readiness 503 after {:?}; \
+         {ok_after_signal} answered 200 after SIGTERM; listener closed after {:?} ({in_flight_at_close} requests in flight then, all 200); \
+         {refused} refused connections after close; exit after {:?}",
+        log.len(),
+        first_503 - sigterm,
+        closed_at - sigterm,
+        exited - sigterm,
+    );
+
+    // Readiness first: 503 right away, while the listener is still open and requests still succeed.
+    assert!(first_503 - sigterm < Duration::from_millis(500), "{:?}", first_503 - sigterm);
+    assert!(first_503 < closed_at);
+    assert!(ok_after_signal > 0, "requests kept being served during the grace period");
+    assert!(closed_at - sigterm >= grace - Duration::from_millis(100), "{:?}", closed_at - sigterm);
+    assert!(in_flight_at_signal > 0, "the load was not sustained");
+    // Nothing accepted is lost: every request that is not a refused connection was answered 200.
+    let failed: Vec<&Sent> = log.iter().filter(|s| !s.refused && s.status != Some(200)).collect();
+    assert!(
+        failed.is_empty(),
+        "{} failed: {:?}",
+        failed.len(),
+        failed.iter().take(5).map(|s| (s.started - sigterm, s.status, &s.error)).collect::<Vec<_>>()
+    );
+    assert!(exited - sigterm < Duration::from_secs(10));
+}

@@ -1,0 +1,213 @@
+//! Hostile bodies against the real server (in process, `127.0.0.1:0`): each case has one stated answer, listed
+//! in RELIABILITY.md. After every case the server must still answer a normal request (nothing crashed, nothing
+//! stuck). The memory-heavy cases (gzip bomb, 50 MB `adm`, a million bids) are in `hostile_memory.rs`, slow
+//! clients in `hostile_slow.rs`.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+
+/// POSTs `body` to `/decode` + `query` and returns status and JSON.
+async fn decode(server: &TestServer, query: &str, body: impl Into<Vec<u8>>) -> (u16, Value) {
+    json(
+        server
+            .post(&format!("/decode{query}"), &[], body.into())
+            .await,
+    )
+    .await
+}
+
+/// The server still decodes a corpus document.
+async fn still_serves(server: &TestServer) {
+    let (code, v) = decode(server, "?view=summary", corpus_file("banner_go_004k.json")).await;
+    assert_eq!(code, 200, "{v}");
+}
+
+/// A bid response with one bid whose members are `members` (raw JSON text, without braces).
+fn one_bid(members: &str) -> Vec<u8> {
+    format!(r#"{{"id":"r","seatbid":[{{"seat":"s","bid":[{{"id":"b","impid":"1","crid":"c",{members}}}]}}]}}"#)
+        .into_bytes()
+}
+
+fn assert_error(code: u16, v: &Value, status: u16, error: &str) {
+    assert_eq!(code, status, "{v}");
+    assert_eq!(v["error"]["code"], error, "{v}");
+}
+
+fn issue_codes(v: &Value) -> Vec<String> {
+    v["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| format!("{} {}", i["code"].as_str().unwrap(), i["path"].as_str().unwrap()))
+        .collect()
+}
+
+#[tokio::test]
+async fn nesting_100_000_deep_is_400_wherever_it_is() {
+    let server = start(config()).await;
+    let deep = |open: &str, close: &str| format!("{}{}", open.repeat(100_000), close.repeat(100_000));
+    let arrays = deep("[", "]");
+    let objects = deep(r#"{"a":"#, "}");
+    let cases = [
+        // Inside `ext` (kept as raw JSON: validated by the raw path).
+        format!(r#"{{"id":"r","ext":{{"x":{arrays}}}}}"#),
+        // Inside an unknown member (skipped, yet validated).
+        format!(r#"{{"id":"r","unknown":{objects}}}"#),
+        // Inside a bid's ext.
+        String::from_utf8(one_bid(&format!(r#""price":1,"ext":{{"x":{arrays}}}"#))).unwrap(),
+        // Never closed.
+        format!(r#"{{"id":"r","ext":{{"x":{}"#, "[".repeat(100_000)),
+    ];
+    for (i, body) in cases.into_iter().enumerate() {
+        let (code, v) = decode(&server, "", body).await;
+        assert_error(code, &v, 400, "malformed_json");
+        let message = v["error"]["message"].as_str().unwrap();
+        assert!(message.contains("recursion limit"), "case {i}: {message}");
+        // The depth limit (128) is met long before the end: the error is near the start.
+        assert!(v["error"]["byte"].as_u64().unwrap() < 1_000, "case {i}: {v}");
+    }
+    // A top-level array is refused as not a bid response before its depth matters.
+    let (code, v) = decode(&server, "", arrays).await;
+    assert_error(code, &v, 422, "not_a_bid_response");
+    // Deep but within the limit (127 levels inside the top-level object) decodes.
+    let (code, v) = decode(&server, "", format!(r#"{{"id":"r","ext":{}}}"#, deep_within(126))).await;
+    assert_eq!(code, 200, "{v}");
+    still_serves(&server).await;
+}
+
+/// An object nested `levels` deep: `{"a":{"a":…{}…}}`.
+fn deep_within(levels: usize) -> String {
+    format!("{}{{}}{}", r#"{"a":"#.repeat(levels - 1), "}".repeat(levels - 1))
+}
+
+#[tokio::test]
+async fn invalid_utf8_is_400_at_its_byte() {
+    let server = start(config()).await;
+    for bad in [
+        &b"\xff"[..],         // never valid
+        &b"\xc0\xaf"[..],     // overlong '/'
+        &b"\xed\xa0\x80"[..], // a surrogate encoded in UTF-8
+        &b"\xf4\x90\x80\x80"[..], // past U+10FFFF
+        &b"\xe2\x82"[..],     // truncated sequence
+    ] {
+        for member in ["adm", "unknown"] {
+            let mut doc = format!(r#"{{"id":"r","seatbid":[{{"bid":[{{"id":"b","impid":"1","price":1,"{member}":"ok "#).into_bytes();
+            let offset = doc.len();
+            doc.extend_from_slice(bad);
+            doc.extend_from_slice(br#""}]}]}"#);
+            let (code, v) = decode(&server, "", doc).await;
+            assert_error(code, &v, 400, "malformed_json");
+            assert!(v["error"]["message"].as_str().unwrap().contains("UTF-8"), "{v}");
+            assert_eq!(v["error"]["byte"], offset, "{bad:?} in {member}: {v}");
+        }
+    }
+    still_serves(&server).await;
+}
+
+#[tokio::test]
+async fn lone_surrogates_are_400_and_pairs_decode() {
+    let server = start(config()).await;
+    for escaped in [r"\ud800", r"\udfff", r"\udc00\ud800", r"\ud800x", r"\ud800\u0041"] {
+        for member in [r#""adm""#, r#""ext":{"x""#, r#""unknown""#] {
+            let close = if member.contains('{') { "}" } else { "" };
+            let body = one_bid(&format!(r#""price":1,{member}:"a{escaped}b"{close}"#));
+            let (code, v) = decode(&server, "", body).await;
+            assert_error(code, &v, 400, "malformed_json");
+            assert!(
+                v["error"]["message"].as_str().unwrap().contains("surrogate"),
+                "{escaped} in {member}: {v}"
+            );
+        }
+    }
+    let (code, v) = decode(&server, "", one_bid(r#""price":1,"adm":"\ud83d\ude00 \uD834\uDD1E""#)).await;
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(v["response"]["seatbid"][0]["bid"][0]["adm"], "\u{1F600} \u{1D11E}");
+    still_serves(&server).await;
+}
+
+#[tokio::test]
+async fn nul_bytes_raw_are_400_escaped_are_kept() {
+    let server = start(config()).await;
+    // A raw NUL inside a string is a control character (RFC 8259 §7).
+    let mut body = one_bid(r#""price":1,"adm":"a"#);
+    body.truncate(body.len() - 6); // drop `"}]}]}`
+    let at = body.len();
+    body.extend_from_slice(b"\0b\"}]}]}");
+    let (code, v) = decode(&server, "", body).await;
+    assert_error(code, &v, 400, "malformed_json");
+    assert_eq!(v["error"]["byte"], at, "{v}");
+    // Between tokens, after the document, or the whole body.
+    for body in [
+        b"{\"id\":\0\"r\"}".to_vec(),
+        b"{\"id\":\"r\"}\0".to_vec(),
+        vec![0u8; 1024],
+    ] {
+        let (code, v) = decode(&server, "", body).await;
+        assert_error(code, &v, 400, "malformed_json");
+    }
+    // Escaped, it is a character like any other: kept, and escaped again in the output.
+    let (code, v) = decode(&server, "", one_bid(r#""price":1,"adm":"a\u0000b""#)).await;
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(v["response"]["seatbid"][0]["bid"][0]["adm"], "a\u{0}b");
+    still_serves(&server).await;
+}
+
+#[tokio::test]
+async fn duplicate_keys_last_wins_with_a_warning_and_fail_strict_mode() {
+    let server = start(config()).await;
+    let body = br#"{"id":"first","id":"second","seatbid":[{"bid":[{"id":"b","impid":"1","crid":"c","adm":"a","price":1,"price":2}]}]}"#;
+    let (code, v) = decode(&server, "", body.to_vec()).await;
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(v["response"]["id"], "second", "{v}");
+    assert_eq!(v["response"]["seatbid"][0]["bid"][0]["price"], 2.0, "{v}");
+    let codes = issue_codes(&v);
+    assert!(codes.contains(&"duplicate_member /id".to_owned()), "{codes:?}");
+    assert!(
+        codes.contains(&"duplicate_member /seatbid/0/bid/0/price".to_owned()),
+        "{codes:?}"
+    );
+    let (code, v) = decode(&server, "?mode=strict", body.to_vec()).await;
+    assert_eq!(code, 422, "{v}");
+    assert_eq!(v["error"]["path"], "/id", "{v}");
+    still_serves(&server).await;
+}
+
+#[tokio::test]
+async fn extreme_numbers_have_stated_answers() {
+    let server = start(config()).await;
+    // Out of f64 range: malformed (RFC 8259 §6 lets a reader limit range; bidscan refuses rather than round to
+    // infinity), wherever the number is, even in a skipped member.
+    for members in [
+        r#""price":1e400"#,
+        r#""price":-1e400"#,
+        r#""price":1,"w":1e400"#,
+        r#""price":1,"unknown":[1e400]"#,
+        r#""price":1,"ext":{"x":1e400}"#,
+    ] {
+        let (code, v) = decode(&server, "", one_bid(members)).await;
+        assert_error(code, &v, 400, "malformed_json");
+        assert!(v["error"]["message"].as_str().unwrap().contains("number"), "{members}: {v}");
+    }
+    // Underflow rounds to zero (exactly as serde_json and strtod do): a zero price without a deal is an error issue.
+    let (code, v) = decode(&server, "", one_bid(r#""adm":"a","price":1e-400"#)).await;
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(v["response"]["seatbid"][0]["bid"][0]["price"], 0.0);
+    assert!(issue_codes(&v).iter().any(|c| c.starts_with("price_zero")), "{v}");
+    // -0 is zero.
+    let (code, v) = decode(&server, "", one_bid(r#""adm":"a","price":-0"#)).await;
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(v["response"]["seatbid"][0]["bid"][0]["price"].as_f64(), Some(0.0), "{v}");
+    assert!(issue_codes(&v).iter().any(|c| c.starts_with("price_zero")), "{v}");
+    // A string that overflows: not a number, an error issue, price absent.
+    let (code, v) = decode(&server, "", one_bid(r#""adm":"a","price":"1e400""#)).await;
+    assert_eq!(code, 200, "{v}");
+    assert!(v["response"]["seatbid"][0]["bid"][0].get("price").is_none(), "{v}");
+    // Integers past 64 bits where an integer is expected: out of range, an error issue.
+    let (code, v) = decode(&server, "", one_bid(r#""adm":"a","price":1,"w":18446744073709551616,"h":-0"#)).await;
+    assert_eq!(code, 200, "{v}");
+    let codes = issue_codes(&v);
+    assert!(codes.iter().any(|c| c.ends_with("/w")), "{codes:?}");
+    still_serves(&server).await;
+}

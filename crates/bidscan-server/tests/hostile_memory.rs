@@ -1,0 +1,154 @@
+//! Hostile bodies that try to make the server use memory: a gzip bomb, a 50 MB `adm`, a million tiny bids.
+//! The server runs in this process (`127.0.0.1:0`), so its memory is this process's: each test resets the peak
+//! RSS (`/proc/self/clear_refs`), sends its request, and bounds the growth of the peak (`VmHWM`). The tests of
+//! this file run one at a time (a lock), so one test's peak is not another's.
+
+mod common;
+mod hostile_common;
+
+use std::io::Write;
+use std::sync::Mutex;
+
+use common::*;
+use hostile_common::{mib, reset_self_peak, self_peak_rss, self_rss};
+use serde_json::Value;
+
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+const MIB: usize = 1024 * 1024;
+
+/// Peak RSS growth (bytes) over `base`, the RSS before the request.
+fn growth(base: u64) -> u64 {
+    self_peak_rss().saturating_sub(base)
+}
+
+/// `len` bytes of spaces — a valid bid response (blank is a no-bid), compressed 1000:1 by gzip.
+fn gzip_spaces(len: usize) -> Vec<u8> {
+    let block = vec![b' '; MIB];
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    for _ in 0..len / MIB {
+        e.write_all(&block).unwrap();
+    }
+    e.finish().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gzip_bomb_of_1_gb_is_413_with_bounded_memory() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let server = start(config()).await;
+    let bomb = gzip_spaces(1024 * MIB);
+    assert!(bomb.len() < 1100 * 1024, "bomb is {} bytes", bomb.len());
+    let zstd_bomb = zstd::encode_all(&vec![b' '; 64 * MIB][..], 19).unwrap();
+    reset_self_peak();
+    let base = self_rss();
+    for (encoding, body) in [("gzip", bomb), ("zstd", zstd_bomb)] {
+        let started = std::time::Instant::now();
+        let (code, v) = json(
+            server
+                .post("/decode", &[("content-encoding", encoding)], body)
+                .await,
+        )
+        .await;
+        assert_eq!(code, 413, "{encoding}: {v}");
+        assert_eq!(v["error"]["code"], "payload_too_large");
+        assert!(
+            started.elapsed().as_secs() < 10,
+            "{encoding}: {:?}",
+            started.elapsed()
+        );
+    }
+    let grew = growth(base);
+    eprintln!("gzip bomb: peak RSS grew {:.1} MiB", mib(grew));
+    assert!(grew < 64 * MIB as u64, "peak RSS grew {:.1} MiB", mib(grew));
+    // The refusal is counted, and nothing is retained beyond the limit.
+    let m = server.metrics().await;
+    assert_eq!(value(&m, "bidscan_decode_outcomes_total{outcome=\"too_large\"}"), 2.0);
+}
+
+/// A bid response whose one bid has an `adm` of `len` bytes of HTML with an escaped quote every 64 bytes.
+fn big_adm(len: usize) -> Vec<u8> {
+    let mut doc = br#"{"id":"r","seatbid":[{"bid":[{"id":"b","impid":"1","price":1.5,"crid":"c","adm":""#.to_vec();
+    let chunk = br#"<div class=\"ad\">0123456789012345678901234567890123456789012</div>"#;
+    while doc.len() < len {
+        doc.extend_from_slice(chunk);
+    }
+    doc.extend_from_slice(br#""}]}]}"#);
+    doc
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_megabyte_adm_is_413_by_default_and_decodes_with_a_raised_limit() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let doc = big_adm(50 * MIB);
+    let server = start(config()).await;
+    reset_self_peak();
+    let base = self_rss();
+    let (code, v) = json(server.post("/decode", &[], doc.clone()).await).await;
+    assert_eq!(code, 413, "{v}");
+    assert_eq!(v["error"]["code"], "payload_too_large");
+    let refused = growth(base);
+    eprintln!("50 MB adm at the default limit: peak RSS grew {:.1} MiB", mib(refused));
+    assert!(refused < 32 * MIB as u64, "{:.1} MiB", mib(refused));
+    drop(server);
+
+    let mut raised = config();
+    raised.server.max_body_bytes = 64 * MIB;
+    let server = start(raised).await;
+    reset_self_peak();
+    let base = self_rss();
+    let (code, v) = json(server.post("/decode?view=summary", &[], doc.clone()).await).await;
+    assert_eq!(code, 200, "{v}");
+    let bid = &v["summary"]["bids"][0];
+    let adm_bytes = bid["adm_bytes"].as_u64().unwrap_or_else(|| panic!("{bid}"));
+    assert!(adm_bytes > 49 * MIB as u64, "{bid}");
+    assert_eq!(v["stats"]["bytes"], doc.len());
+    let grew = growth(base);
+    eprintln!("50 MB adm with a 64 MiB limit: peak RSS grew {:.1} MiB", mib(grew));
+    // The body's frames plus the pooled input buffer (one copy each), plus slack: about 2x the body.
+    assert!(grew < 3 * 52 * MIB as u64, "{:.1} MiB", mib(grew));
+    // A buffer grown past pool.max_retained_bytes (4 MiB) is dropped after use, not kept.
+    let m = server.metrics().await;
+    assert_eq!(
+        value(&m, "bidscan_buffer_drop_total{buffer=\"input\",reason=\"too_large\"}"),
+        1.0
+    );
+    assert!(value(&m, "bidscan_buffer_retained_bytes{buffer=\"input\"}") <= (4 * MIB) as f64);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_million_tiny_bids_are_refused_early_with_bounded_memory() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let bid = r#"{"id":"1","impid":"1","price":1}"#;
+    let mut doc = String::from(r#"{"id":"r","seatbid":[{"bid":["#);
+    doc.push_str(&vec![bid; 1_000_000].join(","));
+    doc.push_str("]}]}");
+    let mut raised = config();
+    raised.server.max_body_bytes = 64 * MIB;
+    let server = start(raised).await;
+    reset_self_peak();
+    let base = self_rss();
+    let started = std::time::Instant::now();
+    let (code, v) = json(server.post("/decode", &[], doc.clone().into_bytes()).await).await;
+    let took = started.elapsed();
+    assert_eq!(code, 422, "{v}");
+    assert_eq!(v["error"]["code"], "not_a_bid_response");
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(message.contains("10000 seat bids and bids"), "{message}");
+    let grew = growth(base);
+    eprintln!(
+        "1,000,000 bids ({} MB): {} in {took:?}, peak RSS grew {:.1} MiB",
+        doc.len() / 1_000_000,
+        code,
+        mib(grew)
+    );
+    // The body twice (frames + pooled buffer) and the first 10,000 bids: nothing proportional to a million.
+    assert!(grew < (2 * doc.len() + 32 * MIB) as u64, "{:.1} MiB", mib(grew));
+
+    // At the default limit, 4 MiB of `{}` bids (1.4 million) is refused the same way.
+    let empties = format!(r#"{{"seatbid":[{{"bid":[{}]}}]}}"#, vec!["{}"; 1_390_000].join(","));
+    assert!(empties.len() < 4 * MIB);
+    let (code, v) = json(server.post("/decode", &[], empties.into_bytes()).await).await;
+    assert_eq!(code, 422, "{v}");
+    let v: &Value = &v;
+    assert_eq!(v["error"]["code"], "not_a_bid_response");
+}

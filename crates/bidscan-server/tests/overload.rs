@@ -1,0 +1,216 @@
+//! Overload: offered load at twice capacity. Requests past `server.max_concurrency` are shed at once with 503 and
+//! `Retry-After` (never queued); admitted requests keep a bounded latency; memory stays bounded; when the load
+//! stops the service answers normally again.
+//!
+//! - `twice_capacity_is_shed_quickly_and_the_service_recovers` (in process, a few seconds): capacity is made
+//!   exact — 4 permits, and every request's body arrives in two parts 50 ms apart, so each admitted request
+//!   holds a permit ≥ 50 ms: capacity 80 requests/s, offered 160/s.
+//! - `overload_figures` (ignored; `scripts/overload.sh` runs it on the release binary): real decoding of the
+//!   corpus, CPU-bound; measures capacity, offers twice it, prints the figures of RELIABILITY.md.
+
+mod common;
+mod hostile_common;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use common::*;
+use futures_util::StreamExt;
+use hostile_common::{env_or, mib, ms, percentile};
+
+/// What an open-loop run saw.
+#[derive(Debug, Default)]
+struct Outcomes {
+    ok: Vec<Duration>,
+    shed: Vec<Duration>,
+    other: Vec<(String, Duration)>,
+    missing_retry_after: usize,
+}
+
+impl Outcomes {
+    fn total(&self) -> usize {
+        self.ok.len() + self.shed.len() + self.other.len()
+    }
+
+    fn print(&mut self, label: &str, seconds: f64) {
+        eprintln!(
+            "{label}: {} sent ({:.0}/s), {} ok ({:.0}/s) p50 {:.1} ms p99 {:.1} ms max {:.1} ms, {} shed (503) p50 {:.1} ms p99 {:.1} ms, {} other",
+            self.total(),
+            self.total() as f64 / seconds,
+            self.ok.len(),
+            self.ok.len() as f64 / seconds,
+            ms(percentile(&mut self.ok, 50.0)),
+            ms(percentile(&mut self.ok, 99.0)),
+            ms(percentile(&mut self.ok, 100.0)),
+            self.shed.len(),
+            ms(percentile(&mut self.shed, 50.0)),
+            ms(percentile(&mut self.shed, 99.0)),
+            self.other.len(),
+        );
+    }
+}
+
+/// Sends `rate` requests per second for `duration`, each at its scheduled time whatever the answers (open
+/// loop), made by `body(i)`; waits for all answers.
+async fn open_loop(
+    client: &reqwest::Client,
+    url: &str,
+    rate: f64,
+    duration: Duration,
+    body: Arc<dyn Fn(usize) -> reqwest::Body + Send + Sync>,
+) -> Outcomes {
+    let n = (rate * duration.as_secs_f64()) as usize;
+    let start = tokio::time::Instant::now();
+    let mut tasks = Vec::with_capacity(n);
+    for i in 0..n {
+        tokio::time::sleep_until(start + Duration::from_secs_f64(i as f64 / rate)).await;
+        let req = client.post(url).body(body(i));
+        tasks.push(tokio::spawn(async move {
+            let t = Instant::now();
+            match req.send().await {
+                Ok(res) => {
+                    let status = res.status().as_u16();
+                    let retry = res.headers().contains_key("retry-after");
+                    let ok = res.bytes().await.is_ok();
+                    (if ok { status } else { 0 }, retry, t.elapsed(), String::new())
+                }
+                Err(e) => (0, false, t.elapsed(), e.to_string()),
+            }
+        }));
+    }
+    let mut out = Outcomes::default();
+    for task in tasks {
+        let (status, retry, took, error) = task.await.unwrap();
+        match status {
+            200 => out.ok.push(took),
+            503 => {
+                out.shed.push(took);
+                out.missing_retry_after += usize::from(!retry);
+            }
+            s => out.other.push((format!("{s} {error}"), took)),
+        }
+    }
+    out
+}
+
+/// A body that sends `head`, waits `gap`, then sends the rest: holds a permit for at least `gap`.
+fn paced_body(doc: Bytes, gap: Duration) -> reqwest::Body {
+    let (head, rest) = (doc.slice(..doc.len() / 2), doc.slice(doc.len() / 2..));
+    let first = futures_util::stream::once(async move { Ok::<Bytes, std::io::Error>(head) });
+    let second = futures_util::stream::once(async move {
+        tokio::time::sleep(gap).await;
+        Ok::<Bytes, std::io::Error>(rest)
+    });
+    reqwest::Body::wrap_stream(first.chain(second))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn twice_capacity_is_shed_quickly_and_the_service_recovers() {
+    let mut c = config();
+    c.server.max_concurrency = 4;
+    let server = start(c).await;
+    let url = server.url("/decode?view=summary");
+    let doc = Bytes::from(corpus_file("banner_go_004k.json"));
+    let gap = Duration::from_millis(50);
+    let capacity = 4.0 / gap.as_secs_f64(); // 80 requests/s
+    let body = {
+        let doc = doc.clone();
+        Arc::new(move |_| paced_body(doc.clone(), gap))
+    };
+    hostile_common::reset_self_peak();
+    let base = hostile_common::self_rss();
+    let seconds = 3.0;
+    let mut out = open_loop(&server.client, &url, 2.0 * capacity, Duration::from_secs_f64(seconds), body).await;
+    out.print("2x capacity (in process)", seconds);
+    let grew = hostile_common::self_peak_rss().saturating_sub(base);
+    eprintln!("peak RSS grew {:.1} MiB", mib(grew));
+
+    assert!(out.other.is_empty(), "only 200 or 503: {:?}", &out.other[..out.other.len().min(5)]);
+    assert_eq!(out.missing_retry_after, 0, "every 503 has Retry-After");
+    let total = out.total() as f64;
+    assert!(out.shed.len() as f64 > 0.2 * total, "shed {} of {total}", out.shed.len());
+    assert!(out.ok.len() as f64 > 0.2 * total, "admitted {} of {total}", out.ok.len());
+    // Admitted requests are not slowed by the excess: about the 50 ms their body takes.
+    let p99 = percentile(&mut out.ok, 99.0);
+    assert!(p99 < Duration::from_millis(1_000), "admitted p99 {p99:?}");
+    // Shedding is immediate: no queue. (A shed request still sends its head; it is answered before its body.)
+    let shed_p99 = percentile(&mut out.shed, 99.0);
+    assert!(shed_p99 < Duration::from_millis(500), "503 p99 {shed_p99:?}");
+    assert!(grew < 64 * 1024 * 1024, "peak RSS grew {:.1} MiB", mib(grew));
+
+    // Load stops: the service is back at once.
+    for _ in 0..20 {
+        let res = server.post("/decode?view=summary", &[], doc.to_vec()).await;
+        assert_eq!(res.status(), 200);
+    }
+    assert_eq!(server.get_text("/readyz").await.0, 200);
+}
+
+/// The real binary (release under `scripts/overload.sh`), CPU-bound decoding of the corpus mix.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "load test: run by scripts/overload.sh (release build)"]
+async fn overload_figures() {
+    let permits = env_or("BIDSCAN_OVERLOAD_PERMITS", 4);
+    let seconds = env_or("BIDSCAN_OVERLOAD_SECONDS", 15) as f64;
+    let served = hostile_common::spawn(&[
+        ("BIDSCAN__SERVER__MAX_CONCURRENCY", &permits.to_string()),
+        ("BIDSCAN__SERVER__WORKER_THREADS", "1"),
+        ("BIDSCAN__LOG__LEVEL", "warn"),
+    ]);
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .pool_max_idle_per_host(1024)
+        .build()
+        .unwrap();
+    let url = served.url("/decode?view=summary");
+    let docs: Arc<Vec<Bytes>> = Arc::new(corpus().into_iter().map(|(_, d)| Bytes::from(d)).collect());
+    let body = {
+        let docs = docs.clone();
+        Arc::new(move |i: usize| reqwest::Body::from(docs[i % docs.len()].clone()))
+    };
+
+    // Capacity: `permits` clients back to back for 5 s.
+    let measure = Duration::from_secs(5);
+    let t = Instant::now();
+    let done = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let workers: Vec<_> = (0..permits)
+        .map(|w| {
+            let (client, url, docs, done) = (client.clone(), url.clone(), docs.clone(), done.clone());
+            tokio::spawn(async move {
+                let mut i = w as usize;
+                while t.elapsed() < measure {
+                    let res = client.post(&url).body(docs[i % docs.len()].clone()).send().await.unwrap();
+                    assert_eq!(res.status(), 200);
+                    res.bytes().await.unwrap();
+                    done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    i += permits as usize;
+                }
+            })
+        })
+        .collect();
+    futures_util::future::join_all(workers).await;
+    let capacity = done.load(std::sync::atomic::Ordering::Relaxed) as f64 / t.elapsed().as_secs_f64();
+    let rss_before = served.rss();
+    eprintln!("capacity: {capacity:.0} requests/s with {permits} permits, 1 worker thread; RSS {:.1} MiB", mib(rss_before));
+
+    // Twice capacity, open loop.
+    let mut out = open_loop(&client, &url, 2.0 * capacity, Duration::from_secs_f64(seconds), body.clone()).await;
+    out.print("2x capacity", seconds);
+    let rss_after = served.rss();
+    eprintln!(
+        "RSS before {:.1} MiB, after {:.1} MiB, peak (VmHWM) {:.1} MiB",
+        mib(rss_before),
+        mib(rss_after),
+        mib(served.peak_rss())
+    );
+
+    // Load stops: half capacity for 5 s, everything admitted.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let mut after = open_loop(&client, &url, 0.5 * capacity, Duration::from_secs(5), body).await;
+    after.print("recovery at 0.5x capacity", 5.0);
+    assert!(out.other.is_empty(), "{:?}", &out.other[..out.other.len().min(5)]);
+    assert_eq!(out.missing_retry_after, 0);
+    assert!(!out.shed.is_empty(), "2x capacity shed nothing");
+    assert_eq!(after.shed.len() + after.other.len(), 0, "not recovered");
+}
