@@ -46,6 +46,12 @@ fn decode_counting(doc: &[u8]) -> (Result<(Status, usize), DecodeError>, usize) 
         (d.status, d.bid_count())
     });
     let allocated = region.change().bytes_allocated;
+    eprintln!(
+        "{} byte body: {} bytes allocated, {:?}",
+        doc.len(),
+        allocated,
+        outcome.as_ref().map_err(DecodeError::code)
+    );
     (outcome, allocated)
 }
 
@@ -70,9 +76,9 @@ fn tiny_bids_and_dropped_elements_are_bounded() {
     let n = filling("{}", FOUR_MIB);
     refused(&one_seat("{}", n), "seat bids and bids", 64 << 20);
 
-    // The count is per document: 14,000 seats of 100 bids each.
+    // The count is per document: 10,000 seats of 100 bids each.
     let seat = format!(r#"{{"bid":[{}]}}"#, vec!["{}"; 100].join(","));
-    let doc = format!(r#"{{"seatbid":[{}]}}"#, vec![seat.as_str(); 14_000].join(","));
+    let doc = format!(r#"{{"seatbid":[{}]}}"#, vec![seat.as_str(); 10_000].join(","));
     assert!(doc.len() < FOUR_MIB);
     refused(doc.as_bytes(), "seat bids and bids", 64 << 20);
 
@@ -80,16 +86,10 @@ fn tiny_bids_and_dropped_elements_are_bounded() {
     let n = filling("null", FOUR_MIB);
     refused(&one_seat("null", n), "deviations", 64 << 20);
 
-    // A million numbers as strings in a list member: one coercion each.
-    let cat = vec![r#"1"#; 1_000_000].join(",");
+    // A million numbers in a list of strings (`cat`): one coercion record each, so refused the same way.
+    let cat = vec!["1"; 1_000_000].join(",");
     let doc = format!(r#"{{"seatbid":[{{"bid":[{{"id":"b","impid":"1","price":1,"cat":[{cat}]}}]}}]}}"#);
-    let (outcome, allocated) = decode_counting(doc.as_bytes());
-    assert!(
-        allocated < 256 << 20,
-        "{allocated} bytes for {} bytes",
-        doc.len()
-    );
-    let _ = outcome; // wrong-typed list elements: either refused or recorded up to the limit
+    refused(doc.as_bytes(), "deviations", 64 << 20);
 
     // At the limits exactly, documents decode.
     let max = MAX_OBJECTS as usize;

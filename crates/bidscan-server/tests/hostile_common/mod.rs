@@ -196,3 +196,75 @@ pub fn env_or(name: &str, default: u64) -> u64 {
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
 }
+
+/// A raw HTTP/1.1 POST over one connection, the way curl sends one: the body is written by its own task (write
+/// errors ignored, as the server may answer and close before reading it all) while the answer is read. Returns
+/// the status and the body of the answer, or the I/O error that cut it (e.g. a reset).
+///
+/// hyper's client (reqwest) reports `IncompleteMessage` instead of the answer when the server answers early
+/// and closes while the body is still being sent; curl and this function read the answer.
+pub async fn raw_post(
+    addr: SocketAddr,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: bytes::Bytes,
+    chunked: bool,
+) -> std::io::Result<(u16, Vec<u8>)> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let stream = tokio::net::TcpStream::connect(addr).await?;
+    let (mut rd, mut wr) = stream.into_split();
+    let mut head = format!("POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    if chunked {
+        head.push_str("Transfer-Encoding: chunked\r\n\r\n");
+    } else {
+        head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
+    }
+    let writer = tokio::spawn(async move {
+        wr.write_all(head.as_bytes()).await?;
+        if chunked {
+            for chunk in body.chunks(64 * 1024) {
+                wr.write_all(format!("{:x}\r\n", chunk.len()).as_bytes()).await?;
+                wr.write_all(chunk).await?;
+                wr.write_all(b"\r\n").await?;
+            }
+            wr.write_all(b"0\r\n\r\n").await?;
+        } else {
+            wr.write_all(&body).await?;
+        }
+        wr.flush().await?;
+        Ok::<_, std::io::Error>(wr) // kept open until the answer is read
+    });
+    let mut answer = Vec::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let (status, body_start, length) = loop {
+        let n = rd.read(&mut buf).await?;
+        if n == 0 {
+            return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "closed before the answer's head"));
+        }
+        answer.extend_from_slice(&buf[..n]);
+        if let Some(end) = answer.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&answer[..end]).to_ascii_lowercase();
+            let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+            let length = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse::<usize>().ok());
+            break (status, end + 4, length);
+        }
+    };
+    loop {
+        if length.is_some_and(|l| answer.len() - body_start >= l) {
+            break;
+        }
+        let n = rd.read(&mut buf).await?;
+        if n == 0 {
+            break;
+        }
+        answer.extend_from_slice(&buf[..n]);
+    }
+    writer.abort();
+    Ok((status, answer[body_start..].to_vec()))
+}
