@@ -36,10 +36,16 @@ pub fn differential(data: &[u8]) -> Option<KnownDifference> {
             None
         }
         (Err(_), Err(_)) => None,
-        (Ok(a), Err(e)) if is_recursion_limit(e) && nesting(a) == 128 => Some(KnownDifference::Depth128),
+        (Ok(a), Err(e)) if is_recursion_limit(e) && nesting(a) == 128 => {
+            Some(KnownDifference::Depth128)
+        }
         (Ok(_), Err(e)) => panic!("bidscan-json accepts, serde_json rejects: {e}"),
         (Err(e), Ok(_)) => {
-            assert_ne!(e.kind(), ErrorKind::Custom, "a type error on serde_json::Value");
+            assert_ne!(
+                e.kind(),
+                ErrorKind::Custom,
+                "a type error on serde_json::Value"
+            );
             panic!("serde_json accepts, bidscan-json rejects: {e}")
         }
     }
@@ -55,7 +61,11 @@ fn model(data: &[u8]) {
         match (&ours, &theirs) {
             (Ok(a), Ok(b)) => assert_eq!(a, b, "{mode:?}: bidscan-json and serde_json disagree"),
             (Err(a), Err(b)) => assert_eq!(a.code(), b.code(), "{mode:?}: {a} vs {b}"),
-            (a, b) => panic!("{mode:?}: bidscan-json {:?} vs serde_json {:?}", a.as_ref().err(), b.as_ref().err()),
+            (a, b) => panic!(
+                "{mode:?}: bidscan-json {:?} vs serde_json {:?}",
+                a.as_ref().err(),
+                b.as_ref().err()
+            ),
         }
     }
 }
@@ -64,10 +74,12 @@ fn model(data: &[u8]) {
 fn via_serde_json(data: &[u8], mode: Mode) -> Result<Decoded<'_>, DecodeError> {
     match serde_json::from_slice::<BidResponse<'_>>(data) {
         Ok(r) => Decoded::from_response(r, mode),
-        Err(e) if e.to_string().contains("not a bid response") => Err(DecodeError::NotABidResponse {
-            message: e.to_string(),
-            path: String::new(),
-        }),
+        Err(e) if e.to_string().contains("not a bid response") => {
+            Err(DecodeError::NotABidResponse {
+                message: e.to_string(),
+                path: String::new(),
+            })
+        }
         Err(e) => panic!("serde_json: valid JSON but the model fails: {e}"),
     }
 }

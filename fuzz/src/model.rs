@@ -30,7 +30,10 @@ pub fn model(data: &[u8]) {
     }
     match (&lenient, &strict) {
         (Ok(l), Ok(s)) => {
-            assert_eq!(l, s, "strict succeeded, so nothing was coerced: same answer");
+            assert_eq!(
+                l, s,
+                "strict succeeded, so nothing was coerced: same answer"
+            );
         }
         (Ok(_), Err(DecodeError::Strict { path, code, .. })) => {
             assert!(path.is_empty() || path.starts_with('/'), "{path:?}");
@@ -42,19 +45,33 @@ pub fn model(data: &[u8]) {
             );
         }
         (Err(l), Err(s)) => assert_eq!(l.code(), s.code(), "same failure in both modes"),
-        (l, s) => panic!("lenient {:?} vs strict {:?}", l.as_ref().err(), s.as_ref().err()),
+        (l, s) => panic!(
+            "lenient {:?} vs strict {:?}",
+            l.as_ref().err(),
+            s.as_ref().err()
+        ),
     }
 }
 
 /// Status, summary, issues and the canonical output of a successful decode.
 fn check_decoded(d: &Decoded<'_>) {
     let bids = d.bid_count();
-    assert_eq!(d.status == Status::Bid, bids > 0, "status vs bid count {bids}");
+    assert_eq!(
+        d.status == Status::Bid,
+        bids > 0,
+        "status vs bid count {bids}"
+    );
     let summary = d.summary();
     serde_json::to_vec(&summary).expect("summary serializes");
     for issue in &d.issues {
-        assert!(issue.path.is_empty() || issue.path.starts_with('/'), "{issue:?}");
-        assert!(!issue.code.is_empty() && !issue.message.is_empty(), "{issue:?}");
+        assert!(
+            issue.path.is_empty() || issue.path.starts_with('/'),
+            "{issue:?}"
+        );
+        assert!(
+            !issue.code.is_empty() && !issue.message.is_empty(),
+            "{issue:?}"
+        );
     }
     let text = serde_json::to_vec(&d.response).expect("canonical output serializes");
     let finite = d
@@ -68,8 +85,13 @@ fn check_decoded(d: &Decoded<'_>) {
     }
     let mut again_buf = text.clone();
     let mut reader = Reader::default();
-    let again = bidscan_openrtb::decode(&mut reader, &mut again_buf, Mode::Lenient)
-        .unwrap_or_else(|e| panic!("canonical output does not decode ({e}): {}", String::from_utf8_lossy(&text)));
+    let again =
+        bidscan_openrtb::decode(&mut reader, &mut again_buf, Mode::Lenient).unwrap_or_else(|e| {
+            panic!(
+                "canonical output does not decode ({e}): {}",
+                String::from_utf8_lossy(&text)
+            )
+        });
     let leftover = again
         .response
         .seatbid
@@ -78,7 +100,12 @@ fn check_decoded(d: &Decoded<'_>) {
         .chain(again.response.coercions.iter())
         .chain(again.response.seatbid.iter().flat_map(|s| &s.coercions));
     for c in leftover {
-        assert_eq!(c.kind, CoercionKind::AdmObject, "canonical output has a deviation: {}", String::from_utf8_lossy(&text));
+        assert_eq!(
+            c.kind,
+            CoercionKind::AdmObject,
+            "canonical output has a deviation: {}",
+            String::from_utf8_lossy(&text)
+        );
     }
     assert_eq!(
         without_coercions(again.response),

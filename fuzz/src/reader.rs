@@ -83,14 +83,26 @@ fn all_paths(reader: &mut Reader, data: &[u8]) -> Result<Value, (ErrorKind, usiz
     let skipped: Result<IgnoredAny, Error> = copy_decode(reader, &mut buf, data);
     let mut buf = Vec::new();
     let raw: Result<RawJson, Error> = copy_decode(reader, &mut buf, data);
-    assert_eq!(value.is_ok(), skipped.is_ok(), "value {value:?} vs skip {skipped:?}");
+    assert_eq!(
+        value.is_ok(),
+        skipped.is_ok(),
+        "value {value:?} vs skip {skipped:?}"
+    );
     assert_eq!(value.is_ok(), raw.is_ok(), "value {value:?} vs raw {raw:?}");
     if let Ok(raw) = &raw {
-        assert_eq!(raw.get().as_bytes(), data.trim_ascii(), "raw text is the trimmed input");
+        assert_eq!(
+            raw.get().as_bytes(),
+            data.trim_ascii(),
+            "raw text is the trimmed input"
+        );
     }
     match (&value, &skipped) {
         (Err(v), Err(s)) if v.kind() != ErrorKind::Custom => {
-            assert_eq!((v.kind(), v.byte()), (s.kind(), s.byte()), "skip path disagrees on the error");
+            assert_eq!(
+                (v.kind(), v.byte()),
+                (s.kind(), s.byte()),
+                "skip path disagrees on the error"
+            );
         }
         _ => {}
     }
@@ -99,12 +111,28 @@ fn all_paths(reader: &mut Reader, data: &[u8]) -> Result<Value, (ErrorKind, usiz
 
 /// Error positions lie inside the input and render.
 fn check_error(e: &Error, data: &[u8]) {
-    assert!(e.byte() <= data.len(), "byte {} past the end ({}): {e}", e.byte(), data.len());
-    assert!(e.line() >= 1 && e.column() >= 1, "line/column are 1-based: {e}");
-    assert!(e.line() <= data.len() + 1, "line {} of {} bytes", e.line(), data.len());
+    assert!(
+        e.byte() <= data.len(),
+        "byte {} past the end ({}): {e}",
+        e.byte(),
+        data.len()
+    );
+    assert!(
+        e.line() >= 1 && e.column() >= 1,
+        "line/column are 1-based: {e}"
+    );
+    assert!(
+        e.line() <= data.len() + 1,
+        "line {} of {} bytes",
+        e.line(),
+        data.len()
+    );
     assert!(!e.message().is_empty());
     if let Some(path) = e.path() {
-        assert!(path.is_empty() || path.starts_with('/'), "not a JSON pointer: {path:?}");
+        assert!(
+            path.is_empty() || path.starts_with('/'),
+            "not a JSON pointer: {path:?}"
+        );
     }
     let _ = e.to_string();
 }
@@ -119,7 +147,11 @@ fn typed(data: &[u8], valid: bool) {
     let mut reader = Reader::default();
     let type_error_only = |e: &Error| {
         if valid {
-            assert_eq!(e.kind(), ErrorKind::Custom, "valid document, non-type error: {e}");
+            assert_eq!(
+                e.kind(),
+                ErrorKind::Custom,
+                "valid document, non-type error: {e}"
+            );
         }
     };
 
@@ -132,7 +164,10 @@ fn typed(data: &[u8], valid: bool) {
         Err(e) => {
             type_error_only(&e);
             if let Some(Value::Array(items)) = &value {
-                assert!(!items.iter().all(Value::is_string), "array of strings refused: {e}");
+                assert!(
+                    !items.iter().all(Value::is_string),
+                    "array of strings refused: {e}"
+                );
             }
         }
     }
@@ -146,7 +181,10 @@ fn typed(data: &[u8], valid: bool) {
         }
         Err(e) => {
             type_error_only(&e);
-            assert!(!matches!(value, Some(Value::Object(_))), "object refused: {e}");
+            assert!(
+                !matches!(value, Some(Value::Object(_))),
+                "object refused: {e}"
+            );
         }
     }
 
@@ -154,7 +192,9 @@ fn typed(data: &[u8], valid: bool) {
     match copy_decode::<Option<f64>>(&mut reader, &mut buf, data) {
         Ok(number) => match &value {
             Some(Value::Null) => assert_eq!(number, None),
-            Some(Value::Number(n)) => assert_eq!(number.map(f64::to_bits), n.as_f64().map(f64::to_bits)),
+            Some(Value::Number(n)) => {
+                assert_eq!(number.map(f64::to_bits), n.as_f64().map(f64::to_bits))
+            }
             other => panic!("Option<f64> from {other:?}"),
         },
         Err(e) => type_error_only(&e),
@@ -177,17 +217,27 @@ fn typed(data: &[u8], valid: bool) {
 
 /// A lower depth limit only ever rejects more, and rejects exactly the documents nested deeper than it.
 fn depth_limit(data: &[u8], value: Option<&Value>) {
-    let mut reader = Reader::new(ReaderConfig { max_depth: SMALL_DEPTH });
+    let mut reader = Reader::new(ReaderConfig {
+        max_depth: SMALL_DEPTH,
+    });
     let mut buf = data.to_vec();
     let small: Result<Value, Error> = reader.decode(&mut buf);
     match (value, small) {
         (Some(v), Ok(s)) => {
             assert_eq!(v, &s, "depth limit changed the value");
-            assert!(nesting(v) <= SMALL_DEPTH, "nesting {} accepted at limit {SMALL_DEPTH}", nesting(v));
+            assert!(
+                nesting(v) <= SMALL_DEPTH,
+                "nesting {} accepted at limit {SMALL_DEPTH}",
+                nesting(v)
+            );
         }
         (Some(v), Err(e)) => {
             assert_eq!(e.kind(), ErrorKind::DepthLimit, "{e}");
-            assert!(nesting(v) > SMALL_DEPTH, "nesting {} refused at limit {SMALL_DEPTH}: {e}", nesting(v));
+            assert!(
+                nesting(v) > SMALL_DEPTH,
+                "nesting {} refused at limit {SMALL_DEPTH}: {e}",
+                nesting(v)
+            );
         }
         (None, Ok(s)) => panic!("accepted only with the lower depth limit: {s:?}"),
         (None, Err(_)) => {}

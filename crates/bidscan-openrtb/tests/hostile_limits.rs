@@ -78,7 +78,10 @@ fn tiny_bids_and_dropped_elements_are_bounded() {
 
     // The count is per document: 10,000 seats of 100 bids each.
     let seat = format!(r#"{{"bid":[{}]}}"#, vec!["{}"; 100].join(","));
-    let doc = format!(r#"{{"seatbid":[{}]}}"#, vec![seat.as_str(); 10_000].join(","));
+    let doc = format!(
+        r#"{{"seatbid":[{}]}}"#,
+        vec![seat.as_str(); 10_000].join(",")
+    );
     assert!(doc.len() < FOUR_MIB);
     refused(doc.as_bytes(), "seat bids and bids", 64 << 20);
 
@@ -88,14 +91,20 @@ fn tiny_bids_and_dropped_elements_are_bounded() {
 
     // A million numbers in a list of strings (`cat`): one coercion record each, so refused the same way.
     let cat = vec!["1"; 1_000_000].join(",");
-    let doc = format!(r#"{{"seatbid":[{{"bid":[{{"id":"b","impid":"1","price":1,"cat":[{cat}]}}]}}]}}"#);
+    let doc =
+        format!(r#"{{"seatbid":[{{"bid":[{{"id":"b","impid":"1","price":1,"cat":[{cat}]}}]}}]}}"#);
     refused(doc.as_bytes(), "deviations", 64 << 20);
 
     // At the limits exactly, documents decode.
     let max = MAX_OBJECTS as usize;
     let bid = r#"{"id":"b","impid":"1","price":1,"crid":"c","adm":"a"}"#;
     let (outcome, _) = decode_counting(&one_seat(bid, max - 1));
-    assert_eq!(outcome.unwrap(), (Status::Bid, max - 1), "one seat + {} bids", max - 1);
+    assert_eq!(
+        outcome.unwrap(),
+        (Status::Bid, max - 1),
+        "one seat + {} bids",
+        max - 1
+    );
     let (outcome, _) = decode_counting(&one_seat(bid, max));
     assert!(matches!(outcome, Err(DecodeError::NotABidResponse { .. })));
     let (outcome, _) = decode_counting(&one_seat("null", MAX_COERCIONS as usize));

@@ -47,10 +47,10 @@ fn paced(doc: Bytes, gap: Duration) -> reqwest::Body {
 fn is_refused(e: &reqwest::Error) -> bool {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(s) = source {
-        if let Some(io) = s.downcast_ref::<std::io::Error>() {
-            if io.kind() == std::io::ErrorKind::ConnectionRefused {
-                return true;
-            }
+        if let Some(io) = s.downcast_ref::<std::io::Error>()
+            && io.kind() == std::io::ErrorKind::ConnectionRefused
+        {
+            return true;
         }
         source = s.source();
     }
@@ -77,9 +77,18 @@ async fn sigterm_under_load_loses_no_accepted_request() {
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
 
     let load: Vec<_> = (0..clients)
-        .map(|_| {
-            let (client, url, doc, log, stop) = (client.clone(), url.clone(), doc.clone(), log.clone(), stop.clone());
+        .map(|c| {
+            let (client, url, doc, log, stop) = (
+                client.clone(),
+                url.clone(),
+                doc.clone(),
+                log.clone(),
+                stop.clone(),
+            );
+            // Staggered starts, so requests begin and end at every moment of the drain.
+            let offset = Duration::from_millis((200 * c / clients) as u64);
             tokio::spawn(async move {
+                tokio::time::sleep(offset).await;
                 while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                     let started = Instant::now();
                     let result = client
@@ -98,7 +107,13 @@ async fn sigterm_under_load_loses_no_accepted_request() {
                         Err(e) => (None, is_refused(&e), format!("{e:?}")),
                     };
                     let refused_now = refused;
-                    log.lock().unwrap().push(Sent { started, finished: Instant::now(), status, refused, error });
+                    log.lock().unwrap().push(Sent {
+                        started,
+                        finished: Instant::now(),
+                        status,
+                        refused,
+                        error,
+                    });
                     if refused_now {
                         tokio::time::sleep(Duration::from_millis(20)).await;
                     }
@@ -108,17 +123,20 @@ async fn sigterm_under_load_loses_no_accepted_request() {
         .collect();
 
     // Readiness, polled every 10 ms on its own connections.
-    let ready_client = reqwest::Client::builder().timeout(Duration::from_secs(2)).build().unwrap();
+    let ready_client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(2))
+        .build()
+        .unwrap();
     let ready_url = served.url("/readyz");
     let first_503: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
     let poller = {
         let (first_503, stop) = (first_503.clone(), stop.clone());
         tokio::spawn(async move {
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                if let Ok(res) = ready_client.get(&ready_url).send().await {
-                    if res.status() == 503 {
-                        first_503.lock().unwrap().get_or_insert_with(Instant::now);
-                    }
+                if let Ok(res) = ready_client.get(&ready_url).send().await
+                    && res.status() == 503
+                {
+                    first_503.lock().unwrap().get_or_insert_with(Instant::now);
                 }
                 tokio::time::sleep(Duration::from_millis(10)).await;
             }
@@ -144,11 +162,20 @@ async fn sigterm_under_load_loses_no_accepted_request() {
     let first_503 = first_503.lock().unwrap().expect("readiness never said 503");
     let first_refused = log.iter().filter(|s| s.refused).map(|s| s.started).min();
     let before_signal = log.iter().filter(|s| s.started < sigterm).count();
-    let ok_after_signal = log.iter().filter(|s| s.started >= sigterm && s.status == Some(200)).count();
-    let in_flight_at_signal = log.iter().filter(|s| s.started < sigterm && s.finished > sigterm).count();
+    let ok_after_signal = log
+        .iter()
+        .filter(|s| s.started >= sigterm && s.status == Some(200))
+        .count();
+    let in_flight_at_signal = log
+        .iter()
+        .filter(|s| s.started < sigterm && s.finished > sigterm)
+        .count();
     let refused = log.iter().filter(|s| s.refused).count();
     let closed_at = first_refused.unwrap_or(exited);
-    let in_flight_at_close = log.iter().filter(|s| s.started < closed_at && s.finished > closed_at && s.status == Some(200)).count();
+    let in_flight_at_close = log
+        .iter()
+        .filter(|s| s.started < closed_at && s.finished > closed_at && s.status == Some(200))
+        .count();
     eprintln!(
         "drain: {} requests ({before_signal} before SIGTERM, {in_flight_at_signal} in flight at it); readiness 503 after {:?}; \
          {ok_after_signal} answered 200 after SIGTERM; listener closed after {:?} ({in_flight_at_close} requests in flight then, all 200); \
@@ -160,18 +187,36 @@ async fn sigterm_under_load_loses_no_accepted_request() {
     );
 
     // Readiness first: 503 right away, while the listener is still open and requests still succeed.
-    assert!(first_503 - sigterm < Duration::from_millis(500), "{:?}", first_503 - sigterm);
+    assert!(
+        first_503 - sigterm < Duration::from_millis(500),
+        "{:?}",
+        first_503 - sigterm
+    );
     assert!(first_503 < closed_at);
-    assert!(ok_after_signal > 0, "requests kept being served during the grace period");
-    assert!(closed_at - sigterm >= grace - Duration::from_millis(100), "{:?}", closed_at - sigterm);
+    assert!(
+        ok_after_signal > 0,
+        "requests kept being served during the grace period"
+    );
+    assert!(
+        closed_at - sigterm >= grace - Duration::from_millis(100),
+        "{:?}",
+        closed_at - sigterm
+    );
     assert!(in_flight_at_signal > 0, "the load was not sustained");
     // Nothing accepted is lost: every request that is not a refused connection was answered 200.
-    let failed: Vec<&Sent> = log.iter().filter(|s| !s.refused && s.status != Some(200)).collect();
+    let failed: Vec<&Sent> = log
+        .iter()
+        .filter(|s| !s.refused && s.status != Some(200))
+        .collect();
     assert!(
         failed.is_empty(),
         "{} failed: {:?}",
         failed.len(),
-        failed.iter().take(5).map(|s| (s.started - sigterm, s.status, &s.error)).collect::<Vec<_>>()
+        failed
+            .iter()
+            .take(5)
+            .map(|s| (s.started - sigterm, s.status, &s.error))
+            .collect::<Vec<_>>()
     );
     assert!(exited - sigterm < Duration::from_secs(10));
 }

@@ -40,14 +40,21 @@ fn issue_codes(v: &Value) -> Vec<String> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|i| format!("{} {}", i["code"].as_str().unwrap(), i["path"].as_str().unwrap()))
+        .map(|i| {
+            format!(
+                "{} {}",
+                i["code"].as_str().unwrap(),
+                i["path"].as_str().unwrap()
+            )
+        })
         .collect()
 }
 
 #[tokio::test]
 async fn nesting_100_000_deep_is_400_wherever_it_is() {
     let server = start(config()).await;
-    let deep = |open: &str, close: &str| format!("{}{}", open.repeat(100_000), close.repeat(100_000));
+    let deep =
+        |open: &str, close: &str| format!("{}{}", open.repeat(100_000), close.repeat(100_000));
     let arrays = deep("[", "]");
     let objects = deep(r#"{"a":"#, "}");
     let cases = [
@@ -66,41 +73,59 @@ async fn nesting_100_000_deep_is_400_wherever_it_is() {
         let message = v["error"]["message"].as_str().unwrap();
         assert!(message.contains("recursion limit"), "case {i}: {message}");
         // The depth limit (128) is met long before the end: the error is near the start.
-        assert!(v["error"]["byte"].as_u64().unwrap() < 1_000, "case {i}: {v}");
+        assert!(
+            v["error"]["byte"].as_u64().unwrap() < 1_000,
+            "case {i}: {v}"
+        );
     }
     // A top-level array is refused as not a bid response before its depth matters.
     let (code, v) = decode(&server, "", arrays).await;
     assert_error(code, &v, 422, "not_a_bid_response");
     // Deep but within the limit decodes (121 levels: the answer's envelope adds two, and a serde_json client
     // reads at most 127).
-    let (code, v) = decode(&server, "", format!(r#"{{"id":"r","ext":{}}}"#, deep_within(120))).await;
+    let (code, v) = decode(
+        &server,
+        "",
+        format!(r#"{{"id":"r","ext":{}}}"#, deep_within(120)),
+    )
+    .await;
     assert_eq!(code, 200, "{v}");
     still_serves(&server).await;
 }
 
 /// An object nested `levels` deep: `{"a":{"a":…{}…}}`.
 fn deep_within(levels: usize) -> String {
-    format!("{}{{}}{}", r#"{"a":"#.repeat(levels - 1), "}".repeat(levels - 1))
+    format!(
+        "{}{{}}{}",
+        r#"{"a":"#.repeat(levels - 1),
+        "}".repeat(levels - 1)
+    )
 }
 
 #[tokio::test]
 async fn invalid_utf8_is_400_at_its_byte() {
     let server = start(config()).await;
     for bad in [
-        &b"\xff"[..],         // never valid
-        &b"\xc0\xaf"[..],     // overlong '/'
-        &b"\xed\xa0\x80"[..], // a surrogate encoded in UTF-8
+        &b"\xff"[..],             // never valid
+        &b"\xc0\xaf"[..],         // overlong '/'
+        &b"\xed\xa0\x80"[..],     // a surrogate encoded in UTF-8
         &b"\xf4\x90\x80\x80"[..], // past U+10FFFF
-        &b"\xe2\x82"[..],     // truncated sequence
+        &b"\xe2\x82"[..],         // truncated sequence
     ] {
         for member in ["adm", "unknown"] {
-            let mut doc = format!(r#"{{"id":"r","seatbid":[{{"bid":[{{"id":"b","impid":"1","price":1,"{member}":"ok "#).into_bytes();
+            let mut doc = format!(
+                r#"{{"id":"r","seatbid":[{{"bid":[{{"id":"b","impid":"1","price":1,"{member}":"ok "#
+            )
+            .into_bytes();
             let offset = doc.len();
             doc.extend_from_slice(bad);
             doc.extend_from_slice(br#""}]}]}"#);
             let (code, v) = decode(&server, "", doc).await;
             assert_error(code, &v, 400, "malformed_json");
-            assert!(v["error"]["message"].as_str().unwrap().contains("UTF-8"), "{v}");
+            assert!(
+                v["error"]["message"].as_str().unwrap().contains("UTF-8"),
+                "{v}"
+            );
             assert_eq!(v["error"]["byte"], offset, "{bad:?} in {member}: {v}");
         }
     }
@@ -110,21 +135,38 @@ async fn invalid_utf8_is_400_at_its_byte() {
 #[tokio::test]
 async fn lone_surrogates_are_400_and_pairs_decode() {
     let server = start(config()).await;
-    for escaped in [r"\ud800", r"\udfff", r"\udc00\ud800", r"\ud800x", r"\ud800\u0041"] {
+    for escaped in [
+        r"\ud800",
+        r"\udfff",
+        r"\udc00\ud800",
+        r"\ud800x",
+        r"\ud800\u0041",
+    ] {
         for member in [r#""adm""#, r#""ext":{"x""#, r#""unknown""#] {
             let close = if member.contains('{') { "}" } else { "" };
             let body = one_bid(&format!(r#""price":1,{member}:"a{escaped}b"{close}"#));
             let (code, v) = decode(&server, "", body).await;
             assert_error(code, &v, 400, "malformed_json");
             assert!(
-                v["error"]["message"].as_str().unwrap().contains("surrogate"),
+                v["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("surrogate"),
                 "{escaped} in {member}: {v}"
             );
         }
     }
-    let (code, v) = decode(&server, "", one_bid(r#""price":1,"adm":"\ud83d\ude00 \uD834\uDD1E""#)).await;
+    let (code, v) = decode(
+        &server,
+        "",
+        one_bid(r#""price":1,"adm":"\ud83d\ude00 \uD834\uDD1E""#),
+    )
+    .await;
     assert_eq!(code, 200, "{v}");
-    assert_eq!(v["response"]["seatbid"][0]["bid"][0]["adm"], "\u{1F600} \u{1D11E}");
+    assert_eq!(
+        v["response"]["seatbid"][0]["bid"][0]["adm"],
+        "\u{1F600} \u{1D11E}"
+    );
     still_serves(&server).await;
 }
 
@@ -164,7 +206,10 @@ async fn duplicate_keys_last_wins_with_a_warning_and_fail_in_strict_mode() {
     assert_eq!(v["response"]["id"], "second", "{v}");
     assert_eq!(v["response"]["seatbid"][0]["bid"][0]["price"], 2.0, "{v}");
     let codes = issue_codes(&v);
-    assert!(codes.contains(&"duplicate_field /id".to_owned()), "{codes:?}");
+    assert!(
+        codes.contains(&"duplicate_field /id".to_owned()),
+        "{codes:?}"
+    );
     assert!(
         codes.contains(&"duplicate_field /seatbid/0/bid/0/price".to_owned()),
         "{codes:?}"
@@ -189,32 +234,61 @@ async fn extreme_numbers_have_stated_answers() {
     ] {
         let (code, v) = decode(&server, "", one_bid(members)).await;
         assert_error(code, &v, 400, "malformed_json");
-        assert!(v["error"]["message"].as_str().unwrap().contains("number"), "{members}: {v}");
+        assert!(
+            v["error"]["message"].as_str().unwrap().contains("number"),
+            "{members}: {v}"
+        );
     }
     // Underflow rounds to zero (exactly as serde_json and strtod do): a zero price without a deal is an error issue.
     let (code, v) = decode(&server, "", one_bid(r#""adm":"a","price":1e-400"#)).await;
     assert_eq!(code, 200, "{v}");
     assert_eq!(v["response"]["seatbid"][0]["bid"][0]["price"], 0.0);
-    assert!(issue_codes(&v).iter().any(|c| c.starts_with("zero_price")), "{v}");
+    assert!(
+        issue_codes(&v).iter().any(|c| c.starts_with("zero_price")),
+        "{v}"
+    );
     // -0 is zero.
     let (code, v) = decode(&server, "", one_bid(r#""adm":"a","price":-0"#)).await;
     assert_eq!(code, 200, "{v}");
-    assert_eq!(v["response"]["seatbid"][0]["bid"][0]["price"].as_f64(), Some(0.0), "{v}");
-    assert!(issue_codes(&v).iter().any(|c| c.starts_with("zero_price")), "{v}");
+    assert_eq!(
+        v["response"]["seatbid"][0]["bid"][0]["price"].as_f64(),
+        Some(0.0),
+        "{v}"
+    );
+    assert!(
+        issue_codes(&v).iter().any(|c| c.starts_with("zero_price")),
+        "{v}"
+    );
     // A string that overflows (lenient: numbers as strings are read as numbers): infinity, reported as an error
     // issue, and written as null (JSON has no infinity).
     let (code, v) = decode(&server, "", one_bid(r#""adm":"a","price":"1e400""#)).await;
     assert_eq!(code, 200, "{v}");
     assert_eq!(
         issue_codes(&v),
-        ["number_as_string /seatbid/0/bid/0/price", "price_not_finite /seatbid/0/bid/0/price"],
+        [
+            "number_as_string /seatbid/0/bid/0/price",
+            "price_not_finite /seatbid/0/bid/0/price"
+        ],
         "{v}"
     );
-    assert!(v["response"]["seatbid"][0]["bid"][0]["price"].is_null(), "{v}");
-    let (code, _) = decode(&server, "?mode=strict", one_bid(r#""adm":"a","price":"1e400""#)).await;
+    assert!(
+        v["response"]["seatbid"][0]["bid"][0]["price"].is_null(),
+        "{v}"
+    );
+    let (code, _) = decode(
+        &server,
+        "?mode=strict",
+        one_bid(r#""adm":"a","price":"1e400""#),
+    )
+    .await;
     assert_eq!(code, 422);
     // Integers past 64 bits where an integer is expected: out of range, an error issue.
-    let (code, v) = decode(&server, "", one_bid(r#""adm":"a","price":1,"w":18446744073709551616,"h":-0"#)).await;
+    let (code, v) = decode(
+        &server,
+        "",
+        one_bid(r#""adm":"a","price":1,"w":18446744073709551616,"h":-0"#),
+    )
+    .await;
     assert_eq!(code, 200, "{v}");
     let codes = issue_codes(&v);
     assert!(codes.iter().any(|c| c.ends_with("/w")), "{codes:?}");

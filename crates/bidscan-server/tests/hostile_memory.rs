@@ -7,13 +7,12 @@ mod common;
 mod hostile_common;
 
 use std::io::Write;
-use std::sync::Mutex;
 
 use common::*;
 use hostile_common::{mib, reset_self_peak, self_peak_rss, self_rss};
 use serde_json::Value;
 
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 const MIB: usize = 1024 * 1024;
 
@@ -50,7 +49,7 @@ fn gzip_spaces(len: usize) -> Vec<u8> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gzip_bomb_of_1_gb_is_413_with_bounded_memory() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = ONE_AT_A_TIME.lock().await;
     let server = start(config()).await;
     let bomb = gzip_spaces(1024 * MIB);
     assert!(bomb.len() < 1100 * 1024, "bomb is {} bytes", bomb.len());
@@ -60,7 +59,14 @@ async fn gzip_bomb_of_1_gb_is_413_with_bounded_memory() {
     let addr = server.base.trim_start_matches("http://").parse().unwrap();
     for (encoding, body) in [("gzip", bomb), ("zstd", zstd_bomb)] {
         let started = std::time::Instant::now();
-        let (code, v) = raw_json(addr, "/decode", &[("content-encoding", encoding)], body, false).await;
+        let (code, v) = raw_json(
+            addr,
+            "/decode",
+            &[("content-encoding", encoding)],
+            body,
+            false,
+        )
+        .await;
         assert_eq!(code, 413, "{encoding}: {v}");
         assert_eq!(v["error"]["code"], "payload_too_large");
         assert!(
@@ -78,12 +84,17 @@ async fn gzip_bomb_of_1_gb_is_413_with_bounded_memory() {
     assert!(grew < 64 * MIB as u64, "peak RSS grew {:.1} MiB", mib(grew));
     // The refusal is counted, and nothing is retained beyond the limit.
     let m = server.metrics().await;
-    assert_eq!(value(&m, "bidscan_decode_outcomes_total{outcome=\"too_large\"}"), 2.0);
+    assert_eq!(
+        value(&m, "bidscan_decode_outcomes_total{outcome=\"too_large\"}"),
+        2.0
+    );
 }
 
 /// A bid response whose one bid has an `adm` of `len` bytes of HTML with an escaped quote every 64 bytes.
 fn big_adm(len: usize) -> Vec<u8> {
-    let mut doc = br#"{"id":"r","seatbid":[{"bid":[{"id":"b","impid":"1","price":1.5,"crid":"c","adm":""#.to_vec();
+    let mut doc =
+        br#"{"id":"r","seatbid":[{"bid":[{"id":"b","impid":"1","price":1.5,"crid":"c","adm":""#
+            .to_vec();
     let chunk = br#"<div class=\"ad\">0123456789012345678901234567890123456789012</div>"#;
     while doc.len() < len {
         doc.extend_from_slice(chunk);
@@ -94,7 +105,7 @@ fn big_adm(len: usize) -> Vec<u8> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fifty_megabyte_adm_is_413_by_default_and_decodes_with_a_raised_limit() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = ONE_AT_A_TIME.lock().await;
     let doc = big_adm(50 * MIB);
     let server = start(config()).await;
     let addr = server.base.trim_start_matches("http://").parse().unwrap();
@@ -107,7 +118,10 @@ async fn fifty_megabyte_adm_is_413_by_default_and_decodes_with_a_raised_limit() 
         assert_eq!(v["error"]["code"], "payload_too_large");
     }
     let refused = growth(base);
-    eprintln!("50 MB adm at the default limit: peak RSS grew {:.1} MiB", mib(refused));
+    eprintln!(
+        "50 MB adm at the default limit: peak RSS grew {:.1} MiB",
+        mib(refused)
+    );
     assert!(refused < 32 * MIB as u64, "{:.1} MiB", mib(refused));
     drop(server);
 
@@ -124,13 +138,19 @@ async fn fifty_megabyte_adm_is_413_by_default_and_decodes_with_a_raised_limit() 
     assert!(adm_bytes > 48_000_000, "{bid}"); // 50 MiB of JSON text, less its escapes
     assert_eq!(v["stats"]["bytes"], doc.len());
     let grew = growth(base);
-    eprintln!("50 MB adm with a 64 MiB limit: peak RSS grew {:.1} MiB", mib(grew));
+    eprintln!(
+        "50 MB adm with a 64 MiB limit: peak RSS grew {:.1} MiB",
+        mib(grew)
+    );
     // The body's frames plus the pooled input buffer (one copy each), plus slack: about 2x the body.
     assert!(grew < 3 * 52 * MIB as u64, "{:.1} MiB", mib(grew));
     // A buffer grown past pool.max_retained_bytes (4 MiB) is dropped after use, not kept.
     let m = server.metrics().await;
     assert_eq!(
-        value(&m, "bidscan_buffer_drop_total{buffer=\"input\",reason=\"too_large\"}"),
+        value(
+            &m,
+            "bidscan_buffer_drop_total{buffer=\"input\",reason=\"too_large\"}"
+        ),
         1.0
     );
     assert!(value(&m, "bidscan_buffer_retained_bytes{buffer=\"input\"}") <= (4 * MIB) as f64);
@@ -138,7 +158,7 @@ async fn fifty_megabyte_adm_is_413_by_default_and_decodes_with_a_raised_limit() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_million_tiny_bids_are_refused_early_with_bounded_memory() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = ONE_AT_A_TIME.lock().await;
     let bid = r#"{"id":"1","impid":"1","price":1}"#;
     let mut doc = String::from(r#"{"id":"r","seatbid":[{"bid":["#);
     doc.push_str(&vec![bid; 1_000_000].join(","));
@@ -164,10 +184,17 @@ async fn a_million_tiny_bids_are_refused_early_with_bounded_memory() {
         mib(grew)
     );
     // The body twice (frames + pooled buffer) and the first 10,000 bids: nothing proportional to a million.
-    assert!(grew < (2 * doc.len() + 32 * MIB) as u64, "{:.1} MiB", mib(grew));
+    assert!(
+        grew < (2 * doc.len() + 32 * MIB) as u64,
+        "{:.1} MiB",
+        mib(grew)
+    );
 
     // At the default limit, 4 MiB of `{}` bids (1.4 million) is refused the same way.
-    let empties = format!(r#"{{"seatbid":[{{"bid":[{}]}}]}}"#, vec!["{}"; 1_390_000].join(","));
+    let empties = format!(
+        r#"{{"seatbid":[{{"bid":[{}]}}]}}"#,
+        vec!["{}"; 1_390_000].join(",")
+    );
     assert!(empties.len() < 4 * MIB);
     let (code, v) = json(server.post("/decode", &[], empties.into_bytes()).await).await;
     assert_eq!(code, 422, "{v}");

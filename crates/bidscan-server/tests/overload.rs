@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use common::*;
 use futures_util::StreamExt;
-use hostile_common::{env_or, mib, ms, percentile};
+use hostile_common::{QUIET, env_or, mib, ms, percentile};
 
 /// What an open-loop run saw.
 #[derive(Debug, Default)]
@@ -73,7 +73,12 @@ async fn open_loop(
                     let status = res.status().as_u16();
                     let retry = res.headers().contains_key("retry-after");
                     let ok = res.bytes().await.is_ok();
-                    (if ok { status } else { 0 }, retry, t.elapsed(), String::new())
+                    (
+                        if ok { status } else { 0 },
+                        retry,
+                        t.elapsed(),
+                        String::new(),
+                    )
                 }
                 Err(e) => (0, false, t.elapsed(), e.to_string()),
             }
@@ -121,23 +126,49 @@ async fn twice_capacity_is_shed_quickly_and_the_service_recovers() {
     hostile_common::reset_self_peak();
     let base = hostile_common::self_rss();
     let seconds = 3.0;
-    let mut out = open_loop(&server.client, &url, 2.0 * capacity, Duration::from_secs_f64(seconds), body).await;
+    let mut out = open_loop(
+        &server.client,
+        &url,
+        2.0 * capacity,
+        Duration::from_secs_f64(seconds),
+        body,
+    )
+    .await;
     out.print("2x capacity (in process)", seconds);
     let grew = hostile_common::self_peak_rss().saturating_sub(base);
     eprintln!("peak RSS grew {:.1} MiB", mib(grew));
 
-    assert!(out.other.is_empty(), "only 200 or 503: {:?}", &out.other[..out.other.len().min(5)]);
+    assert!(
+        out.other.is_empty(),
+        "only 200 or 503: {:?}",
+        &out.other[..out.other.len().min(5)]
+    );
     assert_eq!(out.missing_retry_after, 0, "every 503 has Retry-After");
     let total = out.total() as f64;
-    assert!(out.shed.len() as f64 > 0.2 * total, "shed {} of {total}", out.shed.len());
-    assert!(out.ok.len() as f64 > 0.2 * total, "admitted {} of {total}", out.ok.len());
+    assert!(
+        out.shed.len() as f64 > 0.2 * total,
+        "shed {} of {total}",
+        out.shed.len()
+    );
+    assert!(
+        out.ok.len() as f64 > 0.2 * total,
+        "admitted {} of {total}",
+        out.ok.len()
+    );
     // Admitted requests are not slowed by the excess: about the 50 ms their body takes.
     let p99 = percentile(&mut out.ok, 99.0);
     assert!(p99 < Duration::from_millis(1_000), "admitted p99 {p99:?}");
     // Shedding is immediate: no queue. (A shed request still sends its head; it is answered before its body.)
     let shed_p99 = percentile(&mut out.shed, 99.0);
-    assert!(shed_p99 < Duration::from_millis(500), "503 p99 {shed_p99:?}");
-    assert!(grew < 64 * 1024 * 1024, "peak RSS grew {:.1} MiB", mib(grew));
+    assert!(
+        shed_p99 < Duration::from_millis(500),
+        "503 p99 {shed_p99:?}"
+    );
+    assert!(
+        grew < 64 * 1024 * 1024,
+        "peak RSS grew {:.1} MiB",
+        mib(grew)
+    );
 
     // Load stops: the service is back at once.
     for _ in 0..20 {
@@ -156,7 +187,7 @@ async fn overload_figures() {
     let served = hostile_common::spawn(&[
         ("BIDSCAN__SERVER__MAX_CONCURRENCY", &permits.to_string()),
         ("BIDSCAN__SERVER__WORKER_THREADS", "1"),
-        ("BIDSCAN__LOG__LEVEL", "warn"),
+        ("RUST_LOG", QUIET),
     ]);
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(30))
@@ -164,7 +195,8 @@ async fn overload_figures() {
         .build()
         .unwrap();
     let url = served.url("/decode?view=summary");
-    let docs: Arc<Vec<Bytes>> = Arc::new(corpus().into_iter().map(|(_, d)| Bytes::from(d)).collect());
+    let docs: Arc<Vec<Bytes>> =
+        Arc::new(corpus().into_iter().map(|(_, d)| Bytes::from(d)).collect());
     let body = {
         let docs = docs.clone();
         Arc::new(move |i: usize| reqwest::Body::from(docs[i % docs.len()].clone()))
@@ -176,11 +208,17 @@ async fn overload_figures() {
     let done = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let workers: Vec<_> = (0..permits)
         .map(|w| {
-            let (client, url, docs, done) = (client.clone(), url.clone(), docs.clone(), done.clone());
+            let (client, url, docs, done) =
+                (client.clone(), url.clone(), docs.clone(), done.clone());
             tokio::spawn(async move {
                 let mut i = w as usize;
                 while t.elapsed() < measure {
-                    let res = client.post(&url).body(docs[i % docs.len()].clone()).send().await.unwrap();
+                    let res = client
+                        .post(&url)
+                        .body(docs[i % docs.len()].clone())
+                        .send()
+                        .await
+                        .unwrap();
                     assert_eq!(res.status(), 200);
                     res.bytes().await.unwrap();
                     done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -190,12 +228,23 @@ async fn overload_figures() {
         })
         .collect();
     futures_util::future::join_all(workers).await;
-    let capacity = done.load(std::sync::atomic::Ordering::Relaxed) as f64 / t.elapsed().as_secs_f64();
+    let capacity =
+        done.load(std::sync::atomic::Ordering::Relaxed) as f64 / t.elapsed().as_secs_f64();
     let rss_before = served.rss();
-    eprintln!("capacity: {capacity:.0} requests/s with {permits} permits, 1 worker thread; RSS {:.1} MiB", mib(rss_before));
+    eprintln!(
+        "capacity: {capacity:.0} requests/s with {permits} permits, 1 worker thread; RSS {:.1} MiB",
+        mib(rss_before)
+    );
 
     // Twice capacity, open loop.
-    let mut out = open_loop(&client, &url, 2.0 * capacity, Duration::from_secs_f64(seconds), body.clone()).await;
+    let mut out = open_loop(
+        &client,
+        &url,
+        2.0 * capacity,
+        Duration::from_secs_f64(seconds),
+        body.clone(),
+    )
+    .await;
     out.print("2x capacity", seconds);
     let rss_after = served.rss();
     eprintln!(
@@ -209,7 +258,11 @@ async fn overload_figures() {
     tokio::time::sleep(Duration::from_secs(1)).await;
     let mut after = open_loop(&client, &url, 0.5 * capacity, Duration::from_secs(5), body).await;
     after.print("recovery at 0.5x capacity", 5.0);
-    assert!(out.other.is_empty(), "{:?}", &out.other[..out.other.len().min(5)]);
+    assert!(
+        out.other.is_empty(),
+        "{:?}",
+        &out.other[..out.other.len().min(5)]
+    );
     assert_eq!(out.missing_retry_after, 0);
     assert!(!out.shed.is_empty(), "2x capacity shed nothing");
     assert_eq!(after.shed.len() + after.other.len(), 0, "not recovered");

@@ -4,7 +4,7 @@
 //! The mix, by request number: corpus documents plain (most), gzip, strict mode, summary view, NDJSON batches of
 //! three, truncated documents (400), and now and then a 5 MB body (413) — each with its expected status.
 //!
-//! - `short_soak_stays_flat` (debug, ~3,000 requests, part of `cargo test`);
+//! - `short_soak_stays_flat` (debug, 10,000 requests, a few seconds, part of `cargo test`);
 //! - `soak_100k` (ignored; `scripts/soak.sh` runs it on the release binary: 100,000 requests).
 
 mod common;
@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use common::*;
-use hostile_common::{env_or, mib, spawn};
+use hostile_common::{QUIET, env_or, mib, spawn};
 
 /// One sample of the curve.
 #[derive(Clone, Copy, Debug)]
@@ -42,14 +42,34 @@ fn mix() -> Vec<Case> {
     let docs = corpus();
     let mut cases = Vec::new();
     for (_, doc) in &docs {
-        cases.push(Case { path: "/decode", headers: vec![], body: doc.clone(), status: 200 });
+        cases.push(Case {
+            path: "/decode",
+            headers: vec![],
+            body: doc.clone(),
+            status: 200,
+        });
     }
     for (_, doc) in docs.iter().step_by(3) {
-        cases.push(Case { path: "/decode", headers: vec![("content-encoding", "gzip")], body: gzip(doc), status: 200 });
-        cases.push(Case { path: "/decode?view=summary", headers: vec![], body: doc.clone(), status: 200 });
+        cases.push(Case {
+            path: "/decode",
+            headers: vec![("content-encoding", "gzip")],
+            body: gzip(doc),
+            status: 200,
+        });
+        cases.push(Case {
+            path: "/decode?view=summary",
+            headers: vec![],
+            body: doc.clone(),
+            status: 200,
+        });
         let mut cut = doc.clone();
         cut.truncate(doc.len() / 2);
-        cases.push(Case { path: "/decode", headers: vec![], body: cut, status: 400 });
+        cases.push(Case {
+            path: "/decode",
+            headers: vec![],
+            body: cut,
+            status: 400,
+        });
     }
     for (_, doc) in docs.iter().step_by(5) {
         let strict = bidscan_openrtb::decode(
@@ -58,7 +78,12 @@ fn mix() -> Vec<Case> {
             bidscan_openrtb::Mode::Strict,
         )
         .map_or(422, |_| 200);
-        cases.push(Case { path: "/decode?mode=strict", headers: vec![], body: doc.clone(), status: strict });
+        cases.push(Case {
+            path: "/decode?mode=strict",
+            headers: vec![],
+            body: doc.clone(),
+            status: strict,
+        });
     }
     let mut batch = Vec::new();
     for (_, doc) in docs.iter().take(3) {
@@ -74,8 +99,21 @@ fn mix() -> Vec<Case> {
     cases
 }
 
-async fn sample_point(client: &reqwest::Client, base: &str, pid: u32, requests: usize, started: Instant) -> Point {
-    let text = client.get(format!("{base}/metrics")).send().await.unwrap().text().await.unwrap();
+async fn sample_point(
+    client: &reqwest::Client,
+    base: &str,
+    pid: u32,
+    requests: usize,
+    started: Instant,
+) -> Point {
+    let text = client
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     let rss = hostile_common::status_kib(&format!("/proc/{pid}/status"), "VmRSS:") * 1024;
     let v = |s: &str| sample(&text, s).unwrap_or(0.0);
     Point {
@@ -87,7 +125,11 @@ async fn sample_point(client: &reqwest::Client, base: &str, pid: u32, requests: 
         shrink: v("bidscan_buffer_shrink_total{buffer=\"input\"}"),
         drops: ["too_large", "global_cap", "idle"]
             .iter()
-            .map(|r| v(&format!("bidscan_buffer_drop_total{{buffer=\"input\",reason=\"{r}\"}}")))
+            .map(|r| {
+                v(&format!(
+                    "bidscan_buffer_drop_total{{buffer=\"input\",reason=\"{r}\"}}"
+                ))
+            })
             .sum(),
         misses: v("bidscan_pool_checkouts_total{result=\"miss\"}"),
     }
@@ -96,15 +138,25 @@ async fn sample_point(client: &reqwest::Client, base: &str, pid: u32, requests: 
 /// Runs `total` requests of the mix with `clients` concurrent clients, sampling every `every`; returns the curve.
 async fn soak(total: usize, every: usize, clients: usize, env: &[(&str, &str)]) -> Vec<Point> {
     let served = spawn(env);
-    let client = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().unwrap();
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap();
     let cases = Arc::new(mix());
-    let big = Arc::new(vec![b' '; 5 * 1024 * 1024]);
+    let big = bytes::Bytes::from(vec![b' '; 5 * 1024 * 1024]);
+    let addr = served.addr;
     let next = Arc::new(AtomicUsize::new(0));
     let done = Arc::new(AtomicUsize::new(0));
     let started = Instant::now();
     let workers: Vec<_> = (0..clients)
         .map(|_| {
-            let (client, cases, big, next, done) = (client.clone(), cases.clone(), big.clone(), next.clone(), done.clone());
+            let (client, cases, big, next, done) = (
+                client.clone(),
+                cases.clone(),
+                big.clone(),
+                next.clone(),
+                done.clone(),
+            );
             let base = served.base.clone();
             tokio::spawn(async move {
                 loop {
@@ -112,18 +164,28 @@ async fn soak(total: usize, every: usize, clients: usize, env: &[(&str, &str)]) 
                     if i >= total {
                         return;
                     }
-                    let (path, headers, body, status): (&str, &[(&str, &str)], Vec<u8>, u16) = if i % 1000 == 999 {
-                        ("/decode", &[], big.to_vec(), 413)
-                    } else {
-                        let c = &cases[(i * 7) % cases.len()];
-                        (c.path, &c.headers, c.body.clone(), c.status)
-                    };
-                    let mut req = client.post(format!("{base}{path}")).body(body);
-                    for (k, v) in headers {
+                    if i % 1000 == 999 {
+                        // Too large: sent as curl would (hyper's client reports an early answer as an error).
+                        let (status, _) =
+                            hostile_common::raw_post(addr, "/decode", &[], big.clone(), false)
+                                .await
+                                .unwrap_or_else(|e| panic!("request {i}: {e}"));
+                        assert_eq!(status, 413, "request {i}");
+                        done.fetch_add(1, Ordering::Relaxed);
+                        continue;
+                    }
+                    let c = &cases[(i * 7) % cases.len()];
+                    let mut req = client
+                        .post(format!("{base}{}", c.path))
+                        .body(c.body.clone());
+                    for (k, v) in &c.headers {
                         req = req.header(*k, *v);
                     }
-                    let res = req.send().await.unwrap_or_else(|e| panic!("request {i}: {e}"));
-                    assert_eq!(res.status().as_u16(), status, "request {i} {path}");
+                    let res = req
+                        .send()
+                        .await
+                        .unwrap_or_else(|e| panic!("request {i}: {e}"));
+                    assert_eq!(res.status().as_u16(), c.status, "request {i} {}", c.path);
                     res.bytes().await.unwrap();
                     done.fetch_add(1, Ordering::Relaxed);
                 }
@@ -134,21 +196,43 @@ async fn soak(total: usize, every: usize, clients: usize, env: &[(&str, &str)]) 
     let mut mark = every;
     while done.load(Ordering::Relaxed) < total {
         if done.load(Ordering::Relaxed) >= mark {
-            curve.push(sample_point(&client, &served.base, served.pid(), done.load(Ordering::Relaxed), started).await);
+            curve.push(
+                sample_point(
+                    &client,
+                    &served.base,
+                    served.pid(),
+                    done.load(Ordering::Relaxed),
+                    started,
+                )
+                .await,
+            );
             mark += every;
         }
-        assert!(!workers.iter().any(|w| w.is_finished()) || next.load(Ordering::Relaxed) >= total, "a worker failed");
+        assert!(
+            !workers.iter().any(|w| w.is_finished()) || next.load(Ordering::Relaxed) >= total,
+            "a worker failed"
+        );
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     for w in workers {
         w.await.unwrap();
     }
     curve.push(sample_point(&client, &served.base, served.pid(), total, started).await);
-    eprintln!("{:>8} {:>7} {:>8} {:>12} {:>6} {:>6} {:>6} {:>6}", "requests", "secs", "RSS MiB", "retained MiB", "grow", "shrink", "drop", "miss");
+    eprintln!(
+        "{:>8} {:>7} {:>8} {:>12} {:>6} {:>6} {:>6} {:>6}",
+        "requests", "secs", "RSS MiB", "retained MiB", "grow", "shrink", "drop", "miss"
+    );
     for p in &curve {
         eprintln!(
             "{:>8} {:>7.1} {:>8.1} {:>12.2} {:>6} {:>6} {:>6} {:>6}",
-            p.requests, p.seconds, mib(p.rss as u64), mib(p.retained as u64), p.grow, p.shrink, p.drops, p.misses
+            p.requests,
+            p.seconds,
+            mib(p.rss as u64),
+            mib(p.retained as u64),
+            p.grow,
+            p.shrink,
+            p.drops,
+            p.misses
         );
     }
     curve
@@ -158,7 +242,10 @@ async fn soak(total: usize, every: usize, clients: usize, env: &[(&str, &str)]) 
 /// warm level.
 fn assert_flat(curve: &[Point], warm: f64, slack: f64) {
     let total = curve.last().unwrap().requests as f64;
-    let after: Vec<&Point> = curve.iter().filter(|p| p.requests as f64 >= warm * total).collect();
+    let after: Vec<&Point> = curve
+        .iter()
+        .filter(|p| p.requests as f64 >= warm * total)
+        .collect();
     let first = after[0];
     let rss_max = after.iter().map(|p| p.rss).fold(0.0, f64::max);
     let retained_max = after.iter().map(|p| p.retained).fold(0.0, f64::max);
@@ -169,19 +256,26 @@ fn assert_flat(curve: &[Point], warm: f64, slack: f64) {
         mib(first.retained as u64),
         mib(retained_max as u64)
     );
-    assert!(rss_max - first.rss <= slack, "RSS grew {:.1} MiB after warm-up", mib((rss_max - first.rss) as u64));
+    assert!(
+        rss_max - first.rss <= slack,
+        "RSS grew {:.1} MiB after warm-up",
+        mib((rss_max - first.rss) as u64)
+    );
     assert!(
         retained_max - first.retained <= slack.max(4.0 * 1024.0 * 1024.0),
         "retained grew {:.1} MiB after warm-up",
         mib((retained_max - first.retained) as u64)
     );
-    assert!(retained_max <= 64.0 * 1024.0 * 1024.0, "over the global retained cap");
+    assert!(
+        retained_max <= 64.0 * 1024.0 * 1024.0,
+        "over the global retained cap"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn short_soak_stays_flat() {
-    let total = env_or("BIDSCAN_SOAK_REQUESTS", 3_000) as usize;
-    let curve = soak(total, total / 10, 4, &[("BIDSCAN__LOG__LEVEL", "warn")]).await;
+    let total = env_or("BIDSCAN_SOAK_REQUESTS", 10_000) as usize;
+    let curve = soak(total, total / 10, 4, &[("RUST_LOG", QUIET)]).await;
     assert_flat(&curve, 0.3, 24.0 * 1024.0 * 1024.0);
 }
 
@@ -190,6 +284,15 @@ async fn short_soak_stays_flat() {
 async fn soak_100k() {
     let total = env_or("BIDSCAN_SOAK_REQUESTS", 100_000) as usize;
     let every = env_or("BIDSCAN_SOAK_EVERY", 5_000) as usize;
-    let curve = soak(total, every, 8, &[("BIDSCAN__LOG__LEVEL", "warn"), ("BIDSCAN__SERVER__WORKER_THREADS", "2")]).await;
+    let curve = soak(
+        total,
+        every,
+        8,
+        &[
+            ("RUST_LOG", QUIET),
+            ("BIDSCAN__SERVER__WORKER_THREADS", "2"),
+        ],
+    )
+    .await;
     assert_flat(&curve, 0.2, 8.0 * 1024.0 * 1024.0);
 }

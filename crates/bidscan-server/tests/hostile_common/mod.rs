@@ -8,6 +8,9 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// A `RUST_LOG` filter for load tests: warnings only, but the "bidscan listening" line [`spawn`] waits for.
+pub const QUIET: &str = "warn,bidscan_server::server=info";
+
 /// A `bidscan serve` child process on `127.0.0.1:0`, killed on drop if still running.
 pub struct Served {
     child: std::process::Child,
@@ -19,7 +22,8 @@ pub struct Served {
 }
 
 /// Starts the `bidscan` binary built with these tests (`CARGO_BIN_EXE_bidscan`: debug for `cargo test`, release
-/// for `cargo test --release`) with `BIDSCAN__…` overrides in `env`, and waits until it listens.
+/// for `cargo test --release`) with `BIDSCAN__…` overrides in `env`, and waits until it listens. The listening
+/// address is read from the log: keep `bidscan_server::server` at `info` (see [`QUIET`]).
 pub fn spawn(env: &[(&str, &str)]) -> Served {
     let mut child = Command::new(env!("CARGO_BIN_EXE_bidscan"))
         .arg("serve")
@@ -43,10 +47,10 @@ pub fn spawn(env: &[(&str, &str)]) -> Served {
         let tx = tx.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(stream).lines().map_while(Result::ok) {
-                if line.contains("bidscan listening") {
-                    if let Some(addr) = listening_addr(&line) {
-                        let _ = tx.send(addr);
-                    }
+                if line.contains("bidscan listening")
+                    && let Some(addr) = listening_addr(&line)
+                {
+                    let _ = tx.send(addr);
                 }
                 log.lock().unwrap().push(line);
             }
@@ -226,7 +230,8 @@ pub async fn raw_post(
         wr.write_all(head.as_bytes()).await?;
         if chunked {
             for chunk in body.chunks(64 * 1024) {
-                wr.write_all(format!("{:x}\r\n", chunk.len()).as_bytes()).await?;
+                wr.write_all(format!("{:x}\r\n", chunk.len()).as_bytes())
+                    .await?;
                 wr.write_all(chunk).await?;
                 wr.write_all(b"\r\n").await?;
             }
@@ -242,12 +247,19 @@ pub async fn raw_post(
     let (status, body_start, length) = loop {
         let n = rd.read(&mut buf).await?;
         if n == 0 {
-            return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "closed before the answer's head"));
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "closed before the answer's head",
+            ));
         }
         answer.extend_from_slice(&buf[..n]);
         if let Some(end) = answer.windows(4).position(|w| w == b"\r\n\r\n") {
             let head = String::from_utf8_lossy(&answer[..end]).to_ascii_lowercase();
-            let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+            let status = head
+                .split_whitespace()
+                .nth(1)
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(0);
             let length = head
                 .lines()
                 .find_map(|l| l.strip_prefix("content-length:"))

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Hostile-input and slow-client tests against the real server, at full size (RELIABILITY.md §2):
+# the hostile*.rs tests of bidscan-server, with 10,000 slowloris connections instead of the default 1,000.
+# The test process holds both ends of every connection, so the open-file limit is raised first (root may raise
+# the hard limit; otherwise the test scales down to what the limit allows and says so).
+#
+#   scripts/hostile.sh            debug build
+#   scripts/hostile.sh --release  release build
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ulimit -Hn 65536 2>/dev/null || true
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+echo "open-file limit: $(ulimit -n)"
+export BIDSCAN_SLOW_CLIENTS="${BIDSCAN_SLOW_CLIENTS:-10000}"
+cargo test -p bidscan-server "$@" \
+  --test hostile --test hostile_memory --test hostile_slow -- --nocapture --test-threads 1
