@@ -33,6 +33,7 @@ BIDSCAN_ADDR=127.0.0.1:${BIDSCAN_PORT:-18090}
 BASELINE_ADDR=127.0.0.1:${BASELINE_PORT:-18091}
 MIXES=${MIXES:-"corpus vast banner native multiseat nobid"}
 OUT=${OUT:-$(mktemp -d /tmp/bidscan-load.XXXXXX)}
+mkdir -p "$OUT"
 CORPUS=$ROOT/corpus/bid-responses
 
 for bin in "$BIDSCAN_BIN" "$BASELINE_BIN"; do

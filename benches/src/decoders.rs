@@ -70,20 +70,11 @@ impl Decoder {
 
 /// The state every decoder reuses between documents: bidscan's reader, the input buffer (bidscan and
 /// simd-json decode in place, so each run copies the document into it), simd-json's buffers.
+#[derive(Default)]
 pub struct Decoders {
     reader: bidscan_json::Reader,
     input: Vec<u8>,
     simd: simd_json::Buffers,
-}
-
-impl Default for Decoders {
-    fn default() -> Self {
-        Decoders {
-            reader: bidscan_json::Reader::default(),
-            input: Vec::new(),
-            simd: simd_json::Buffers::default(),
-        }
-    }
 }
 
 impl Decoders {
@@ -108,8 +99,10 @@ impl Decoders {
             }
             Decoder::BidscanMirror => {
                 self.copy_in(doc);
-                let response: mirror::BidResponse<'_, Skipped> =
-                    self.reader.decode(&mut self.input).expect("bidscan decodes the corpus");
+                let response: mirror::BidResponse<'_, Skipped> = self
+                    .reader
+                    .decode(&mut self.input)
+                    .expect("bidscan decodes the corpus");
                 black_box(&response).bid_count()
             }
             Decoder::SerdeJson => {

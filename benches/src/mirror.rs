@@ -11,8 +11,8 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{self, Deserializer, IgnoredAny, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, Visitor};
 use serde::{Serialize, Serializer};
 
 /// A string that borrows from the input when the deserializer offers a borrow (`visit_borrowed_str`) and owns a

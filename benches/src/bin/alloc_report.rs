@@ -62,24 +62,35 @@ fn main() {
     // per_doc[doc][decoder]
     let per_doc: Vec<Vec<(f64, f64)>> = corpus
         .iter()
-        .map(|(_, doc)| Decoder::ALL.iter().map(|&d| measure(&mut decoders, d, doc)).collect())
+        .map(|(_, doc)| {
+            Decoder::ALL
+                .iter()
+                .map(|&d| measure(&mut decoders, d, doc))
+                .collect()
+        })
         .collect();
 
-    println!("Allocation calls / bytes requested per document, after {WARMUP} warm-up decodes ({ROUNDS} counted).\n");
+    println!(
+        "Allocation calls / bytes requested per document, after {WARMUP} warm-up decodes ({ROUNDS} counted).\n"
+    );
     println!("Per family (mean over the family's documents):\n");
     header("family (docs)");
     for family in bidscan_bench::families::families(&names) {
         let n = family.docs.len() as f64;
         let cells: Vec<String> = (0..Decoder::ALL.len())
             .map(|k| {
-                let (c, b) = family
-                    .docs
-                    .iter()
-                    .fold((0.0, 0.0), |(c, b), &i| (c + per_doc[i][k].0, b + per_doc[i][k].1));
+                let (c, b) = family.docs.iter().fold((0.0, 0.0), |(c, b), &i| {
+                    (c + per_doc[i][k].0, b + per_doc[i][k].1)
+                });
                 cell((c / n, b / n))
             })
             .collect();
-        println!("| {} ({}) | {} |", family.name, family.docs.len(), cells.join(" | "));
+        println!(
+            "| {} ({}) | {} |",
+            family.name,
+            family.docs.len(),
+            cells.join(" | ")
+        );
     }
     println!("\nPer document:\n");
     header("document (bytes)");

@@ -63,18 +63,28 @@ async fn decode(Query(params): Query<Params>, body: Bytes) -> Response {
         None | Some("lenient") => Mode::Lenient,
         Some("strict") => Mode::Strict,
         Some(other) => {
-            return error(StatusCode::BAD_REQUEST, "bad_query", format!("mode={other}"));
+            return error(
+                StatusCode::BAD_REQUEST,
+                "bad_query",
+                format!("mode={other}"),
+            );
         }
     };
     let full = params.view.as_deref() != Some("summary");
-    let blank = body.iter().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+    let blank = body
+        .iter()
+        .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
     let response: BidResponse<'_> = if blank {
         BidResponse::default()
     } else {
         match serde_json::from_slice(&body) {
             Ok(r) => r,
             Err(e) if e.is_data() => {
-                return error(StatusCode::UNPROCESSABLE_ENTITY, "not_a_bid_response", e.to_string());
+                return error(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "not_a_bid_response",
+                    e.to_string(),
+                );
             }
             Err(e) => return error(StatusCode::BAD_REQUEST, "malformed_json", e.to_string()),
         }
@@ -91,16 +101,27 @@ async fn decode(Query(params): Query<Params>, body: Bytes) -> Response {
         response: full.then_some(&decoded.response),
         summary: decoded.summary(),
         issues: &decoded.issues,
-        stats: Stats { bytes: body.len(), buffer_bytes_needed: body.len() },
+        stats: Stats {
+            bytes: body.len(),
+            buffer_bytes_needed: body.len(),
+        },
     };
-    json(StatusCode::OK, serde_json::to_vec(&envelope).unwrap_or_default())
+    json(
+        StatusCode::OK,
+        serde_json::to_vec(&envelope).unwrap_or_default(),
+    )
 }
 
 fn main() -> std::io::Result<()> {
-    let addr = std::env::args().nth(1).unwrap_or_else(|| "127.0.0.1:18091".to_owned());
+    let addr = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "127.0.0.1:18091".to_owned());
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     builder.enable_all();
-    if let Some(n) = std::env::var("BASELINE_WORKERS").ok().and_then(|v| v.parse().ok()) {
+    if let Some(n) = std::env::var("BASELINE_WORKERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
         builder.worker_threads(n);
     }
     builder.build()?.block_on(async move {

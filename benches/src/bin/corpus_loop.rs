@@ -17,7 +17,9 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = "usage: corpus_loop DECODER [PASSES] [FAMILY]";
     let Some(decoder) = args.first().and_then(|a| Decoder::from_name(a)) else {
-        eprintln!("{usage}; DECODER one of memcpy bidscan bidscan-mirror serde_json sonic-rs simd-json jiter");
+        eprintln!(
+            "{usage}; DECODER one of memcpy bidscan bidscan-mirror serde_json sonic-rs simd-json jiter"
+        );
         std::process::exit(2);
     };
     let passes: usize = match args.get(1).map(|p| p.parse()) {
@@ -31,13 +33,18 @@ fn main() {
     let family_name = args.get(2).map_or("corpus", String::as_str);
     let corpus = bidscan_bench::corpus();
     let names: Vec<&str> = corpus.iter().map(|(n, _)| n.as_str()).collect();
-    let Some(family) =
-        bidscan_bench::families::families(&names).into_iter().find(|f| f.name == family_name)
+    let Some(family) = bidscan_bench::families::families(&names)
+        .into_iter()
+        .find(|f| f.name == family_name)
     else {
         eprintln!("no family {family_name}");
         std::process::exit(2);
     };
-    let docs: Vec<&[u8]> = family.docs.iter().map(|&i| corpus[i].1.as_slice()).collect();
+    let docs: Vec<&[u8]> = family
+        .docs
+        .iter()
+        .map(|&i| corpus[i].1.as_slice())
+        .collect();
     let mut decoders = Decoders::default();
     let mut total = 0usize;
     for doc in &docs {
@@ -46,7 +53,10 @@ fn main() {
     for _ in 0..passes {
         total += run_passes(&mut decoders, decoder, &docs);
     }
-    println!("{} {family_name} passes={passes} checksum={total}", decoder.name());
+    println!(
+        "{} {family_name} passes={passes} checksum={total}",
+        decoder.name()
+    );
 }
 
 #[inline(never)]

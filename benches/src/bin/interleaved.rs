@@ -36,10 +36,16 @@ fn main() {
         if !wanted.is_empty() && !wanted.contains(&family.name) {
             continue;
         }
-        let docs: Vec<&[u8]> = family.docs.iter().map(|&i| corpus[i].1.as_slice()).collect();
+        let docs: Vec<&[u8]> = family
+            .docs
+            .iter()
+            .map(|&i| corpus[i].1.as_slice())
+            .collect();
         let bytes: usize = docs.iter().map(|d| d.len()).sum();
         let pass = |decoders: &mut Decoders, d: Decoder| {
-            docs.iter().map(|doc| decoders.run(d, black_box(doc))).sum::<usize>()
+            docs.iter()
+                .map(|doc| decoders.run(d, black_box(doc)))
+                .sum::<usize>()
         };
         // Passes per slice, from a short calibration of each decoder.
         let reps: Vec<usize> = Decoder::ALL
@@ -75,9 +81,15 @@ fn main() {
             .copied()
             .min_by(|a, b| stats[idx(*a)].0.total_cmp(&stats[idx(*b)].0))
             .unwrap_or(Decoder::SerdeJson);
-        let best_med = peers.iter().map(|&p| stats[idx(p)].1).fold(f64::INFINITY, f64::min);
+        let best_med = peers
+            .iter()
+            .map(|&p| stats[idx(p)].1)
+            .fold(f64::INFINITY, f64::min);
         let ours = stats[idx(Decoder::Bidscan)];
-        let cells: Vec<String> = stats.iter().map(|&(min, med)| format!("{} / {}", fmt(min), fmt(med))).collect();
+        let cells: Vec<String> = stats
+            .iter()
+            .map(|&(min, med)| format!("{} / {}", fmt(min), fmt(med)))
+            .collect();
         println!(
             "| {} ({bytes}) | {} | {} | {:.2}× | {:.2}× |",
             family.name,

@@ -52,6 +52,14 @@ pub(crate) fn skip(buf: &[u8], at: usize) -> Result<usize, NumError> {
     Ok(shape.end)
 }
 
+/// The text of the number at `buf[at]` when it is an integer (no fraction, no exponent) by the grammar; for
+/// 128-bit targets, which serde_json also reads exactly. Returns the text and the index after it.
+pub(crate) fn integer_text(buf: &[u8], at: usize) -> Option<(&str, usize)> {
+    let shape = scan(buf, at).ok()?;
+    let text = std::str::from_utf8(&buf[at..shape.end]).ok()?;
+    (!text.contains(['.', 'e', 'E'])).then_some((text, shape.end))
+}
+
 fn parse_f64(buf: &[u8], at: usize, end: usize) -> Result<f64, NumError> {
     let text = std::str::from_utf8(&buf[at..end])
         .map_err(|_| (ErrorKind::InvalidNumber, at, "invalid number"))?;

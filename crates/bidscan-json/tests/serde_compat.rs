@@ -127,6 +127,20 @@ fn containers_and_scalars() {
     assert_eq!(same::<char>(r#""\u00e9""#), Some('é'));
     assert_eq!(same::<char>(r#""ab""#), None);
     assert_eq!(same::<i128>("-5"), Some(-5));
+    assert_eq!(
+        same::<i128>("-170141183460469231731687303715884105728"),
+        Some(i128::MIN)
+    );
+    assert_eq!(
+        same::<u128>("340282366920938463463374607431768211455"),
+        Some(u128::MAX)
+    );
+    assert_eq!(
+        same::<u128>("340282366920938463463374607431768211456"),
+        None
+    );
+    assert_eq!(same::<u128>("1.5"), None);
+    assert_eq!(same::<i128>("\"1\""), None);
     assert_eq!(same::<u64>("18446744073709551615"), Some(u64::MAX));
     assert_eq!(same::<i64>("-9223372036854775808"), Some(i64::MIN));
     assert_eq!(same::<f32>("0.1"), Some(0.1));

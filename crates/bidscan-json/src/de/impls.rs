@@ -43,6 +43,18 @@ impl<'de> Deserializer<'de> {
         result
     }
 
+    /// The integer at the read position converted by `parse`, with the index after it (`None` inside when it is not
+    /// an integer or does not fit).
+    fn integer_128<N>(&mut self, parse: impl Fn(&str) -> Option<N>) -> Option<Option<(N, usize)>> {
+        match self.ws()? {
+            b'-' | b'0'..=b'9' => Some(
+                crate::number::integer_text(self.input, self.idx)
+                    .and_then(|(text, end)| Some((parse(text)?, end))),
+            ),
+            _ => None,
+        }
+    }
+
     fn end_seq(&mut self) -> Result<()> {
         match self.ws() {
             Some(b']') => {
@@ -191,6 +203,24 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         self.deserialize_bytes(visitor)
     }
 
+    /// Integers beyond 64 bits are read exactly (as serde_json does); anything else as `deserialize_any`.
+    fn deserialize_i128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if let Some(Some((n, end))) = self.integer_128(|t| t.parse::<i128>().ok()) {
+            self.idx = end;
+            return visitor.visit_i128(n).map_err(|e| self.fix(e));
+        }
+        self.deserialize_any(visitor)
+    }
+
+    /// See `deserialize_i128`.
+    fn deserialize_u128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if let Some(Some((n, end))) = self.integer_128(|t| t.parse::<u128>().ok()) {
+            self.idx = end;
+            return visitor.visit_u128(n).map_err(|e| self.fix(e));
+        }
+        self.deserialize_any(visitor)
+    }
+
     /// Skipped without decoding (strings are only scanned for their end), but fully validated.
     #[inline]
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -199,7 +229,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     }
 
     forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bool i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 char str string
         unit unit_struct seq tuple tuple_struct map struct identifier
     }
 }
