@@ -43,14 +43,14 @@ impl<'de> Deserializer<'de> {
         result
     }
 
-    /// The integer at the read position converted by `parse`, with the index after it (`None` inside when it is not
-    /// an integer or does not fit).
-    fn integer_128<N>(&mut self, parse: impl Fn(&str) -> Option<N>) -> Option<Option<(N, usize)>> {
+    /// The integer at the read position converted by `parse`, with the index after it; `None` when there is no
+    /// integer there or it does not fit.
+    fn integer_128<N>(&mut self, parse: impl Fn(&str) -> Option<N>) -> Option<(N, usize)> {
         match self.ws()? {
-            b'-' | b'0'..=b'9' => Some(
-                crate::number::integer_text(self.input, self.idx)
-                    .and_then(|(text, end)| Some((parse(text)?, end))),
-            ),
+            b'-' | b'0'..=b'9' => {
+                let (text, end) = crate::number::integer_text(self.input, self.idx)?;
+                Some((parse(text)?, end))
+            }
             _ => None,
         }
     }
@@ -205,7 +205,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     /// Integers beyond 64 bits are read exactly (as serde_json does); anything else as `deserialize_any`.
     fn deserialize_i128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if let Some(Some((n, end))) = self.integer_128(|t| t.parse::<i128>().ok()) {
+        if let Some((n, end)) = self.integer_128(|t| t.parse::<i128>().ok()) {
             self.idx = end;
             return visitor.visit_i128(n).map_err(|e| self.fix(e));
         }
@@ -214,7 +214,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     /// See `deserialize_i128`.
     fn deserialize_u128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if let Some(Some((n, end))) = self.integer_128(|t| t.parse::<u128>().ok()) {
+        if let Some((n, end)) = self.integer_128(|t| t.parse::<u128>().ok()) {
             self.idx = end;
             return visitor.visit_u128(n).map_err(|e| self.fix(e));
         }
