@@ -26,6 +26,8 @@ struct Outcomes {
     shed: Vec<Duration>,
     other: Vec<(String, Duration)>,
     missing_retry_after: usize,
+    /// Scheduled requests not sent because the client already had `max_in_flight` outstanding.
+    not_sent: usize,
 }
 
 impl Outcomes {
@@ -35,9 +37,10 @@ impl Outcomes {
 
     fn print(&mut self, label: &str, seconds: f64) {
         eprintln!(
-            "{label}: {} sent ({:.0}/s), {} ok ({:.0}/s) p50 {:.1} ms p99 {:.1} ms max {:.1} ms, {} shed (503) p50 {:.1} ms p99 {:.1} ms, {} other",
+            "{label}: {} sent ({:.0}/s, {} more not sent: client at its in-flight cap), {} ok ({:.0}/s) p50 {:.1} ms p99 {:.1} ms max {:.1} ms, {} shed (503) p50 {:.1} ms p99 {:.1} ms, {} other",
             self.total(),
             self.total() as f64 / seconds,
+            self.not_sent,
             self.ok.len(),
             self.ok.len() as f64 / seconds,
             ms(percentile(&mut self.ok, 50.0)),
@@ -48,25 +51,41 @@ impl Outcomes {
             ms(percentile(&mut self.shed, 99.0)),
             self.other.len(),
         );
+        let mut kinds: std::collections::BTreeMap<&str, usize> = Default::default();
+        for (kind, _) in &self.other {
+            *kinds.entry(kind.as_str()).or_default() += 1;
+        }
+        if !kinds.is_empty() {
+            eprintln!("{label}: other outcomes: {kinds:?}");
+        }
     }
 }
 
 /// Sends `rate` requests per second for `duration`, each at its scheduled time whatever the answers (open
-/// loop), made by `body(i)`; waits for all answers.
+/// loop), made by `body(i)`, with at most `max_in_flight` outstanding (as a proxy's connection limit would;
+/// a request due while at the cap is counted as not sent); waits for all answers.
 async fn open_loop(
     client: &reqwest::Client,
     url: &str,
     rate: f64,
     duration: Duration,
+    max_in_flight: usize,
     body: Arc<dyn Fn(usize) -> reqwest::Body + Send + Sync>,
 ) -> Outcomes {
     let n = (rate * duration.as_secs_f64()) as usize;
     let start = tokio::time::Instant::now();
+    let cap = Arc::new(tokio::sync::Semaphore::new(max_in_flight));
     let mut tasks = Vec::with_capacity(n);
+    let mut not_sent = 0;
     for i in 0..n {
         tokio::time::sleep_until(start + Duration::from_secs_f64(i as f64 / rate)).await;
+        let Ok(permit) = cap.clone().try_acquire_owned() else {
+            not_sent += 1;
+            continue;
+        };
         let req = client.post(url).body(body(i));
         tasks.push(tokio::spawn(async move {
+            let _permit = permit;
             let t = Instant::now();
             match req.send().await {
                 Ok(res) => {
@@ -80,11 +99,14 @@ async fn open_loop(
                         String::new(),
                     )
                 }
-                Err(e) => (0, false, t.elapsed(), e.to_string()),
+                Err(e) => (0, false, t.elapsed(), error_kind(&e).to_owned()),
             }
         }));
     }
-    let mut out = Outcomes::default();
+    let mut out = Outcomes {
+        not_sent,
+        ..Outcomes::default()
+    };
     for task in tasks {
         let (status, retry, took, error) = task.await.unwrap();
         match status {
@@ -97,6 +119,19 @@ async fn open_loop(
         }
     }
     out
+}
+
+/// A short name for a client error.
+fn error_kind(e: &reqwest::Error) -> &'static str {
+    if e.is_timeout() {
+        "timeout"
+    } else if e.is_connect() {
+        "connect"
+    } else if e.is_body() || e.is_decode() {
+        "body"
+    } else {
+        "request"
+    }
 }
 
 /// A body that sends `head`, waits `gap`, then sends the rest: holds a permit for at least `gap`.
@@ -131,6 +166,7 @@ async fn twice_capacity_is_shed_quickly_and_the_service_recovers() {
         &url,
         2.0 * capacity,
         Duration::from_secs_f64(seconds),
+        usize::MAX >> 4,
         body,
     )
     .await;
@@ -178,12 +214,14 @@ async fn twice_capacity_is_shed_quickly_and_the_service_recovers() {
     assert_eq!(server.get_text("/readyz").await.0, 200);
 }
 
-/// The real binary (release under `scripts/overload.sh`), CPU-bound decoding of the corpus mix.
+/// The real binary (release under `scripts/overload.sh`), CPU-bound decoding of the VAST documents of the
+/// corpus (full view: the answer re-escapes the whole `adm`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "load test: run by scripts/overload.sh (release build)"]
 async fn overload_figures() {
     let permits = env_or("BIDSCAN_OVERLOAD_PERMITS", 4);
-    let seconds = env_or("BIDSCAN_OVERLOAD_SECONDS", 15) as f64;
+    let seconds = env_or("BIDSCAN_OVERLOAD_SECONDS", 10) as f64;
+    let cap = env_or("BIDSCAN_OVERLOAD_MAX_IN_FLIGHT", 64) as usize;
     let served = hostile_common::spawn(&[
         ("BIDSCAN__SERVER__MAX_CONCURRENCY", &permits.to_string()),
         ("BIDSCAN__SERVER__WORKER_THREADS", "1"),
@@ -191,12 +229,17 @@ async fn overload_figures() {
     ]);
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(30))
-        .pool_max_idle_per_host(1024)
+        .pool_max_idle_per_host(4096)
         .build()
         .unwrap();
-    let url = served.url("/decode?view=summary");
-    let docs: Arc<Vec<Bytes>> =
-        Arc::new(corpus().into_iter().map(|(_, d)| Bytes::from(d)).collect());
+    let url = served.url("/decode");
+    let docs: Arc<Vec<Bytes>> = Arc::new(
+        corpus()
+            .into_iter()
+            .filter(|(name, _)| name.starts_with("vast_"))
+            .map(|(_, d)| Bytes::from(d))
+            .collect(),
+    );
     let body = {
         let docs = docs.clone();
         Arc::new(move |i: usize| reqwest::Body::from(docs[i % docs.len()].clone()))
@@ -230,40 +273,88 @@ async fn overload_figures() {
     futures_util::future::join_all(workers).await;
     let capacity =
         done.load(std::sync::atomic::Ordering::Relaxed) as f64 / t.elapsed().as_secs_f64();
-    let rss_before = served.rss();
+    let rss_idle = served.rss();
     eprintln!(
-        "capacity: {capacity:.0} requests/s with {permits} permits, 1 worker thread; RSS {:.1} MiB",
-        mib(rss_before)
+        "capacity: {capacity:.0} requests/s ({permits} permits, 1 worker thread, VAST documents, full view); RSS {:.1} MiB",
+        mib(rss_idle)
     );
 
-    // Twice capacity, open loop.
+    // Twice capacity, open loop, at most `cap` requests outstanding (a proxy's connection limit).
     let mut out = open_loop(
         &client,
         &url,
         2.0 * capacity,
         Duration::from_secs_f64(seconds),
+        cap,
         body.clone(),
     )
     .await;
-    out.print("2x capacity", seconds);
-    let rss_after = served.rss();
+    out.print(&format!("2x capacity, client in-flight cap {cap}"), seconds);
     eprintln!(
-        "RSS before {:.1} MiB, after {:.1} MiB, peak (VmHWM) {:.1} MiB",
-        mib(rss_before),
-        mib(rss_after),
+        "RSS after {:.1} MiB, peak so far {:.1} MiB",
+        mib(served.rss()),
         mib(served.peak_rss())
     );
 
-    // Load stops: half capacity for 5 s, everything admitted.
+    // Load stops: a quarter of capacity for 5 s.
     tokio::time::sleep(Duration::from_secs(1)).await;
-    let mut after = open_loop(&client, &url, 0.5 * capacity, Duration::from_secs(5), body).await;
-    after.print("recovery at 0.5x capacity", 5.0);
+    let mut after = open_loop(
+        &client,
+        &url,
+        0.25 * capacity,
+        Duration::from_secs(5),
+        cap,
+        body.clone(),
+    )
+    .await;
+    after.print("recovery at 0.25x capacity", 5.0);
+    let capped_peak = served.peak_rss();
+
+    // The same offered load with no cap at the client: every late request opens another connection.
+    let mut flood = open_loop(
+        &client,
+        &url,
+        2.0 * capacity,
+        Duration::from_secs_f64(seconds),
+        tokio::sync::Semaphore::MAX_PERMITS,
+        body,
+    )
+    .await;
+    flood.print("2x capacity, no client cap (connection flood)", seconds);
+    eprintln!(
+        "RSS after the flood {:.1} MiB, peak {:.1} MiB (peak before the flood {:.1} MiB)",
+        mib(served.rss()),
+        mib(served.peak_rss()),
+        mib(capped_peak)
+    );
+    let ready = client.get(served.url("/readyz")).send().await.unwrap();
+    assert_eq!(ready.status(), 200);
+    drop(client);
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    eprintln!(
+        "RSS 3 s after the flood, client connections closed: {:.1} MiB",
+        mib(served.rss())
+    );
+
+    // The only other outcome allowed: hyper's client reporting a 503 sent before the body was read as
+    // `IncompleteMessage` (RELIABILITY.md, F3), for a small share of the shed requests.
     assert!(
-        out.other.is_empty(),
+        out.other.iter().all(|(kind, _)| kind == "0 request")
+            && out.other.len() * 20 < out.shed.len(),
         "{:?}",
         &out.other[..out.other.len().min(5)]
     );
     assert_eq!(out.missing_retry_after, 0);
     assert!(!out.shed.is_empty(), "2x capacity shed nothing");
-    assert_eq!(after.shed.len() + after.other.len(), 0, "not recovered");
+    assert!(
+        after.other.is_empty(),
+        "not recovered: {:?}",
+        &after.other[..after.other.len().min(5)]
+    );
+    assert!(
+        (after.shed.len() as f64) < 0.05 * after.total() as f64,
+        "not recovered: {} of {} shed",
+        after.shed.len(),
+        after.total()
+    );
 }
