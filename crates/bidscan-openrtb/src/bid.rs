@@ -5,13 +5,11 @@ use std::marker::PhantomData;
 
 use bidscan_json::RawJson;
 use serde::Serialize;
-use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess};
+use serde::de::{Deserialize, Deserializer, MapAccess};
 
 use crate::adm::{self, Adm};
 use crate::issue::Coercion;
-use crate::lenient::{
-    self, Ctx, Doc, FromMap, Ident, Int, KeySeed, Seen, Standalone, Text, members,
-};
+use crate::lenient::{self, Ctx, Doc, FromMap, Ident, Int, Standalone, Text, members};
 use crate::lists::{
     ApiFramework, CategoryTaxonomy, CreativeAttribute, MarkupType, MediaRating, Protocol,
     SlotPositionInPod,
@@ -196,19 +194,9 @@ fn texts<'de, A: MapAccess<'de>>(
 }
 
 impl<'de> FromMap<'de> for Bid<'de> {
-    fn from_map<A: MapAccess<'de>>(mut map: A, doc: &mut Doc) -> Result<Self, A::Error> {
+    fn from_map<A: MapAccess<'de>>(map: A, doc: &mut Doc) -> Result<Self, A::Error> {
         let mut bid = Bid::default();
-        let mut coercions = Vec::new();
-        let mut ctx = Ctx::new(&mut coercions, doc);
-        let mut seen = Seen::default();
-        let (m, c) = (&mut map, &mut ctx);
-        while let Some(key) = m.next_key_seed(KeySeed(BidMember::parse))? {
-            let Some(member) = key else {
-                m.next_value::<IgnoredAny>()?;
-                continue;
-            };
-            let f = member.name();
-            seen.check(c, member as u8, f);
+        let coercions = lenient::read_members(map, doc, |m, c, member: BidMember, f| {
             match member {
                 BidMember::Id => bid.id = ident(m, c, f)?,
                 BidMember::Impid => bid.impid = ident(m, c, f)?,
@@ -246,7 +234,8 @@ impl<'de> FromMap<'de> for Bid<'de> {
                 BidMember::Slotinpod => bid.slotinpod = code(m, c, f)?,
                 BidMember::Ext => bid.ext = lenient::raw_object(m, c, f)?,
             }
-        }
+            Ok(())
+        })?;
         bid.coercions = coercions;
         Ok(bid)
     }

@@ -6,13 +6,12 @@ use std::marker::PhantomData;
 
 use bidscan_json::RawJson;
 use serde::Serialize;
-use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use crate::bid::Bid;
 use crate::issue::Coercion;
 use crate::lenient::{
-    self, Ctx, Doc, FromMap, Ident, Int, KeySeed, MAX_COERCIONS, NOT_A_BID_RESPONSE, Seen,
-    Standalone, Text, members,
+    self, Doc, FromMap, Ident, Int, MAX_COERCIONS, NOT_A_BID_RESPONSE, Standalone, Text, members,
 };
 use crate::lists::NoBidReason;
 
@@ -82,19 +81,9 @@ members! {
 }
 
 impl<'de> FromMap<'de> for BidResponse<'de> {
-    fn from_map<A: MapAccess<'de>>(mut map: A, doc: &mut Doc) -> Result<Self, A::Error> {
+    fn from_map<A: MapAccess<'de>>(map: A, doc: &mut Doc) -> Result<Self, A::Error> {
         let mut r = BidResponse::default();
-        let mut coercions = Vec::new();
-        let mut ctx = Ctx::new(&mut coercions, doc);
-        let mut seen = Seen::default();
-        let (m, c) = (&mut map, &mut ctx);
-        while let Some(key) = m.next_key_seed(KeySeed(ResponseMember::parse))? {
-            let Some(member) = key else {
-                m.next_value::<IgnoredAny>()?;
-                continue;
-            };
-            let f = member.name();
-            seen.check(c, member as u8, f);
+        let coercions = lenient::read_members(map, doc, |m, c, member: ResponseMember, f| {
             match member {
                 ResponseMember::Id => {
                     r.id = lenient::scalar::<A, Ident<'de>>(m, c, f)?.map(|v| v.0)
@@ -114,26 +103,17 @@ impl<'de> FromMap<'de> for BidResponse<'de> {
                 }
                 ResponseMember::Ext => r.ext = lenient::raw_object(m, c, f)?,
             }
-        }
+            Ok(())
+        })?;
         r.coercions = coercions;
         Ok(r)
     }
 }
 
 impl<'de> FromMap<'de> for SeatBid<'de> {
-    fn from_map<A: MapAccess<'de>>(mut map: A, doc: &mut Doc) -> Result<Self, A::Error> {
+    fn from_map<A: MapAccess<'de>>(map: A, doc: &mut Doc) -> Result<Self, A::Error> {
         let mut s = SeatBid::default();
-        let mut coercions = Vec::new();
-        let mut ctx = Ctx::new(&mut coercions, doc);
-        let mut seen = Seen::default();
-        let (m, c) = (&mut map, &mut ctx);
-        while let Some(key) = m.next_key_seed(KeySeed(SeatBidMember::parse))? {
-            let Some(member) = key else {
-                m.next_value::<IgnoredAny>()?;
-                continue;
-            };
-            let f = member.name();
-            seen.check(c, member as u8, f);
+        let coercions = lenient::read_members(map, doc, |m, c, member: SeatBidMember, f| {
             match member {
                 SeatBidMember::Bid => s.bid = lenient::objects(m, c, f, false)?,
                 SeatBidMember::Seat => {
@@ -142,7 +122,8 @@ impl<'de> FromMap<'de> for SeatBid<'de> {
                 SeatBidMember::Group => s.group = lenient::scalar::<A, Int>(m, c, f)?.map(|v| v.0),
                 SeatBidMember::Ext => s.ext = lenient::raw_object(m, c, f)?,
             }
-        }
+            Ok(())
+        })?;
         s.coercions = coercions;
         Ok(s)
     }

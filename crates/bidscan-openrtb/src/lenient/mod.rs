@@ -192,6 +192,43 @@ impl<'de, T: FromMap<'de>> Visitor<'de> for Standalone<T> {
     }
 }
 
+/// A member enum declared with [`members!`]: name → member, member → name, and a bit for duplicate detection.
+pub(crate) trait Member: Copy {
+    /// The member named `name`, or `None` for an unknown member (skipped undecoded).
+    fn parse(name: &str) -> Option<Self>;
+    /// The member's JSON name.
+    fn name(self) -> &'static str;
+    /// The member's bit in [`Seen`] (its declaration index, < 64).
+    fn bit(self) -> u8;
+}
+
+/// Reads an object's members in order: unknown names are skipped without decoding, a repeated member is noted
+/// as `duplicate_field`, and each known member is handed to `read` (map, context, member, its JSON name).
+/// Returns the coercions noted on this object's own members.
+pub(crate) fn read_members<'de, A, M>(
+    mut map: A,
+    doc: &mut Doc,
+    mut read: impl FnMut(&mut A, &mut Ctx<'_>, M, &'static str) -> Result<(), A::Error>,
+) -> Result<Vec<Coercion>, A::Error>
+where
+    A: MapAccess<'de>,
+    M: Member,
+{
+    let mut coercions = Vec::new();
+    let mut ctx = Ctx::new(&mut coercions, doc);
+    let mut seen = Seen::default();
+    while let Some(key) = map.next_key_seed(KeySeed(M::parse))? {
+        let Some(member) = key else {
+            map.next_value::<IgnoredAny>()?;
+            continue;
+        };
+        let field = member.name();
+        seen.check(&mut ctx, member.bit(), field);
+        read(&mut map, &mut ctx, member, field)?;
+    }
+    Ok(coercions)
+}
+
 /// Declares a struct's member enum: `parse` (name → member), `name`, and a bit index for duplicate detection.
 macro_rules! members {
     ($(#[$meta:meta])* $name:ident { $($variant:ident = $json:literal,)* }) => {
@@ -211,6 +248,18 @@ macro_rules! members {
                 match self {
                     $($name::$variant => $json,)*
                 }
+            }
+        }
+
+        impl $crate::lenient::Member for $name {
+            fn parse(name: &str) -> Option<Self> {
+                $name::parse(name)
+            }
+            fn name(self) -> &'static str {
+                $name::name(self)
+            }
+            fn bit(self) -> u8 {
+                self as u8
             }
         }
     };
