@@ -7,7 +7,7 @@
 
 use crate::error::ErrorKind;
 use crate::reader::Stats;
-use crate::scan::Scanner;
+use crate::scan::{Bodies, Body, Scanner};
 
 /// A failure inside a string: what, and the index into `buf` where.
 pub(crate) type StrError = (ErrorKind, usize);
@@ -21,40 +21,67 @@ pub(crate) fn decode_in_place(
     scan: &mut Scanner,
     stats: &mut Stats,
 ) -> Result<(usize, usize), StrError> {
-    let mut stop = scan.next_stop(buf, origin, 1);
+    match scan.body() {
+        Bodies::Swar(body) => decode_with(body, buf, origin, scan, stats),
+        #[cfg(target_arch = "x86_64")]
+        Bodies::Sse2(body) => decode_with(body, buf, origin, scan, stats),
+        #[cfg(target_arch = "x86_64")]
+        Bodies::Avx2(body) => decode_with(body, buf, origin, scan, stats),
+        #[cfg(target_arch = "aarch64")]
+        Bodies::Neon(body) => decode_with(body, buf, origin, scan, stats),
+    }
+}
+
+/// [`decode_in_place`] for one body. Walks the stop flags of each loaded block itself: after an escape the
+/// flags before the read position are cleared and the next set bit is the next stop, so a block is loaded once
+/// however many escapes it holds, and the block scan resumes after the last one.
+#[inline(always)]
+fn decode_with<B: Body>(
+    body: B,
+    buf: &mut [u8],
+    origin: usize,
+    scan: &mut Scanner,
+    stats: &mut Stats,
+) -> Result<(usize, usize), StrError> {
+    // `block` is the index of the loaded block's first byte (wrapping: a reused block may start before buf[0]);
+    // bit `i << B::SHIFT` of `mask` flags `buf[block + i]`.
+    let (mut block, mut mask) = scan.resume(body, buf, origin, 1);
+    let mut stop = block.wrapping_add((mask.trailing_zeros() >> B::SHIFT) as usize);
     match buf.get(stop) {
-        Some(b'"') => {
+        Some(b'"') if mask != 0 => {
+            scan.keep(origin, block, mask);
             stats.string(stop - 1, 0);
             return Ok((stop - 1, stop + 1));
         }
-        Some(b'\\') => {}
-        Some(_) => return Err((ErrorKind::ControlCharacter, stop)),
-        None => return Err((ErrorKind::Eof, buf.len())),
+        Some(b'\\') if mask != 0 => {}
+        Some(_) if mask != 0 => return Err((ErrorKind::ControlCharacter, stop)),
+        _ => return Err((ErrorKind::Eof, buf.len())),
     }
     // `write` is where the next decoded byte goes; it never passes the read position.
     let mut write = stop;
     let mut escapes = 0u64;
     loop {
         // Here buf[stop] == b'\\'.
-        let read = match buf.get(stop + 1).map(|&c| SIMPLE[usize::from(c)]) {
-            Some(decoded) if decoded != 0 => {
-                buf[write] = decoded;
-                write += 1;
-                stop + 2
-            }
-            _ => {
-                let (c, read) = read_escape(buf, stop)?;
-                if c.is_ascii() {
-                    buf[write] = c as u8;
-                    write += 1;
-                } else {
-                    write += c.encode_utf8(&mut buf[write..]).len();
-                }
-                read
-            }
-        };
+        let read = unescape(buf, stop, &mut write)?;
         escapes += 1;
-        stop = scan.next_stop(buf, origin, read);
+        let into = read.wrapping_sub(block);
+        mask = if into < B::WIDTH {
+            mask & (u64::MAX << (into << B::SHIFT))
+        } else {
+            0
+        };
+        if mask == 0 {
+            let from = if into < B::WIDTH {
+                block.wrapping_add(B::WIDTH)
+            } else {
+                read
+            };
+            (block, mask) = body.find(buf, from);
+            if mask == 0 {
+                return Err((ErrorKind::Eof, buf.len()));
+            }
+        }
+        stop = block.wrapping_add((mask.trailing_zeros() >> B::SHIFT) as usize);
         let Some(&byte) = buf.get(stop) else {
             return Err((ErrorKind::Eof, buf.len()));
         };
@@ -64,10 +91,56 @@ pub(crate) fn decode_in_place(
         move_run(buf, read, stop - read, write);
         write += stop - read;
         if byte == b'"' {
+            scan.keep(origin, block, mask);
             stats.string(stop - 1, escapes);
             return Ok((write - 1, stop + 1));
         }
     }
+}
+
+/// Decodes the escape whose backslash is at `buf[at]` to `buf[*write..]` (`*write <= at`: a decoded escape is
+/// never longer than its JSON form) and advances `*write`. Returns the index after the escape.
+#[inline(always)]
+fn unescape(buf: &mut [u8], at: usize, write: &mut usize) -> Result<usize, StrError> {
+    if let Some(&c) = buf.get(at + 1) {
+        let decoded = SIMPLE[usize::from(c)];
+        if decoded != 0 {
+            if let Some(slot) = buf.get_mut(*write) {
+                *slot = decoded;
+            }
+            *write += 1;
+            return Ok(at + 2);
+        }
+    }
+    unescape_unicode(buf, at, write)
+}
+
+/// [`unescape`] for `\uXXXX` (and invalid escapes): one- and two-byte UTF-8 results (Go's `\u003c`, `\u0026`;
+/// Latin-1 letters) are written directly; the rest go through `char`.
+#[inline]
+fn unescape_unicode(buf: &mut [u8], at: usize, write: &mut usize) -> Result<usize, StrError> {
+    if buf.get(at + 1) == Some(&b'u') {
+        let code = hex4(buf, at + 2)?;
+        let w = *write;
+        if code < 0x80 {
+            if let Some(slot) = buf.get_mut(w) {
+                *slot = code as u8;
+            }
+            *write = w + 1;
+            return Ok(at + 6);
+        }
+        if code < 0x800 {
+            if let Some([a, b]) = buf.get_mut(w..w + 2) {
+                *a = 0xc0 | (code >> 6) as u8;
+                *b = 0x80 | (code & 0x3f) as u8;
+            }
+            *write = w + 2;
+            return Ok(at + 6);
+        }
+    }
+    let (c, read) = read_escape(buf, at)?;
+    *write += c.encode_utf8(&mut buf[*write..]).len();
+    Ok(read)
 }
 
 /// What each one-byte escape (`\"` `\\` `\/` `\b` `\f` `\n` `\r` `\t`) decodes to, indexed by the byte after the
@@ -85,13 +158,30 @@ static SIMPLE: [u8; 256] = {
     table
 };
 
-/// Moves the plain run `buf[from..from + len]` down to `buf[to..]` (`to < from`: decoding only shrinks).
+/// Moves the plain run `buf[from..from + len]` down to `buf[to..]` (`to < from`: decoding only shrinks); the
+/// byte at `from + len` is the stop that ended the run.
+///
+/// Once a string has shrunk by 16 bytes or more (`from - to >= 16`: after 16 `\"`, say — the common case in
+/// VAST and HTML `adm`), the run moves as whole 16-byte chunks, front to back: each chunk is loaded before any
+/// store can reach it, and the last chunk's overshoot lands below the stop byte (`to + len + 15 < from + len`),
+/// so nothing not yet read is touched. Reading that chunk may look up to 15 bytes past the stop, so this needs
+/// 16 bytes of document after it; otherwise, and before the gap is 16, [`move_run_exact`] moves exactly `len`
+/// bytes.
+#[inline(always)]
+fn move_run(buf: &mut [u8], from: usize, len: usize, to: usize) {
+    let gap = from - to;
+    if len > 256 || gap < 16 || !crate::scan::move_down_in_chunks(&mut buf[to..], gap, len) {
+        move_run_exact(buf, from, len, to);
+    }
+}
+
+/// Moves exactly the plain run `buf[from..from + len]` down to `buf[to..]` (`to < from`).
 ///
 /// Runs up to 32 bytes — the common case between escapes — move as two overlapping fixed-size chunks (the first
 /// and last 16/8/4 bytes), both loaded before either is stored, so the copy is exact and inlined; longer runs
 /// take one `copy_within` (memmove).
 #[inline(always)]
-fn move_run(buf: &mut [u8], from: usize, len: usize, to: usize) {
+fn move_run_exact(buf: &mut [u8], from: usize, len: usize, to: usize) {
     fn chunk<const N: usize>(buf: &[u8], at: usize) -> [u8; N] {
         buf.get(at..at + N)
             .and_then(|b| b.first_chunk::<N>())
@@ -134,24 +224,60 @@ pub(crate) fn skip(
     scan: &mut Scanner,
     stats: &mut Stats,
 ) -> Result<usize, StrError> {
-    let mut from = 1;
+    match scan.body() {
+        Bodies::Swar(body) => skip_with(body, buf, origin, scan, stats),
+        #[cfg(target_arch = "x86_64")]
+        Bodies::Sse2(body) => skip_with(body, buf, origin, scan, stats),
+        #[cfg(target_arch = "x86_64")]
+        Bodies::Avx2(body) => skip_with(body, buf, origin, scan, stats),
+        #[cfg(target_arch = "aarch64")]
+        Bodies::Neon(body) => skip_with(body, buf, origin, scan, stats),
+    }
+}
+
+/// [`skip`] for one body, walking each block's stop flags as [`decode_with`] does.
+#[inline(always)]
+fn skip_with<B: Body>(
+    body: B,
+    buf: &[u8],
+    origin: usize,
+    scan: &mut Scanner,
+    stats: &mut Stats,
+) -> Result<usize, StrError> {
+    let (mut block, mut mask) = scan.resume(body, buf, origin, 1);
     let mut escapes = 0u64;
     loop {
-        let stop = scan.next_stop(buf, origin, from);
-        match buf.get(stop) {
+        if mask == 0 {
+            return Err((ErrorKind::Eof, buf.len()));
+        }
+        let stop = block.wrapping_add((mask.trailing_zeros() >> B::SHIFT) as usize);
+        let read = match buf.get(stop) {
             Some(b'"') => {
+                scan.keep(origin, block, mask);
                 stats.string(stop - 1, escapes);
                 return Ok(stop + 1);
             }
-            Some(b'\\') => {
-                from = match buf.get(stop + 1) {
-                    Some(&c) if SIMPLE[usize::from(c)] != 0 => stop + 2,
-                    _ => read_escape(buf, stop)?.1,
-                };
-                escapes += 1;
-            }
+            Some(b'\\') => match buf.get(stop + 1) {
+                Some(&c) if SIMPLE[usize::from(c)] != 0 => stop + 2,
+                _ => read_escape(buf, stop)?.1,
+            },
             Some(_) => return Err((ErrorKind::ControlCharacter, stop)),
             None => return Err((ErrorKind::Eof, buf.len())),
+        };
+        escapes += 1;
+        let into = read.wrapping_sub(block);
+        mask = if into < B::WIDTH {
+            mask & (u64::MAX << (into << B::SHIFT))
+        } else {
+            0
+        };
+        if mask == 0 {
+            let from = if into < B::WIDTH {
+                block.wrapping_add(B::WIDTH)
+            } else {
+                read
+            };
+            (block, mask) = body.find(buf, from);
         }
     }
 }
@@ -264,21 +390,34 @@ mod tests {
     }
 
     #[test]
-    fn move_run_is_an_exact_memmove_for_every_length_and_gap() {
-        for len in 0..80 {
+    fn move_run_is_a_memmove_that_never_touches_unread_bytes() {
+        // Bytes between the new end (`to + len`) and the stop (`from + len`) are dead and may be overwritten;
+        // everything from the stop on is unread and must not change. Gaps below and above 16, lengths across
+        // every chunk class, and runs ending right at the end of the buffer (no 16 bytes after the stop).
+        for len in 0..300 {
             for gap in 1..40 {
-                let original: Vec<u8> = (0..200u8).collect();
-                let (from, to) = (50 + gap, 50);
-                let mut got = original.clone();
-                move_run(&mut got, from, len, to);
-                let mut want = original.clone();
-                want.copy_within(from..from + len, to);
-                assert_eq!(got[..to + len], want[..to + len], "len {len} gap {gap}");
-                assert_eq!(
-                    got[from + len..],
-                    original[from + len..],
-                    "len {len} gap {gap}: unread bytes touched"
-                );
+                for tail in [0, 1, 15, 16, 40] {
+                    let (from, to) = (50 + gap, 50);
+                    let original: Vec<u8> =
+                        (0..from + len + tail).map(|i| (i % 251) as u8).collect();
+                    let mut want = original.clone();
+                    want.copy_within(from..from + len, to);
+                    for exact in [false, true] {
+                        let mut got = original.clone();
+                        if exact {
+                            move_run_exact(&mut got, from, len, to);
+                        } else {
+                            move_run(&mut got, from, len, to);
+                        }
+                        let case = format!("len {len} gap {gap} tail {tail} exact {exact}");
+                        assert_eq!(got[..to + len], want[..to + len], "{case}");
+                        assert_eq!(
+                            got[from + len..],
+                            original[from + len..],
+                            "{case}: unread bytes touched"
+                        );
+                    }
+                }
             }
         }
     }

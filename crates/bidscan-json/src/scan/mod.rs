@@ -4,7 +4,7 @@
 //! shift instead of a reload.
 //!
 //! This is the only module of the crate allowed `unsafe`: vector loads, the AVX2 call behind runtime detection,
-//! and [`str_from_validated`]. Each block carries a `// SAFETY:` note. The tests at the bottom force every body
+//! the in-place decoder's chunked run move ([`move_down_in_chunks`]) and [`str_from_validated`]. Each block carries a `// SAFETY:` note. The tests at the bottom force every body
 //! available on the machine over the same inputs and compare them with a byte-at-a-time reference.
 
 #[cfg(target_arch = "aarch64")]
@@ -69,39 +69,119 @@ impl ScanImpl {
         .filter(|imp| imp.is_available())
         .collect()
     }
-
-    /// Bytes per block and log2 of mask bits per byte.
-    fn geometry(self) -> (usize, u32) {
-        match self {
-            ScanImpl::Swar => (swar::WIDTH, swar::SHIFT),
-            #[cfg(target_arch = "x86_64")]
-            ScanImpl::Sse2 | ScanImpl::Avx2 => (x86::WIDTH, 0),
-            #[cfg(not(target_arch = "x86_64"))]
-            ScanImpl::Sse2 | ScanImpl::Avx2 => (64, 0),
-            #[cfg(target_arch = "aarch64")]
-            ScanImpl::Neon => (neon::WIDTH, neon::SHIFT),
-            #[cfg(not(target_arch = "aarch64"))]
-            ScanImpl::Neon => (16, 2),
-        }
-    }
 }
 
 /// Where the last block load started when nothing is cached: far enough from any real offset that
 /// `offset - NO_BLOCK` (wrapping) is never below a block width (at most 64).
 const NO_BLOCK: usize = usize::MAX - 128;
 
-/// A scanner plus the last block it loaded. Offsets in the cache are absolute (from the start of the document),
-/// so the cache stays valid while the caller hands out prefixes of its buffer: bytes at or after the resume point
-/// are never rewritten before they are scanned (in-place decoding only writes behind its read position).
+/// One scanner body with its geometry fixed at compile time, so the string loops in `string.rs` are compiled
+/// once per body (the body is picked once per string by [`Scanner::body`]) and keep the mask arithmetic in
+/// registers.
+///
+/// A mask flags stop bytes: bit `i << SHIFT` (and possibly the `1 << SHIFT` bits from there) stands for byte
+/// `i` of the block.
+pub(crate) trait Body: Copy {
+    /// Bytes per block.
+    const WIDTH: usize;
+    /// log2 of mask bits per byte.
+    const SHIFT: u32;
+    /// The first block at or after `at` holding a stop, and its mask; or, when there is none, the start of the
+    /// last block looked at (at or past `buf.len()` - `WIDTH`) and 0. The block past the end of `buf` is padded
+    /// with non-stop bytes. (Two values, so they come back in registers.)
+    fn find(self, buf: &[u8], at: usize) -> (usize, u64);
+}
+
+/// The portable SWAR body.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Swar;
+
+impl Body for Swar {
+    const WIDTH: usize = swar::WIDTH;
+    const SHIFT: u32 = swar::SHIFT;
+    #[inline(always)]
+    fn find(self, buf: &[u8], at: usize) -> (usize, u64) {
+        swar::find(buf, at)
+    }
+}
+
+/// The SSE2 body (x86_64 baseline).
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sse2;
+
+#[cfg(target_arch = "x86_64")]
+impl Body for Sse2 {
+    const WIDTH: usize = x86::WIDTH;
+    const SHIFT: u32 = 0;
+    #[inline(always)]
+    fn find(self, buf: &[u8], at: usize) -> (usize, u64) {
+        // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 CPU has it.
+        unsafe { x86::sse2::find(buf, at) }
+    }
+}
+
+/// The AVX2 body. The private field makes it a proof of detection: only [`Scanner::body`] makes one, for a
+/// scanner whose `imp` passed `is_available()`.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx2(());
+
+#[cfg(target_arch = "x86_64")]
+impl Body for Avx2 {
+    const WIDTH: usize = x86::WIDTH;
+    const SHIFT: u32 = 0;
+    #[inline(always)]
+    fn find(self, buf: &[u8], at: usize) -> (usize, u64) {
+        // SAFETY: an `Avx2` value exists only when `is_x86_feature_detected!("avx2")` said yes (`Scanner::new`
+        // keeps only available implementations; `Scanner::body` is the only constructor).
+        unsafe { x86::avx2::find(buf, at) }
+    }
+}
+
+/// The NEON body (aarch64 baseline).
+#[cfg(target_arch = "aarch64")]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Neon;
+
+#[cfg(target_arch = "aarch64")]
+impl Body for Neon {
+    const WIDTH: usize = neon::WIDTH;
+    const SHIFT: u32 = neon::SHIFT;
+    #[inline(always)]
+    fn find(self, buf: &[u8], at: usize) -> (usize, u64) {
+        // SAFETY: NEON is part of the aarch64 baseline: every aarch64 CPU has it.
+        unsafe { neon::find(buf, at) }
+    }
+}
+
+/// The body a scanner runs, as a value to `match` on once per string.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Bodies {
+    /// [`Swar`].
+    Swar(Swar),
+    /// [`Sse2`].
+    #[cfg(target_arch = "x86_64")]
+    Sse2(Sse2),
+    /// [`Avx2`].
+    #[cfg(target_arch = "x86_64")]
+    Avx2(Avx2),
+    /// [`Neon`].
+    #[cfg(target_arch = "aarch64")]
+    Neon(Neon),
+}
+
+/// A scanner's choice of body plus the last block it loaded. Offsets in the cache are absolute (from the start of
+/// the document), so the cache stays valid while the caller hands out suffixes of its buffer: bytes at or after
+/// the resume point are never rewritten before they are scanned (in-place decoding only writes behind its read
+/// position).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Scanner {
     /// Only ever an implementation that `is_available()`.
     imp: ScanImpl,
-    width: usize,
-    shift: u32,
     /// Absolute offset of the cached block's first byte (or `NO_BLOCK`).
     base: usize,
-    /// Stop flags of the cached block, in `imp`'s layout.
+    /// Stop flags of the cached block, in `imp`'s layout (flags before the last resume point may be cleared).
     mask: u64,
 }
 
@@ -113,64 +193,138 @@ impl Scanner {
         } else {
             ScanImpl::Swar
         };
-        let (width, shift) = imp.geometry();
         Scanner {
             imp,
-            width,
-            shift,
             base: NO_BLOCK,
             mask: 0,
         }
     }
 
-    /// Index of the first stop byte in `buf` at or after `from`, or `buf.len()` if there is none. `origin` is the
-    /// absolute offset of `buf[0]`, and `buf` always ends where the document ends.
-    #[inline]
-    pub(crate) fn next_stop(&mut self, buf: &[u8], origin: usize, from: usize) -> usize {
-        let mut at = from;
-        let into_block = (origin + from).wrapping_sub(self.base);
-        if into_block < self.width {
-            let rest = self.mask >> (into_block << self.shift);
-            if rest != 0 {
-                return from + (rest.trailing_zeros() >> self.shift) as usize;
-            }
-            at = from + (self.width - into_block);
-        }
-        let (block, mask) = self.find(buf, at);
-        self.base = origin + block;
-        self.mask = mask;
-        if mask == 0 {
-            buf.len()
-        } else {
-            block + (mask.trailing_zeros() >> self.shift) as usize
+    /// The body to run.
+    #[inline(always)]
+    pub(crate) fn body(&self) -> Bodies {
+        match self.imp {
+            #[cfg(target_arch = "x86_64")]
+            ScanImpl::Avx2 => Bodies::Avx2(Avx2(())),
+            #[cfg(target_arch = "x86_64")]
+            ScanImpl::Sse2 => Bodies::Sse2(Sse2),
+            #[cfg(target_arch = "aarch64")]
+            ScanImpl::Neon => Bodies::Neon(Neon),
+            _ => Bodies::Swar(Swar),
         }
     }
 
-    /// Scans from `at` with the chosen body. Returns the start of the first block (of this body's width) at or
-    /// after `at` holding a stop byte, and that block's mask; or, when there is none, the start of the last block
-    /// looked at and 0. The block past the end of `buf` is padded with non-stop bytes. (Two values, so they come
-    /// back in registers.)
-    #[inline]
-    fn find(&self, buf: &[u8], at: usize) -> (usize, u64) {
-        match self.imp {
-            #[cfg(target_arch = "x86_64")]
-            ScanImpl::Avx2 => {
-                // SAFETY: a Scanner only holds Avx2 when `is_x86_feature_detected!("avx2")` said yes (`new`).
-                unsafe { x86::avx2::find(buf, at) }
+    /// The block holding the first stop at or after `from` in `buf` (whose `buf[0]` is at absolute offset
+    /// `origin`; `buf` ends where the document ends): `(block, mask)` where `block` is the index of the block's
+    /// first byte — wrapping: it may lie before `buf[0]` when the cached block is reused — and `mask` its flags
+    /// with those before `from` cleared. `mask == 0` means there is no stop before the end.
+    #[inline(always)]
+    pub(crate) fn resume<B: Body>(
+        &self,
+        body: B,
+        buf: &[u8],
+        origin: usize,
+        from: usize,
+    ) -> (usize, u64) {
+        let mut at = from;
+        let into_block = origin.wrapping_add(from).wrapping_sub(self.base);
+        if into_block < B::WIDTH {
+            let rest = self.mask & (u64::MAX << (into_block << B::SHIFT));
+            if rest != 0 {
+                return (self.base.wrapping_sub(origin), rest);
             }
-            #[cfg(target_arch = "x86_64")]
-            ScanImpl::Sse2 => {
-                // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 CPU has it.
-                unsafe { x86::sse2::find(buf, at) }
+            at = from + (B::WIDTH - into_block);
+        }
+        body.find(buf, at)
+    }
+
+    /// Remembers the block at index `block` of a `buf` starting at absolute `origin`, and its mask (flags before
+    /// the caller's position may be cleared: resumes only look at or after it).
+    #[inline(always)]
+    pub(crate) fn keep(&mut self, origin: usize, block: usize, mask: u64) {
+        self.base = origin.wrapping_add(block);
+        self.mask = mask;
+    }
+
+    /// Index of the first stop byte in `buf` at or after `from`, or `buf.len()` if there is none (`origin` as
+    /// for [`Scanner::resume`]); caches the block. The string loops walk masks themselves; this is the one-stop
+    /// form the tests compare with a reference.
+    #[cfg(test)]
+    pub(crate) fn next_stop(&mut self, buf: &[u8], origin: usize, from: usize) -> usize {
+        fn go<B: Body>(
+            scan: &mut Scanner,
+            body: B,
+            buf: &[u8],
+            origin: usize,
+            from: usize,
+        ) -> usize {
+            let (block, mask) = scan.resume(body, buf, origin, from);
+            scan.keep(origin, block, mask);
+            if mask == 0 {
+                buf.len()
+            } else {
+                block.wrapping_add((mask.trailing_zeros() >> B::SHIFT) as usize)
             }
+        }
+        match self.body() {
+            Bodies::Swar(b) => go(self, b, buf, origin, from),
+            #[cfg(target_arch = "x86_64")]
+            Bodies::Sse2(b) => go(self, b, buf, origin, from),
+            #[cfg(target_arch = "x86_64")]
+            Bodies::Avx2(b) => go(self, b, buf, origin, from),
             #[cfg(target_arch = "aarch64")]
-            ScanImpl::Neon => {
-                // SAFETY: NEON is part of the aarch64 baseline: every aarch64 CPU has it.
-                unsafe { neon::find(buf, at) }
-            }
-            _ => swar::find(buf, at),
+            Bodies::Neon(b) => go(self, b, buf, origin, from),
         }
     }
+
+    /// `Body::find` of this scanner's body, with its geometry: `(block, mask, width, shift)`.
+    #[cfg(test)]
+    fn find(&self, buf: &[u8], at: usize) -> (usize, u64, usize, u32) {
+        fn go<B: Body>(body: B, buf: &[u8], at: usize) -> (usize, u64, usize, u32) {
+            let (block, mask) = body.find(buf, at);
+            (block, mask, B::WIDTH, B::SHIFT)
+        }
+        match self.body() {
+            Bodies::Swar(b) => go(b, buf, at),
+            #[cfg(target_arch = "x86_64")]
+            Bodies::Sse2(b) => go(b, buf, at),
+            #[cfg(target_arch = "x86_64")]
+            Bodies::Avx2(b) => go(b, buf, at),
+            #[cfg(target_arch = "aarch64")]
+            Bodies::Neon(b) => go(b, buf, at),
+        }
+    }
+}
+
+/// Moves `window[gap..gap + len]` down to `window[..len]` in whole 16-byte chunks, front to back, and returns
+/// true; or returns false without touching anything unless `gap >= 16` and `window` holds at least 16 bytes
+/// past the run (`window.len() >= gap + len + 16`).
+///
+/// The last chunk overshoots: up to 15 bytes after `window[len]` are overwritten and up to 15 bytes after the
+/// run are read, all inside `window` and all below `gap + len` for the writes — so with `window[gap + len]` the
+/// first byte not yet read by the caller, no unread byte changes. This is the in-place decoder's run move once a
+/// string has shrunk by 16 bytes (see `string::move_run`).
+#[inline(always)]
+pub(crate) fn move_down_in_chunks(window: &mut [u8], gap: usize, len: usize) -> bool {
+    if gap < 16 || window.len().saturating_sub(16).saturating_sub(gap) < len {
+        return false;
+    }
+    let base = window.as_mut_ptr();
+    let mut k = 0;
+    while k < len {
+        // SAFETY: `k < len` and `window.len() >= gap + len + 16` (checked above), so the source
+        // `base[gap + k .. gap + k + 16]` and the destination `base[k .. k + 16]` both lie inside `window`
+        // (`k + 16 <= len + 15 < window.len()`). Chunks go front to back and `gap >= 16`, so the 16 bytes stored
+        // at `k` end at or before `gap + k`, the start of this chunk's source, which was already loaded; no later
+        // source chunk (starting at `gap + k + 16` or beyond) is overwritten before it is read.
+        // `read_unaligned`/`write_unaligned` have no alignment requirement.
+        unsafe {
+            let chunk = base.add(gap + k).cast::<[u8; 16]>().read_unaligned();
+            base.add(k).cast::<[u8; 16]>().write_unaligned(chunk);
+        }
+        k += 16;
+    }
+    true
 }
 
 /// Views bytes as `str` without re-checking them.

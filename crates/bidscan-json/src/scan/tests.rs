@@ -32,13 +32,13 @@ fn noise(len: usize, seed: u64) -> Vec<u8> {
 
 /// The stop `find` reports, checking the block it returns is consistent.
 fn first_stop(scanner: &Scanner, buf: &[u8], from: usize) -> usize {
-    let (block, mask) = scanner.find(buf, from);
+    let (block, mask, width, shift) = scanner.find(buf, from);
     assert!(block >= from);
     if mask == 0 {
-        assert!(block + scanner.width >= buf.len());
+        assert!(block + width >= buf.len());
         return buf.len();
     }
-    block + (mask.trailing_zeros() >> scanner.shift) as usize
+    block + (mask.trailing_zeros() >> shift) as usize
 }
 
 #[test]
