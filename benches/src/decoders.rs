@@ -70,11 +70,32 @@ impl Decoder {
 
 /// The state every decoder reuses between documents: bidscan's reader, the input buffer (bidscan and
 /// simd-json decode in place, so each run copies the document into it), simd-json's buffers.
-#[derive(Default)]
+///
+/// bidscan's reader uses the fastest scanner body the CPU has, unless `BIDSCAN_SCAN` names another
+/// (`swar`, `sse2`, `avx2`, `avx512`, `neon`; ignored when not available), to compare bodies in one run.
 pub struct Decoders {
     reader: bidscan_json::Reader,
     input: Vec<u8>,
     simd: simd_json::Buffers,
+}
+
+impl Default for Decoders {
+    fn default() -> Decoders {
+        let mut reader = bidscan_json::Reader::default();
+        if let Ok(name) = std::env::var("BIDSCAN_SCAN") {
+            let wanted = bidscan_json::ScanImpl::available()
+                .into_iter()
+                .find(|imp| format!("{imp:?}").eq_ignore_ascii_case(&name));
+            if let Some(imp) = wanted {
+                reader.set_scan_impl(imp);
+            }
+        }
+        Decoders {
+            reader,
+            input: Vec::new(),
+            simd: simd_json::Buffers::default(),
+        }
+    }
 }
 
 impl Decoders {
