@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Hostile-input and slow-client tests against the real server, at full size (RELIABILITY.md §2):
-# the hostile*.rs tests of bidscan-server, with 10,000 slowloris connections instead of the default 1,000.
-# The test process holds both ends of every connection, so the open-file limit is raised first (root may raise
-# the hard limit; otherwise the test scales down to what the limit allows and says so).
+# the hostile*.rs tests of bidscan-server, with 10,000 slowloris connections instead of the default 1,000 (the
+# test raises server.max_connections above the count and the header-read timeout past the test, so it measures
+# what each slow connection costs; the cap and the timeout have their own tests in hostile_slow.rs).
+# The open-file limit is raised first (root may raise the hard limit; otherwise the test scales down to what the
+# limit allows and says so).
 #
 #   scripts/hostile.sh            debug build
 #   scripts/hostile.sh --release  release build

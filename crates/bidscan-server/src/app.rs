@@ -2,7 +2,8 @@
 //!
 //! Every route, outermost first: `SetRequestId` (keep `x-request-id` or make a UUID) → `Trace` (one span per
 //! request, carrying the id) → `PropagateRequestId` (echo it) → metrics (`route` = the route template) →
-//! `CatchPanic` (500 JSON) → [`json_errors`] (error bodies of the layers below get the JSON shape).
+//! `CatchPanic` (500 JSON) → [`close_if_unread`] (an error answered before the body was read gets
+//! `Connection: close`) → [`json_errors`] (error bodies of the layers below get the JSON shape).
 //!
 //! `/decode` adds, outermost first: `PropagateHeader(x-openrtb-version)` → `HandleError` (shed → 503 with
 //! `Retry-After`, timeout → 408) → `LoadShed` → `GlobalConcurrencyLimit` (one semaphore, [`AppState::permits`],
@@ -39,6 +40,7 @@ use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetReques
 use tower_http::timeout::RequestBodyTimeoutLayer;
 use tower_http::trace::{DefaultOnFailure, TraceLayer};
 
+use crate::body::close_if_unread;
 use crate::config::Config;
 use crate::engine::Engine;
 use crate::error::{ApiError, json_errors, panic_response};
@@ -118,6 +120,7 @@ pub fn router(state: AppState) -> Router {
         .route("/openapi.json", get(ops::openapi))
         .fallback(ops::not_found)
         .layer(middleware::map_response(json_errors))
+        .layer(middleware::from_fn(close_if_unread))
         .layer(CatchPanicLayer::custom(panic_response))
         .layer(middleware::from_fn_with_state(state.clone(), track))
         .layer(PropagateRequestIdLayer::x_request_id())

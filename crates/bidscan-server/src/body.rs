@@ -1,15 +1,24 @@
 //! Request bodies: receiving frames under the decompressed-size limit ([`collect`]), splitting NDJSON into lines
-//! ([`Lines`]), and the `Content-Type` rule ([`check_content_type`]).
+//! ([`Lines`]), the `Content-Type` rule ([`check_content_type`]), and noticing a body left unread
+//! ([`close_if_unread`]).
 //!
 //! Limits are enforced twice: `RequestBodyLimitLayer` bounds the bytes on the wire (compressed, before
 //! `RequestDecompressionLayer`), and [`collect`] bounds the decompressed bytes as they arrive, so a small gzip
 //! body that inflates past the limit is refused (413) after reading at most `limit` bytes of its output.
 
 use std::error::Error as StdError;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
 
 use axum::body::Body;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::extract::Request;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::Response;
 use bytes::{Bytes, BytesMut};
+use http_body::{Body as _, Frame, SizeHint};
 use http_body_util::BodyExt;
 
 use crate::error::ApiError;
@@ -198,6 +207,63 @@ impl Lines {
             line.truncate(line.len() - 1);
         }
         Line::Full(line)
+    }
+}
+
+/// Middleware: an error answer (4xx/5xx) sent before the request body was read to its end — a 413 from
+/// `Content-Length`, a 503 shed, a 415 — gets `Connection: close`. The server closes such a connection after the
+/// answer anyway (the rest of the body is never read); the header says so to the client (RFC 9112 §9.6), so that
+/// it does not reuse the connection, and makes hyper close it even if it could have drained a short body. The
+/// close itself lingers ([`crate::linger`]), so the answer is not lost to a TCP reset.
+pub async fn close_if_unread(req: Request, next: Next) -> Response {
+    let (parts, body) = req.into_parts();
+    let read = Arc::new(AtomicBool::new(body.is_end_stream()));
+    let body = Body::new(Tracked {
+        inner: body,
+        read: read.clone(),
+    });
+    let req = Request::from_parts(parts, body);
+    let mut res = next.run(req).await;
+    let status = res.status();
+    if (status.is_client_error() || status.is_server_error()) && !read.load(Ordering::Acquire) {
+        res.headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    res
+}
+
+/// A body that records when it has been read to its end.
+struct Tracked {
+    inner: Body,
+    /// Set once the inner body has no more frames.
+    read: Arc<AtomicBool>,
+}
+
+impl http_body::Body for Tracked {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        let frame = Pin::new(&mut self.inner).poll_frame(cx);
+        if matches!(frame, Poll::Ready(None)) || self.inner.is_end_stream() {
+            self.read.store(true, Ordering::Release);
+        }
+        frame
+    }
+
+    fn is_end_stream(&self) -> bool {
+        let end = self.inner.is_end_stream();
+        if end {
+            self.read.store(true, Ordering::Release);
+        }
+        end
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
     }
 }
 

@@ -144,8 +144,7 @@ fn serve(args: ServeArgs) -> ExitCode {
         }
     };
     let result = runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(config.server.listen)
-            .await
+        let listener = crate::server::bind(&config.server)
             .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", config.server.listen))?;
         crate::serve(config, listener, crate::shutdown_signal()).await
     });

@@ -43,6 +43,14 @@ pub struct ServerConfig {
     pub max_concurrency: usize,
     /// Seconds a decode request may take (body received and answer started) before 408.
     pub request_timeout_secs: u64,
+    /// Client connections open at once, operational routes included (default 1,024). At the limit the server
+    /// stops accepting: new connections wait in the kernel's accept queue until one closes (see
+    /// [`crate::server`]). Also sizes the listen backlog (at least 1,024).
+    pub max_connections: usize,
+    /// Seconds a connection may take to send a complete request head, counted from its accept, or from the end
+    /// of the previous answer on a kept-alive connection; then it is closed without an answer
+    /// (default 30, hyper's own default). So it is also the idle timeout of kept-alive connections.
+    pub header_read_timeout_secs: u64,
     /// Seconds from the shutdown signal to exit, at most.
     pub drain_timeout_secs: u64,
     /// Seconds after the signal during which `/readyz` says 503 while connections are still accepted.
@@ -165,6 +173,11 @@ impl Config {
             ("server.max_batch_bytes", s.max_batch_bytes as u64),
             ("server.max_concurrency", s.max_concurrency as u64),
             ("server.request_timeout_secs", s.request_timeout_secs),
+            ("server.max_connections", s.max_connections as u64),
+            (
+                "server.header_read_timeout_secs",
+                s.header_read_timeout_secs,
+            ),
             ("decode.max_depth", self.decode.max_depth as u64),
         ];
         match positive.iter().find(|(_, v)| *v == 0) {
@@ -186,6 +199,11 @@ impl Config {
     pub fn request_timeout(&self) -> Duration {
         Duration::from_secs(self.server.request_timeout_secs)
     }
+
+    /// Header-read (and keep-alive idle) timeout as a duration.
+    pub fn header_read_timeout(&self) -> Duration {
+        Duration::from_secs(self.server.header_read_timeout_secs)
+    }
 }
 
 #[cfg(test)]
@@ -198,6 +216,8 @@ mod tests {
         let c = Config::default_config().unwrap();
         assert_eq!(c.server.listen.to_string(), "0.0.0.0:8080");
         assert_eq!(c.server.max_body_bytes, 4 * 1024 * 1024);
+        assert_eq!(c.server.max_connections, 1024);
+        assert_eq!(c.header_read_timeout(), Duration::from_secs(30));
         assert_eq!(c.decode.mode, ModeName::Lenient);
         assert_eq!(c.log.format, LogFormat::Json);
         assert_eq!(c.pool.to_pool_config().window, 64);
@@ -232,6 +252,10 @@ mod tests {
             jail.set_env("BIDSCAN__SERVER__REQUEST_TIMEOUT_SECS", "0");
             let err = Config::load(None).unwrap_err();
             assert!(err.to_string().contains("request_timeout_secs"), "{err}");
+            jail.clear_env();
+            jail.set_env("BIDSCAN__SERVER__MAX_CONNECTIONS", "0");
+            let err = Config::load(None).unwrap_err();
+            assert!(err.to_string().contains("max_connections"), "{err}");
             Ok(())
         });
     }

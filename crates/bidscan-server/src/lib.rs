@@ -4,7 +4,8 @@
 //!
 //! # Main pieces
 //! - [`serve`]: runs the service on a listener until a shutdown future resolves, then drains (the library entry
-//!   that `bidscan serve` and the integration tests both use).
+//!   that `bidscan serve` and the integration tests both use); caps connections and times out slow request
+//!   heads ([`server`]), and closes connections with a lingering close ([`linger`]).
 //! - [`engine::Engine`]: the one function from document bytes to answer JSON, over per-worker pools of decode
 //!   state; shared by `POST /decode`, `POST /decode/batch` and `bidscan decode`.
 //! - [`app`]: the router and its tower/tower-http layers; [`routes`]: the handlers; [`body`]: receiving bodies
@@ -26,6 +27,7 @@ pub mod config;
 pub mod engine;
 pub mod error;
 pub mod health;
+pub mod linger;
 pub mod metrics;
 pub mod offline;
 pub mod openapi;

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use bidscan_pool::{Budget, DropReason, Event, Observer};
 use prometheus::{
-    Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGaugeVec, Opts,
-    Registry, TextEncoder,
+    Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge,
+    IntGaugeVec, Opts, Registry, TextEncoder,
 };
 
 /// Name of the pool of decode buffers (the `buffer` label).
@@ -33,6 +33,11 @@ pub struct Metrics {
     pub http_requests: IntCounterVec,
     /// `bidscan_http_request_duration_seconds{route}`: until the response head is ready.
     pub http_duration: HistogramVec,
+    /// `bidscan_http_connections`: client connections open now (at most `server.max_connections`).
+    pub connections: IntGauge,
+    /// `bidscan_http_connection_limit_reached_total`: times every connection slot was taken, so accepting
+    /// waited for one to free up.
+    pub connection_limit_reached: IntCounter,
     /// `bidscan_decode_duration_seconds`: the synchronous decode and rendering of one document.
     pub decode_duration: Histogram,
     /// `bidscan_document_bytes`: size of each decoded document (after decompression).
@@ -86,6 +91,11 @@ impl Metrics {
                 )
                 .buckets(seconds.clone()),
                 &["route"],
+            )?,
+            connections: IntGauge::new("bidscan_http_connections", "Client connections open now.")?,
+            connection_limit_reached: IntCounter::new(
+                "bidscan_http_connection_limit_reached_total",
+                "Times every connection slot (server.max_connections) was taken and accepting waited.",
             )?,
             decode_duration: histogram(
                 "bidscan_decode_duration_seconds",
@@ -163,6 +173,8 @@ impl Metrics {
         let r = &self.registry;
         r.register(Box::new(self.http_requests.clone()))?;
         r.register(Box::new(self.http_duration.clone()))?;
+        r.register(Box::new(self.connections.clone()))?;
+        r.register(Box::new(self.connection_limit_reached.clone()))?;
         r.register(Box::new(self.decode_duration.clone()))?;
         r.register(Box::new(self.document_bytes.clone()))?;
         r.register(Box::new(self.document_escapes.clone()))?;

@@ -1,29 +1,87 @@
 //! Running and draining: [`serve`] and [`shutdown_signal`].
 //!
+//! Connections are served by hyper's HTTP/1.1 server (the protocol axum's default features serve), driven here
+//! rather than by `axum::serve`, which has neither a connection limit nor timeouts:
+//! - at most `server.max_connections` are open at once. At the limit the accept loop stops accepting until one
+//!   closes, as HAProxy's `maxconn`, Tomcat's `maxConnections` and Go's `netutil.LimitListener` do: further
+//!   connections wait in the kernel's accept queue (its length is the listen backlog, capped by
+//!   `net.core.somaxconn`), which costs the server no memory, and are served in arrival order as slots free up;
+//!   once that queue is full the kernel drops new SYNs and clients retry or time out. (The alternative,
+//!   accepting and closing at once as Envoy does, fails clients faster but turns every burst into errors.)
+//! - a connection must deliver a complete request head within `server.header_read_timeout_secs` of being
+//!   accepted, or of the end of its previous answer (so the same timeout closes idle kept-alive connections);
+//!   otherwise hyper closes it without an answer. Slowloris connections thus hold a slot for a bounded time.
+//! - a connection ends with a lingering close ([`crate::linger`]), so an answer sent before the request body was
+//!   read reaches the client instead of being destroyed by a TCP reset.
+//!
 //! Draining, from the moment the shutdown future resolves (SIGTERM/SIGINT for `bidscan serve`):
 //! 1. `/readyz` answers 503 at once; everything else keeps working.
 //! 2. For `server.drain_grace_secs` new connections are still accepted, so a load balancer polling `/readyz`
 //!    takes the instance out of rotation before it stops listening.
-//! 3. Then the listener closes, idle keep-alive connections are closed, and in-flight requests finish.
+//! 3. Then the listener closes, idle keep-alive connections are closed, and in-flight requests finish (each
+//!    answered with `Connection: close`), watched by hyper-util's `GracefulShutdown`.
 //! 4. `serve` returns when the last one is done, or at `server.drain_timeout_secs` after the signal, whichever
 //!    comes first (the grace period counts toward it).
 
-use std::future::{Future, IntoFuture};
+use std::future::Future;
+use std::pin::pin;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use tokio::net::TcpListener;
-use tokio::sync::watch;
+use axum::Router;
+use axum::serve::Listener;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
 use crate::app::{self, AppState};
-use crate::config::Config;
+use crate::config::{Config, ServerConfig};
+use crate::linger::{LINGER_TIME, Lingering};
+use crate::metrics::Metrics;
+
+/// Largest request head (request line and headers) and read buffer of one connection, in bytes: 64 KiB (hyper's
+/// default buffer is ~400 KB and its head limit that buffer). A larger head is answered 431 and the connection
+/// closed, so a connection that has not sent its head holds about this much at most, and
+/// `server.max_connections` × 64 KiB bounds the memory of request heads. Bodies are read through the same buffer.
+/// nginx allows 32 KiB of headers by default (`large_client_header_buffers 4 8k`).
+pub const MAX_READ_BUFFER: usize = 64 * 1024;
+
+/// The accept queue (listen backlog) asked of the kernel when `server.max_connections` is smaller: connections
+/// past the cap wait there.
+pub const MIN_BACKLOG: u32 = 1024;
+
+/// Binds `server.listen` with `SO_REUSEADDR` and a listen backlog of `server.max_connections`, at least
+/// [`MIN_BACKLOG`] (as HAProxy sizes it from `maxconn`); the kernel caps it at `net.core.somaxconn` (4096 by
+/// default since Linux 5.4). `TcpListener::bind` would ask for 128, which makes a burst past the connection cap
+/// overflow the queue at once, and clients then wait for SYN retries (1 s, 3 s, ...).
+///
+/// # Errors
+/// When the socket cannot be created, bound (address in use, no permission) or put to listening.
+pub fn bind(server: &ServerConfig) -> std::io::Result<TcpListener> {
+    let socket = if server.listen.is_ipv4() {
+        TcpSocket::new_v4()?
+    } else {
+        TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(server.listen)?;
+    let backlog = u32::try_from(server.max_connections)
+        .unwrap_or(u32::MAX)
+        .max(MIN_BACKLOG);
+    socket.listen(backlog)
+}
 
 /// Serves the application on `listener` until `shutdown` resolves, then drains (see the module docs).
 ///
 /// This is the library entry of `bidscan serve`; tests call it with a listener on `127.0.0.1:0`.
 ///
 /// # Errors
-/// When the metrics registry cannot be built or the listener fails.
+/// When the metrics registry cannot be built. Accept errors are logged and retried (after 1 s when the
+/// process is out of file descriptors), never returned.
 pub async fn serve(
     config: Config,
     listener: TcpListener,
@@ -32,8 +90,23 @@ pub async fn serve(
     let grace = Duration::from_secs(config.server.drain_grace_secs);
     let deadline = Duration::from_secs(config.server.drain_timeout_secs);
     let grace = grace.min(deadline);
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(config.header_read_timeout())
+        .max_buf_size(MAX_READ_BUFFER)
+        .max_header_size(MAX_READ_BUFFER)
+        .keep_alive(true);
+    let slots = Arc::new(Semaphore::new(config.server.max_connections.max(1)));
+    warn_if_over_fd_limit(config.server.max_connections);
     let state = AppState::new(config)?;
-    let app = app::router(state.clone());
+    let conns = Connections {
+        app: app::router(state.clone()),
+        http,
+        slots,
+        metrics: state.metrics().clone(),
+        graceful: GracefulShutdown::new(),
+        last_warning: None,
+    };
     if let Ok(addr) = listener.local_addr() {
         tracing::info!(%addr, version = env!("CARGO_PKG_VERSION"), "bidscan listening");
     }
@@ -51,9 +124,7 @@ pub async fn serve(
         tokio::time::sleep(grace).await;
         tracing::info!("no longer accepting connections; finishing in-flight requests");
     };
-    let server = axum::serve(listener, app)
-        .with_graceful_shutdown(stop_accepting)
-        .into_future();
+    let server = conns.run(listener, stop_accepting);
     let hard_stop = async move {
         if drain_started.wait_for(|started| *started).await.is_err() {
             std::future::pending::<()>().await;
@@ -61,15 +132,115 @@ pub async fn serve(
         tokio::time::sleep(deadline).await;
     };
     tokio::select! {
-        result = server => {
-            result?;
-            tracing::info!("drained; exiting");
-        }
+        () = server => tracing::info!("drained; exiting"),
         () = hard_stop => {
             tracing::warn!(deadline_secs = deadline.as_secs(), "drain deadline passed; exiting with requests in flight");
         }
     }
     Ok(())
+}
+
+/// The open connections and what serving one needs.
+struct Connections {
+    app: Router,
+    /// Configured once, used for every connection.
+    http: http1::Builder,
+    /// One permit per open connection, `server.max_connections` in all.
+    slots: Arc<Semaphore>,
+    metrics: Arc<Metrics>,
+    /// Watches every connection, to close them gracefully when draining.
+    graceful: GracefulShutdown,
+    /// When "connection limit reached" was last logged (at most once per [`WARN_EVERY`]).
+    last_warning: Option<Instant>,
+}
+
+/// Shortest time between two "connection limit reached" warnings; the counter
+/// `bidscan_http_connection_limit_reached_total` counts every time.
+const WARN_EVERY: Duration = Duration::from_secs(10);
+
+impl Connections {
+    /// Accepts connections until `stop` resolves, then closes the listener and waits for the open connections
+    /// to finish (idle ones are closed at once, busy ones after their answer).
+    async fn run(mut self, mut listener: TcpListener, stop: impl Future<Output = ()>) {
+        let mut stop = pin!(stop);
+        loop {
+            let slot = tokio::select! {
+                biased;
+                () = &mut stop => break,
+                slot = self.slot() => slot,
+            };
+            let Some(slot) = slot else { break };
+            let (stream, _) = tokio::select! {
+                biased;
+                () = &mut stop => break,
+                accepted = Listener::accept(&mut listener) => accepted,
+            };
+            self.spawn(stream, slot);
+        }
+        drop(listener);
+        tracing::debug!(
+            open = self.graceful.count(),
+            "closing idle connections, waiting for busy ones"
+        );
+        self.graceful.shutdown().await;
+    }
+
+    /// A free connection slot, waiting (and saying so, once per wait) when there is none. `None` only if the
+    /// semaphore were closed, which nothing does.
+    async fn slot(&mut self) -> Option<OwnedSemaphorePermit> {
+        if let Ok(slot) = self.slots.clone().try_acquire_owned() {
+            return Some(slot);
+        }
+        self.metrics.connection_limit_reached.inc();
+        if self.last_warning.is_none_or(|t| t.elapsed() >= WARN_EVERY) {
+            self.last_warning = Some(Instant::now());
+            tracing::warn!(
+                open = self.metrics.connections.get(),
+                times = self.metrics.connection_limit_reached.get(),
+                "connection limit reached; new connections wait in the accept queue"
+            );
+        }
+        self.slots.clone().acquire_owned().await.ok()
+    }
+
+    /// Serves one connection on its own task; its slot is given back when it ends.
+    fn spawn(&self, stream: TcpStream, slot: OwnedSemaphorePermit) {
+        let io = TokioIo::new(Lingering::new(stream, LINGER_TIME));
+        let service = TowerToHyperService::new(self.app.clone());
+        let conn = self.graceful.watch(self.http.serve_connection(io, service));
+        let open = self.metrics.connections.clone();
+        open.inc();
+        tokio::spawn(async move {
+            if let Err(e) = conn.await {
+                // Header-read timeouts, malformed heads, resets: the client's doing, not worth more than debug.
+                tracing::debug!(error = %e, "connection ended with an error");
+            }
+            open.dec();
+            drop(slot);
+        });
+    }
+}
+
+/// Logs a warning when `max_connections` does not fit under the soft open-file limit (Linux, from
+/// `/proc/self/limits`; elsewhere nothing is checked): accepting would then fail with `EMFILE` (logged, retried
+/// after 1 s) before the cap is reached.
+fn warn_if_over_fd_limit(max_connections: usize) {
+    let limit = std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|text| {
+            let line = text.lines().find(|l| l.starts_with("Max open files"))?;
+            line.split_whitespace().nth(3)?.parse::<usize>().ok()
+        });
+    // A few descriptors are the runtime's and the listener's.
+    if let Some(limit) = limit
+        && max_connections + 32 > limit
+    {
+        tracing::warn!(
+            max_connections,
+            open_file_limit = limit,
+            "server.max_connections is above the open-file limit (ulimit -n); raise the limit or lower the cap"
+        );
+    }
 }
 
 /// Resolves on SIGINT (Ctrl-C) or, on Unix, SIGTERM. If a handler cannot be installed, that signal is ignored

@@ -294,3 +294,64 @@ async fn extreme_numbers_have_stated_answers() {
     assert!(codes.iter().any(|c| c.ends_with("/w")), "{codes:?}");
     still_serves(&server).await;
 }
+
+/// F3 (RELIABILITY.md): an error answered before the body was read reaches hyper's client (reqwest) as the
+/// status, not as `IncompleteMessage`: the answer says `Connection: close` and the server reads and discards
+/// the rest of the body before closing (lingering close), so no TCP reset destroys the answer. An error answered
+/// after the whole body was read keeps the connection alive.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn early_answers_reach_hyper_clients_and_close_the_connection() {
+    let mut c = config();
+    c.server.max_body_bytes = 64 * 1024;
+    let server = start(c).await;
+    let big = vec![b' '; 8 << 20]; // 8 MiB, refused from its Content-Length
+    for _ in 0..10 {
+        let res = server.post("/decode", &[], big.clone()).await;
+        assert_eq!(res.headers()["connection"], "close");
+        let (code, v) = json(res).await;
+        assert_error(code, &v, 413, "payload_too_large");
+    }
+    // Under the limit but refused from its Content-Type, before the body is read.
+    let res = server
+        .post(
+            "/decode",
+            &[("content-type", "text/xml")],
+            vec![b' '; 60 * 1024],
+        )
+        .await;
+    assert_eq!(res.headers()["connection"], "close");
+    let (code, v) = json(res).await;
+    assert_error(code, &v, 415, "unsupported_media_type");
+    // The body was read to its end: the connection stays open for the next request.
+    let res = server.post("/decode", &[], b"{".to_vec()).await;
+    assert!(
+        !res.headers().contains_key("connection"),
+        "{:?}",
+        res.headers()
+    );
+    assert_eq!(res.status(), 400);
+    still_serves(&server).await;
+}
+
+/// A request head larger than the connection's read buffer (64 KiB) is refused with 431, whatever the route.
+#[tokio::test]
+async fn a_request_head_over_64_kib_is_431() {
+    let server = start(config()).await;
+    let res = server
+        .client
+        .get(server.url("/healthz"))
+        .header("x-padding", "a".repeat(100 * 1024))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 431);
+    let res = server
+        .client
+        .get(server.url("/healthz"))
+        .header("x-padding", "a".repeat(16 * 1024))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    still_serves(&server).await;
+}

@@ -336,8 +336,9 @@ async fn overload_figures() {
         mib(served.rss())
     );
 
-    // The only other outcome allowed: hyper's client reporting a 503 sent before the body was read as
-    // `IncompleteMessage` (RELIABILITY.md, F3), for a small share of the shed requests.
+    // The only other outcome tolerated: hyper's client reporting a 503 sent before the body was read as
+    // `IncompleteMessage`, for a small share of the shed requests. Fixed by the lingering close (RELIABILITY.md,
+    // F3; 0 seen since); kept as a tolerance because a load generator starved of CPU may outlast the linger time.
     assert!(
         out.other.iter().all(|(kind, _)| kind == "0 request")
             && out.other.len() * 20 < out.shed.len(),
