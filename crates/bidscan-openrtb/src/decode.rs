@@ -6,8 +6,9 @@ use bidscan_json::{Error as JsonError, ErrorKind, Reader};
 
 use crate::issue::{Coercion, Issue};
 use crate::lenient::NOT_A_BID_RESPONSE;
+use crate::paths::{self, Object};
 use crate::response::BidResponse;
-use crate::{paths, validate};
+use crate::validate;
 
 /// How deviations from the spec's shape are treated.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -174,7 +175,7 @@ impl<'a> Decoded<'a> {
                 return Err(DecodeError::Strict {
                     path: first.path,
                     code: first.code,
-                    message: first.message,
+                    message: first.message.into_owned(),
                 });
             }
             issues = Vec::new();
@@ -202,38 +203,36 @@ fn count_bids(response: &BidResponse<'_>) -> usize {
     response.seatbid.iter().map(|s| s.bid.len()).sum()
 }
 
-/// All coercions of the response as issues, in document order. Allocates nothing when there are none.
+/// All coercions of the response as issues, in document order. Allocates nothing when there are none; otherwise
+/// two exact-size lists and one pointer per issue (messages are static text but for `invalid_type`).
 fn coercion_issues(response: &BidResponse<'_>) -> Vec<Issue> {
-    let any = !response.coercions.is_empty()
-        || response
+    let count = response.coercions.len()
+        + response
             .seatbid
             .iter()
-            .any(|s| !s.coercions.is_empty() || s.bid.iter().any(|b| !b.coercions.is_empty()));
-    if !any {
+            .map(|s| s.coercions.len() + s.bid.iter().map(|b| b.coercions.len()).sum::<usize>())
+            .sum::<usize>();
+    if count == 0 {
         return Vec::new();
     }
-    let mut found: Vec<(u32, Issue)> = Vec::new();
-    let mut add = |prefix: &str, records: &[Coercion]| {
-        for c in records {
-            let issue = Issue {
-                path: paths::member(prefix, c),
-                code: c.kind.code(),
-                severity: c.kind.severity(),
-                message: c.kind.message(),
-            };
-            found.push((c.order, issue));
-        }
-    };
-    add("", &response.coercions);
+    // The records of each object are in document order; gathered object by object (response, then each seat
+    // bid, then its bids) they are not, when e.g. `cur` follows `seatbid`. Sort by the document-wide order.
+    let mut records: Vec<(Object, &Coercion)> = Vec::with_capacity(count);
+    records.extend(response.coercions.iter().map(|c| (Object::Response, c)));
     for (si, seat) in response.seatbid.iter().enumerate() {
-        let seat_path = paths::seat(response, si);
-        add(&seat_path, &seat.coercions);
+        records.extend(seat.coercions.iter().map(|c| (Object::Seat(si), c)));
         for (bi, bid) in seat.bid.iter().enumerate() {
-            if !bid.coercions.is_empty() {
-                add(&paths::bid(response, si, bi), &bid.coercions);
-            }
+            records.extend(bid.coercions.iter().map(|c| (Object::Bid(si, bi), c)));
         }
     }
-    found.sort_by_key(|(order, _)| *order);
-    found.into_iter().map(|(_, issue)| issue).collect()
+    records.sort_by_key(|(_, c)| c.order);
+    records
+        .iter()
+        .map(|&(object, c)| Issue {
+            path: paths::coerced(response, object, c),
+            code: c.kind.code(),
+            severity: c.kind.severity(),
+            message: c.kind.message(),
+        })
+        .collect()
 }

@@ -1,6 +1,7 @@
 //! What decoding and validation report: [`Issue`] (path, code, severity, message) and the per-object
 //! [`Coercion`] records the lenient decoder leaves in the typed values.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::Serialize;
@@ -24,8 +25,9 @@ pub struct Issue {
     pub code: &'static str,
     /// Error or warning.
     pub severity: Severity,
-    /// One human-readable sentence.
-    pub message: String,
+    /// One human-readable sentence: borrowed `'static` text for fixed messages (no allocation), owned when it
+    /// quotes the value (e.g. `price -1 is negative`).
+    pub message: Cow<'static, str>,
 }
 
 /// The JSON type of a value, for messages.
@@ -116,21 +118,28 @@ impl CoercionKind {
         }
     }
 
-    /// One sentence describing what was sent and what the decoder did.
-    pub fn message(self) -> String {
-        match self {
-            CoercionKind::NumberAsString => "number sent as a string; read as the number".to_owned(),
-            CoercionKind::FloatAsInteger => "integer sent with a fraction or exponent; read as the integer".to_owned(),
-            CoercionKind::Null => "null sent for an optional value; treated as absent".to_owned(),
-            CoercionKind::SingleValue => "single value where an array is expected; read as a one-element array".to_owned(),
-            CoercionKind::AdmObject => {
-                "adm sent as a JSON object instead of a string (OpenRTB 2.6 §4.2.3); kept as raw JSON".to_owned()
+    /// One sentence describing what was sent and what the decoder did; static text except for
+    /// [`InvalidType`](CoercionKind::InvalidType), which names the types.
+    pub fn message(self) -> Cow<'static, str> {
+        Cow::Borrowed(match self {
+            CoercionKind::NumberAsString => "number sent as a string; read as the number",
+            CoercionKind::FloatAsInteger => {
+                "integer sent with a fraction or exponent; read as the integer"
             }
-            CoercionKind::NumericId => "identifier sent as a number; read as its decimal text".to_owned(),
-            CoercionKind::DuplicateField => "member appears more than once; the last value is kept".to_owned(),
-            CoercionKind::InvalidType { expected, found } => format!("expected {expected}, found {found}; ignored"),
-            CoercionKind::OutOfRange => "integer outside the 64-bit signed range; ignored".to_owned(),
-        }
+            CoercionKind::Null => "null sent for an optional value; treated as absent",
+            CoercionKind::SingleValue => {
+                "single value where an array is expected; read as a one-element array"
+            }
+            CoercionKind::AdmObject => {
+                "adm sent as a JSON object instead of a string (OpenRTB 2.6 §4.2.3); kept as raw JSON"
+            }
+            CoercionKind::NumericId => "identifier sent as a number; read as its decimal text",
+            CoercionKind::DuplicateField => "member appears more than once; the last value is kept",
+            CoercionKind::InvalidType { expected, found } => {
+                return Cow::Owned(format!("expected {expected}, found {found}; ignored"));
+            }
+            CoercionKind::OutOfRange => "integer outside the 64-bit signed range; ignored",
+        })
     }
 }
 

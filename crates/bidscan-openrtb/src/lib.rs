@@ -11,7 +11,8 @@
 //! - [`decode`], [`Mode`] (lenient by default, strict), [`Decoded`] (status, response, issues), [`DecodeError`].
 //! - [`BidResponse`], [`SeatBid`], [`Bid`], [`Adm`]: strings are `Cow<'a, str>`, `ext` is
 //!   [`RawJson`](bidscan_json::RawJson) (kept verbatim), code lists are open newtypes ([`lists`]), `price` is
-//!   `f64`. They implement `Deserialize` (with bidscan-json and with serde_json, for differential tests) and
+//!   `f64`, a bid's lists (`adomain`, `cat`, `attr`, `apis`) are [`InlineVec`]s that keep their first items
+//!   inline. They implement `Deserialize` (with bidscan-json and with serde_json, for differential tests) and
 //!   `Serialize` (the canonical output: spec member order, absent members omitted, `ext` verbatim).
 //! - [`Summary`]: one line per bid (id, impid, price, cur, seat, adomain, crid, dealid, mtype, w, h, adm kind
 //!   and size).
@@ -25,6 +26,14 @@
 //! pointers, or, in strict mode, turns the first one into [`DecodeError::Strict`]. A document in the spec's
 //! shape allocates nothing for any of this.
 //!
+//! # What a decode allocates
+//! Strings borrow from the input and a bid's lists hold their first items inline, so a document in the spec's
+//! shape allocates only the `seatbid` vector and one `bid` vector per seat bid: 2 allocations for a single-bid
+//! response, 7 for 4 seat bids of 12 bids (a `bid` array starts with the length of the previous one, see
+//! [`Bid`]). Issues add the `issues` vector and, per issue, its pointer (one `String`) and, only when it quotes a
+//! value, its message; fixed messages are `&'static str`. Finding duplicate bid ids allocates nothing up to 64
+//! bids.
+//!
 //! Issue codes from decoding: see [`CoercionKind::code`]. Validation codes and their sources: see [`validate`].
 //!
 //! # What it does not do
@@ -35,6 +44,7 @@
 mod adm;
 mod bid;
 mod decode;
+mod inline;
 mod issue;
 mod lenient;
 pub mod lists;
@@ -46,6 +56,7 @@ pub mod validate;
 pub use adm::{Adm, AdmKind, AdmObject};
 pub use bid::Bid;
 pub use decode::{DecodeError, Decoded, Mode, Status, decode};
+pub use inline::{InlineItem, InlineVec};
 pub use issue::{Coercion, CoercionKind, Issue, JsonType, Severity};
 pub use lenient::{MAX_COERCIONS, MAX_OBJECTS};
 pub use lists::{

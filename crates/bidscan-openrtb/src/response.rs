@@ -81,8 +81,8 @@ members! {
 }
 
 impl<'de> FromMap<'de> for BidResponse<'de> {
-    fn from_map<A: MapAccess<'de>>(map: A, doc: &mut Doc) -> Result<Self, A::Error> {
-        let mut r = BidResponse::default();
+    fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error> {
+        let r = self;
         let coercions = lenient::read_members(map, doc, |m, c, member: ResponseMember, f| {
             match member {
                 ResponseMember::Id => {
@@ -106,13 +106,13 @@ impl<'de> FromMap<'de> for BidResponse<'de> {
             Ok(())
         })?;
         r.coercions = coercions;
-        Ok(r)
+        Ok(())
     }
 }
 
 impl<'de> FromMap<'de> for SeatBid<'de> {
-    fn from_map<A: MapAccess<'de>>(map: A, doc: &mut Doc) -> Result<Self, A::Error> {
-        let mut s = SeatBid::default();
+    fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error> {
+        let s = self;
         let coercions = lenient::read_members(map, doc, |m, c, member: SeatBidMember, f| {
             match member {
                 SeatBidMember::Bid => s.bid = lenient::objects(m, c, f, false)?,
@@ -125,7 +125,7 @@ impl<'de> FromMap<'de> for SeatBid<'de> {
             Ok(())
         })?;
         s.coercions = coercions;
-        Ok(s)
+        Ok(())
     }
 }
 

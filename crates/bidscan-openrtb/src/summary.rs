@@ -8,7 +8,7 @@ use crate::adm::AdmKind;
 use crate::decode::{Decoded, Status};
 use crate::issue::Severity;
 use crate::lists::{MarkupType, NoBidReason};
-use crate::paths;
+use crate::paths::{self, Object};
 
 /// Summary of a decoded response, borrowing from it. Every member is always written (`null` when absent).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -75,7 +75,7 @@ impl Decoded<'_> {
         for (si, seat) in r.seatbid.iter().enumerate() {
             for (bi, bid) in seat.bid.iter().enumerate() {
                 bids.push(BidSummary {
-                    path: paths::bid(r, si, bi),
+                    path: paths::object(r, Object::Bid(si, bi)),
                     id: bid.id.as_deref(),
                     impid: bid.impid.as_deref(),
                     price: bid.price,

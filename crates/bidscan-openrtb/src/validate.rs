@@ -18,29 +18,26 @@
 //! | `invalid_mtype` | error | `…/bid/N/mtype` | `mtype` outside 1–4 | §4.2.3: `mtype` values 1 banner, 2 video, 3 audio, 4 native |
 //! | `invalid_size` | error | `…/bid/N/w`, `…/h` | `w` or `h` present and ≤ 0 | §4.2.3: `w`/`h` are the creative's size in device-independent pixels |
 
-use std::collections::HashSet;
+use std::borrow::Cow;
 
 use crate::bid::Bid;
 use crate::decode::Status;
 use crate::issue::{Issue, Severity};
-use crate::paths;
+use crate::paths::{self, Object};
 use crate::response::BidResponse;
-
-/// Above this many bids, duplicate ids are found with a hash set instead of pairwise comparison.
-const PAIRWISE_LIMIT: usize = 64;
 
 fn push(
     issues: &mut Vec<Issue>,
     path: String,
     code: &'static str,
     severity: Severity,
-    message: String,
+    message: impl Into<Cow<'static, str>>,
 ) {
     issues.push(Issue {
         path,
         code,
         severity,
-        message,
+        message: message.into(),
     });
 }
 
@@ -55,23 +52,17 @@ pub fn is_currency_code(cur: &str) -> bool {
 
 /// Runs every rule of the table above, appending findings to `issues` in document order.
 pub(crate) fn validate(response: &BidResponse<'_>, status: Status, issues: &mut Vec<Issue>) {
+    let at = |field: &str| paths::field(response, Object::Response, field);
     if status == Status::Bid && is_blank(response.id.as_deref()) {
-        let message =
-            "the bid response has bids but no id (OpenRTB 2.6 §4.2.1: required)".to_owned();
-        push(
-            issues,
-            "/id".to_owned(),
-            "missing_id",
-            Severity::Error,
-            message,
-        );
+        let message = "the bid response has bids but no id (OpenRTB 2.6 §4.2.1: required)";
+        push(issues, at("id"), "missing_id", Severity::Error, message);
     }
     if let Some(cur) = response.cur.as_deref().filter(|c| !is_currency_code(c)) {
         let message =
             format!("cur {cur:?} is not an ISO 4217 alpha code (three uppercase letters)");
         push(
             issues,
-            "/cur".to_owned(),
+            at("cur"),
             "invalid_currency",
             Severity::Error,
             message,
@@ -84,61 +75,126 @@ pub(crate) fn validate(response: &BidResponse<'_>, status: Status, issues: &mut 
         );
         push(
             issues,
-            "/nbr".to_owned(),
+            at("nbr"),
             "nbr_with_bids",
             Severity::Warning,
             message,
         );
     }
 
-    let total: usize = response.seatbid.iter().map(|s| s.bid.len()).sum();
-    let mut ids: Option<HashSet<&str>> = (total > PAIRWISE_LIMIT).then(HashSet::new);
+    let duplicates = DuplicateIds::find(response);
+    let mut position = 0;
     for (si, seat) in response.seatbid.iter().enumerate() {
         for (bi, bid) in seat.bid.iter().enumerate() {
-            let duplicate = match (bid.id.as_deref().filter(|id| !id.is_empty()), ids.as_mut()) {
-                (Some(id), Some(set)) => !set.insert(id),
-                (Some(id), None) => earlier_has_id(response, si, bi, id),
-                (None, _) => false,
-            };
-            validate_bid(response, si, bi, bid, duplicate, issues);
+            let duplicate = duplicates.contains(position);
+            validate_bid(response, Object::Bid(si, bi), bid, duplicate, issues);
+            position += 1;
         }
     }
 }
 
-fn earlier_has_id(response: &BidResponse<'_>, si: usize, bi: usize, id: &str) -> bool {
-    response.seatbid[..=si].iter().enumerate().any(|(s, seat)| {
-        let end = if s == si { bi } else { seat.bid.len() };
-        seat.bid[..end].iter().any(|b| b.id.as_deref() == Some(id))
-    })
+/// The bids whose (non-empty) `id` equals the `id` of an earlier bid of the response, as a bit set over bid
+/// positions in document order (all seat bids' bids in a row).
+///
+/// Found by sorting `(fingerprint, id, position)` and flagging every entry after the first of a run of equal
+/// ids: O(n log n) whatever the ids (ids with equal fingerprints only cost string comparisons, never a quadratic
+/// scan), and no hasher state. The entries live on the stack up to [`DuplicateIds::STACK`] bids; the bit set is
+/// allocated only when a duplicate is found (when an issue is reported anyway).
+struct DuplicateIds(Vec<u64>);
+
+/// `(fingerprint, id, position)` of one bid.
+type IdEntry<'r> = (u64, &'r str, usize);
+
+impl DuplicateIds {
+    /// Bids whose ids are sorted on the stack (2 KiB); more are sorted in a `Vec`.
+    const STACK: usize = 64;
+
+    fn find(response: &BidResponse<'_>) -> DuplicateIds {
+        let mut flags = DuplicateIds(Vec::new());
+        let bids: usize = response.seatbid.iter().map(|s| s.bid.len()).sum();
+        if bids < 2 {
+            return flags;
+        }
+        let mut stack: [IdEntry<'_>; Self::STACK] = [(0, "", 0); Self::STACK];
+        let mut heap: Vec<IdEntry<'_>> = Vec::new();
+        let slots: &mut [IdEntry<'_>] = if bids <= Self::STACK {
+            &mut stack[..bids]
+        } else {
+            heap.resize(bids, (0, "", 0));
+            &mut heap
+        };
+        let mut used = 0;
+        let ids = response
+            .seatbid
+            .iter()
+            .flat_map(|s| &s.bid)
+            .map(|b| b.id.as_deref());
+        for (position, id) in ids.enumerate() {
+            if let Some(id) = id.filter(|id| !id.is_empty()) {
+                slots[used] = (fingerprint(id), id, position);
+                used += 1;
+            }
+        }
+        let entries = &mut slots[..used];
+        entries.sort_unstable();
+        for pair in entries.windows(2) {
+            let ((f0, id0, _), (f1, id1, later)) = (pair[0], pair[1]);
+            if f0 == f1 && id0 == id1 {
+                flags.insert(later);
+            }
+        }
+        flags
+    }
+
+    fn insert(&mut self, position: usize) {
+        let word = position / 64;
+        if self.0.len() <= word {
+            self.0.resize(word + 1, 0);
+        }
+        self.0[word] |= 1 << (position % 64);
+    }
+
+    fn contains(&self, position: usize) -> bool {
+        self.0
+            .get(position / 64)
+            .is_some_and(|w| w & (1 << (position % 64)) != 0)
+    }
+}
+
+/// A cheap fingerprint of an id (multiply-rotate over 8-byte words, like rustc's FxHash), so that most
+/// comparisons while sorting ids are integer comparisons.
+fn fingerprint(id: &str) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mix = |h: u64, word: [u8; 8]| (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
+    let (words, rest) = id.as_bytes().as_chunks::<8>();
+    let mut h = words.iter().fold(id.len() as u64, |h, w| mix(h, *w));
+    if !rest.is_empty() {
+        let mut last = [0u8; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        h = mix(h, last);
+    }
+    h
 }
 
 fn validate_bid(
     response: &BidResponse<'_>,
-    si: usize,
-    bi: usize,
+    object: Object,
     bid: &Bid<'_>,
     duplicate: bool,
     issues: &mut Vec<Issue>,
 ) {
-    // The bid's pointer is only built when there is something to report.
-    let mut prefix: Option<String> = None;
-    let mut at = |field: &str| {
-        let p = prefix.get_or_insert_with(|| paths::bid(response, si, bi));
+    // Each finding's pointer is built in one allocation, only when there is something to report.
+    let at = |field: &str| {
         if field.is_empty() {
-            p.clone()
+            paths::object(response, object)
         } else {
-            paths::field(p, field)
+            paths::field(response, object, field)
         }
     };
 
     if is_blank(bid.id.as_deref()) {
-        push(
-            issues,
-            at("id"),
-            "missing_id",
-            Severity::Error,
-            "bid has no id (OpenRTB 2.6 §4.2.3: required)".into(),
-        );
+        let message = "bid has no id (OpenRTB 2.6 §4.2.3: required)";
+        push(issues, at("id"), "missing_id", Severity::Error, message);
     } else if duplicate {
         let id = bid.id.as_deref().unwrap_or_default();
         let message = format!("bid id {id:?} is already used by an earlier bid of this response");
@@ -151,7 +207,7 @@ fn validate_bid(
         );
     }
     if is_blank(bid.impid.as_deref()) {
-        let message = "bid has no impid (OpenRTB 2.6 §4.2.3: required)".to_owned();
+        let message = "bid has no impid (OpenRTB 2.6 §4.2.3: required)";
         push(
             issues,
             at("impid"),
@@ -162,7 +218,7 @@ fn validate_bid(
     }
     match bid.price {
         None => {
-            let message = "bid has no price (OpenRTB 2.6 §4.2.3: required)".to_owned();
+            let message = "bid has no price (OpenRTB 2.6 §4.2.3: required)";
             push(
                 issues,
                 at("price"),
@@ -192,7 +248,7 @@ fn validate_bid(
             );
         }
         Some(p) if p == 0.0 && is_blank(bid.dealid.as_deref()) => {
-            let message = "price is 0 and the bid is not under a deal (no dealid)".to_owned();
+            let message = "price is 0 and the bid is not under a deal (no dealid)";
             push(
                 issues,
                 at("price"),
@@ -204,8 +260,7 @@ fn validate_bid(
         Some(_) => {}
     }
     if is_blank(bid.crid.as_deref()) {
-        let message =
-            "bid has no crid (creative ID for ad-quality checks, OpenRTB 2.6 §4.2.3)".to_owned();
+        let message = "bid has no crid (creative ID for ad-quality checks, OpenRTB 2.6 §4.2.3)";
         push(
             issues,
             at("crid"),
@@ -216,8 +271,7 @@ fn validate_bid(
     }
     let has_adm = bid.adm.as_ref().is_some_and(|a| !a.is_empty());
     if !has_adm && is_blank(bid.nurl.as_deref()) {
-        let message =
-            "bid has neither adm nor nurl: no markup to serve (OpenRTB 2.6 §4.3)".to_owned();
+        let message = "bid has neither adm nor nurl: no markup to serve (OpenRTB 2.6 §4.3)";
         push(issues, at(""), "missing_markup", Severity::Error, message);
     }
     if let Some(mtype) = bid.mtype.filter(|m| !(1..=4).contains(&m.0)) {
@@ -239,5 +293,61 @@ fn validate_bid(
                 format!("{field} {v} is not a positive size in device-independent pixels");
             push(issues, at(field), "invalid_size", Severity::Error, message);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn response(ids: &[&[Option<&'static str>]]) -> BidResponse<'static> {
+        let mut r = BidResponse::default();
+        for seat in ids {
+            let mut s = crate::SeatBid::default();
+            for id in *seat {
+                s.bid.push(Bid {
+                    id: id.map(Cow::Borrowed),
+                    ..Bid::default()
+                });
+            }
+            r.seatbid.push(s);
+        }
+        r
+    }
+
+    fn flagged(r: &BidResponse<'_>) -> Vec<usize> {
+        let d = DuplicateIds::find(r);
+        let n: usize = r.seatbid.iter().map(|s| s.bid.len()).sum();
+        (0..n).filter(|&i| d.contains(i)).collect()
+    }
+
+    #[test]
+    fn duplicates_after_the_first_across_seats() {
+        let r = response(&[
+            &[Some("a"), Some("b"), None, Some("")],
+            &[Some("b"), Some("a"), Some("c"), Some(""), None, Some("a")],
+        ]);
+        assert_eq!(flagged(&r), vec![4, 5, 9]);
+    }
+
+    #[test]
+    fn many_bids_spill_to_the_heap_alike() {
+        let ids: Vec<Option<&'static str>> = (0..200)
+            .map(|i| Some(&*String::from(["x", "y", "longer-identifier-01234567"][i % 3]).leak()))
+            .collect();
+        let r = response(&[&ids[..100], &ids[100..]]);
+        assert_eq!(flagged(&r), (3..200).collect::<Vec<_>>());
+        let unique: Vec<Option<&'static str>> = (0..130)
+            .map(|i| Some(&*format!("bid-{i:04}").leak()))
+            .collect();
+        assert!(flagged(&response(&[&unique])).is_empty());
+    }
+
+    #[test]
+    fn fingerprint_covers_every_byte() {
+        assert_ne!(fingerprint("bid-0001"), fingerprint("bid-0002"));
+        assert_ne!(fingerprint("abcdefgh1"), fingerprint("abcdefgh2"));
+        assert_ne!(fingerprint("a"), fingerprint("a\0"));
+        assert_eq!(fingerprint("same id"), fingerprint("same id"));
     }
 }

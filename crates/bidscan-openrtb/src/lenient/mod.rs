@@ -26,7 +26,7 @@ pub(crate) use scalar::{Float, Ident, Int, Text, list, scalar};
 pub(crate) const NOT_A_BID_RESPONSE: &str = "not a bid response";
 
 /// Most seat bids and bids (together) one document may hold; past it the document is refused as not a bid
-/// response. Bounds what decoding allocates: a `{},` bid is 3 bytes of input but a ~700-byte [`Bid`](crate::Bid)
+/// response. Bounds what decoding allocates: a `{},` bid is 3 bytes of input but a ~780-byte [`Bid`](crate::Bid)
 /// plus its validation issues, so without a bound a 4 MiB body of empty bids took over 4 GB.
 pub const MAX_OBJECTS: u32 = 10_000;
 
@@ -41,6 +41,9 @@ pub(crate) struct Doc {
     pub(crate) order: u32,
     /// Seat bids and bids decoded so far.
     pub(crate) objects: u32,
+    /// Length of the last non-empty `bid` array decoded: the first capacity of the next one (see
+    /// [`FromMap::first_capacity`]).
+    pub(crate) last_bids: usize,
 }
 
 /// Where the coercions of the object being decoded go, and the document-wide counters.
@@ -175,8 +178,26 @@ impl<'de, F> Visitor<'de> for KeySeed<F> {
 }
 
 /// Objects that decode from a map with the document-wide counters.
-pub(crate) trait FromMap<'de>: Sized {
-    fn from_map<A: MapAccess<'de>>(map: A, doc: &mut Doc) -> Result<Self, A::Error>;
+pub(crate) trait FromMap<'de>: Sized + Default {
+    /// Reads an object's members into `self`, a default value (in place: a `Bid` is large, and decoding it where
+    /// it will stay, in its `Vec`, saves moving it through every layer of the deserializer).
+    fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error>;
+
+    /// Reads an object into a new value.
+    fn from_map<A: MapAccess<'de>>(map: A, doc: &mut Doc) -> Result<Self, A::Error> {
+        let mut value = Self::default();
+        value.read_map(map, doc)?;
+        Ok(value)
+    }
+
+    /// Capacity to start an array of these with, from what the document has shown so far (0: start empty and
+    /// grow as `Vec` does).
+    fn first_capacity(_doc: &Doc) -> usize {
+        0
+    }
+
+    /// Notes the length of an array of these just decoded.
+    fn decoded_array(_doc: &mut Doc, _len: usize) {}
 }
 
 /// A visitor for a whole object decoded on its own (`serde_json::from_str::<Bid>`), starting its own order count.

@@ -67,21 +67,23 @@ impl<'de, T: FromMap<'de>> Visitor<'de> for ObjListSeed<'_, '_, T> {
     }
     fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
         let mut out = Vec::new();
+        let first_capacity = T::first_capacity(self.ctx.doc);
         let mut index = 0u32;
         loop {
             let seed = ObjSeed::<T> {
                 ctx: &mut *self.ctx,
                 field: self.field,
                 index,
-                _t: PhantomData,
+                out: &mut out,
+                first_capacity,
             };
             match seq.next_element_seed(seed)? {
-                Some(Some(v)) => {
-                    self.ctx.count_object()?;
-                    out.push(v);
+                Some(true) => self.ctx.count_object()?,
+                Some(false) => {}
+                None => {
+                    T::decoded_array(self.ctx.doc, out.len());
+                    return Ok(out);
                 }
-                Some(None) => {}
-                None => return Ok(out),
             }
             index = index.saturating_add(1);
         }
@@ -90,6 +92,7 @@ impl<'de, T: FromMap<'de>> Visitor<'de> for ObjListSeed<'_, '_, T> {
         self.ctx.note(self.field, None, CoercionKind::SingleValue);
         let one = T::from_map(map, self.ctx.doc)?;
         self.ctx.count_object()?;
+        T::decoded_array(self.ctx.doc, 1);
         Ok(vec![one])
     }
     fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
@@ -119,19 +122,23 @@ impl<'de, T: FromMap<'de>> Visitor<'de> for ObjListSeed<'_, '_, T> {
     }
 }
 
-struct ObjSeed<'c, 'r, T> {
+/// Reads one array element: an object is decoded in place, as a new last element of `out` (`true`); anything
+/// else is noted and dropped (`false`).
+struct ObjSeed<'c, 'r, 'o, T> {
     ctx: &'c mut Ctx<'r>,
     field: &'static str,
     index: u32,
-    _t: PhantomData<T>,
+    out: &'o mut Vec<T>,
+    /// Capacity `out` gets with its first element ([`FromMap::first_capacity`]; an empty array allocates nothing).
+    first_capacity: usize,
 }
 
-impl<T> ObjSeed<'_, '_, T> {
-    fn drop_element(self, kind: CoercionKind) -> Option<T> {
+impl<T> ObjSeed<'_, '_, '_, T> {
+    fn drop_element(self, kind: CoercionKind) -> bool {
         self.ctx.note(self.field, Some(self.index), kind);
-        None
+        false
     }
-    fn wrong(self, found: JsonType) -> Option<T> {
+    fn wrong(self, found: JsonType) -> bool {
         self.drop_element(CoercionKind::InvalidType {
             expected: "an object",
             found,
@@ -139,20 +146,27 @@ impl<T> ObjSeed<'_, '_, T> {
     }
 }
 
-impl<'de, T: FromMap<'de>> DeserializeSeed<'de> for ObjSeed<'_, '_, T> {
-    type Value = Option<T>;
+impl<'de, T: FromMap<'de>> DeserializeSeed<'de> for ObjSeed<'_, '_, '_, T> {
+    type Value = bool;
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<'de, T: FromMap<'de>> Visitor<'de> for ObjSeed<'_, '_, T> {
-    type Value = Option<T>;
+impl<'de, T: FromMap<'de>> Visitor<'de> for ObjSeed<'_, '_, '_, T> {
+    type Value = bool;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an object")
     }
     fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
-        Ok(Some(T::from_map(map, self.ctx.doc)?))
+        if self.out.capacity() == 0 {
+            self.out.reserve_exact(self.first_capacity);
+        }
+        self.out.push(T::default());
+        if let Some(last) = self.out.last_mut() {
+            last.read_map(map, self.ctx.doc)?;
+        }
+        Ok(true)
     }
     fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
         Ok(self.drop_element(CoercionKind::Null))

@@ -7,6 +7,7 @@ use std::marker::PhantomData;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::{Ctx, drain_map, drain_seq};
+use crate::inline::{InlineItem, InlineVec};
 use crate::issue::{CoercionKind, JsonType};
 
 /// A value rejected by a [`Scalar`] reader.
@@ -176,7 +177,18 @@ struct ScalarSeed<'c, 'r, T> {
 }
 
 impl<T> ScalarSeed<'_, '_, T> {
+    /// The value, noting its coercion or rejection. The spec's shape (accepted as is) is the inlined fast path;
+    /// everything else is noted out of line.
+    #[inline(always)]
     fn accept(self, parsed: Parsed<T>, expected: &'static str) -> Option<T> {
+        match parsed {
+            Ok((v, None)) => Some(v),
+            other => self.note(other, expected),
+        }
+    }
+
+    #[inline(never)]
+    fn note(self, parsed: Parsed<T>, expected: &'static str) -> Option<T> {
         match parsed {
             Ok((v, coerced)) => {
                 if let Some(kind) = coerced {
@@ -265,27 +277,38 @@ pub(crate) fn scalar<'de, A: MapAccess<'de>, T: Scalar<'de>>(
     })
 }
 
-/// Reads the value of the current member as an array of scalar `T` (a single `T` accepted, `single_value`).
-pub(crate) fn list<'de, A: MapAccess<'de>, T: Scalar<'de>>(
+/// Reads the value of the current member as an array of scalar `T`, each item converted by `convert` (a single
+/// `T` is accepted as a one-element array, `single_value`). Items go straight into the member's inline list: up
+/// to `N` of them allocate nothing.
+pub(crate) fn list<'de, A, T, U, F, const N: usize>(
     map: &mut A,
     ctx: &mut Ctx<'_>,
     field: &'static str,
-) -> Result<Vec<T>, A::Error> {
-    map.next_value_seed(ListSeed::<T> {
+    convert: F,
+) -> Result<InlineVec<U, N>, A::Error>
+where
+    A: MapAccess<'de>,
+    T: Scalar<'de>,
+    U: InlineItem,
+    F: Fn(T) -> U,
+{
+    map.next_value_seed(ListSeed::<T, F, N> {
         ctx,
         field,
+        convert,
         _t: PhantomData,
     })
 }
 
-struct ListSeed<'c, 'r, T> {
+struct ListSeed<'c, 'r, T, F, const N: usize> {
     ctx: &'c mut Ctx<'r>,
     field: &'static str,
+    convert: F,
     _t: PhantomData<T>,
 }
 
-impl<'c, 'r, T> ListSeed<'c, 'r, T> {
-    fn one(self, parsed: Parsed<T>, expected: &'static str) -> Vec<T> {
+impl<T, U: InlineItem, F: Fn(T) -> U, const N: usize> ListSeed<'_, '_, T, F, N> {
+    fn one(self, parsed: Parsed<T>, expected: &'static str) -> InlineVec<U, N> {
         if parsed.is_ok() {
             self.ctx.note(self.field, None, CoercionKind::SingleValue);
         }
@@ -295,24 +318,31 @@ impl<'c, 'r, T> ListSeed<'c, 'r, T> {
             index: None,
             _t: PhantomData,
         };
-        seed.accept(parsed, expected).into_iter().collect()
+        seed.accept(parsed, expected)
+            .map(&self.convert)
+            .into_iter()
+            .collect()
     }
 }
 
-impl<'de, T: Scalar<'de>> DeserializeSeed<'de> for ListSeed<'_, '_, T> {
-    type Value = Vec<T>;
+impl<'de, T: Scalar<'de>, U: InlineItem, F: Fn(T) -> U, const N: usize> DeserializeSeed<'de>
+    for ListSeed<'_, '_, T, F, N>
+{
+    type Value = InlineVec<U, N>;
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<'de, T: Scalar<'de>> Visitor<'de> for ListSeed<'_, '_, T> {
-    type Value = Vec<T>;
+impl<'de, T: Scalar<'de>, U: InlineItem, F: Fn(T) -> U, const N: usize> Visitor<'de>
+    for ListSeed<'_, '_, T, F, N>
+{
+    type Value = InlineVec<U, N>;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(T::EXPECTED_LIST)
     }
     fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
-        let mut out = Vec::new();
+        let mut out = InlineVec::new();
         let mut index = 0u32;
         loop {
             let seed = ScalarSeed::<T> {
@@ -322,7 +352,7 @@ impl<'de, T: Scalar<'de>> Visitor<'de> for ListSeed<'_, '_, T> {
                 _t: PhantomData,
             };
             match seq.next_element_seed(seed)? {
-                Some(Some(v)) => out.push(v),
+                Some(Some(v)) => out.push((self.convert)(v)),
                 Some(None) => {}
                 None => return Ok(out),
             }
@@ -349,7 +379,7 @@ impl<'de, T: Scalar<'de>> Visitor<'de> for ListSeed<'_, '_, T> {
     }
     fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
         self.ctx.note(self.field, None, CoercionKind::Null);
-        Ok(Vec::new())
+        Ok(InlineVec::new())
     }
     fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
         self.visit_unit()
