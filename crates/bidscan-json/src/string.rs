@@ -27,8 +27,41 @@ pub(crate) fn decode_in_place(
         Bodies::Sse2(body) => decode_with(body, buf, origin, scan, stats),
         #[cfg(target_arch = "x86_64")]
         Bodies::Avx2(body) => decode_with(body, buf, origin, scan, stats),
+        #[cfg(target_arch = "x86_64")]
+        Bodies::Avx512(body) => decode_blocks(body, buf, scan, stats),
         #[cfg(target_arch = "aarch64")]
         Bodies::Neon(body) => decode_with(body, buf, origin, scan, stats),
+    }
+}
+
+/// [`decode_in_place`] with AVX-512: whole blocks of plain bytes and one-byte escapes at a time
+/// (`Avx512::unescape`); `\uXXXX` escapes, errors and the end of input go through the scalar [`unescape`].
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn decode_blocks(
+    body: crate::scan::Avx512,
+    buf: &mut [u8],
+    scan: &mut Scanner,
+    stats: &mut Stats,
+) -> Result<(usize, usize), StrError> {
+    scan.forget();
+    let (mut read, mut write, mut escapes) = (1, 1, 0u64);
+    loop {
+        let (r, w, e, ended) = body.unescape(buf, read, write);
+        (read, write) = (r, w);
+        escapes += e;
+        if ended {
+            stats.string(read - 1, escapes);
+            return Ok((write - 1, read + 1));
+        }
+        match buf.get(read) {
+            Some(b'\\') => {
+                read = unescape(buf, read, &mut write)?;
+                escapes += 1;
+            }
+            Some(_) => return Err((ErrorKind::ControlCharacter, read)),
+            None => return Err((ErrorKind::Eof, buf.len())),
+        }
     }
 }
 
@@ -230,6 +263,8 @@ pub(crate) fn skip(
         Bodies::Sse2(body) => skip_with(body, buf, origin, scan, stats),
         #[cfg(target_arch = "x86_64")]
         Bodies::Avx2(body) => skip_with(body, buf, origin, scan, stats),
+        #[cfg(target_arch = "x86_64")]
+        Bodies::Avx512(body) => skip_with(body, buf, origin, scan, stats),
         #[cfg(target_arch = "aarch64")]
         Bodies::Neon(body) => skip_with(body, buf, origin, scan, stats),
     }

@@ -28,6 +28,9 @@ pub enum ScanImpl {
     Sse2,
     /// x86_64 AVX2, 64-byte blocks of two 32-byte compares (runtime-detected).
     Avx2,
+    /// x86_64 AVX-512 (F, BW, VBMI, VBMI2; runtime-detected): 64-byte blocks, and escaped strings decoded a block
+    /// at a time (the escapes' backslashes compressed out, their characters translated by a permute).
+    Avx512,
     /// aarch64 NEON, 16 bytes per block (baseline on aarch64).
     Neon,
 }
@@ -37,10 +40,15 @@ impl ScanImpl {
     pub fn detected() -> ScanImpl {
         static DETECTED: OnceLock<ScanImpl> = OnceLock::new();
         *DETECTED.get_or_init(|| {
-            [ScanImpl::Avx2, ScanImpl::Neon, ScanImpl::Sse2]
-                .into_iter()
-                .find(|imp| imp.is_available())
-                .unwrap_or(ScanImpl::Swar)
+            [
+                ScanImpl::Avx512,
+                ScanImpl::Avx2,
+                ScanImpl::Neon,
+                ScanImpl::Sse2,
+            ]
+            .into_iter()
+            .find(|imp| imp.is_available())
+            .unwrap_or(ScanImpl::Swar)
         })
     }
 
@@ -53,6 +61,17 @@ impl ScanImpl {
             ScanImpl::Avx2 => std::is_x86_feature_detected!("avx2"),
             #[cfg(not(target_arch = "x86_64"))]
             ScanImpl::Avx2 => false,
+            #[cfg(target_arch = "x86_64")]
+            ScanImpl::Avx512 => {
+                std::is_x86_feature_detected!("avx512f")
+                    && std::is_x86_feature_detected!("avx512bw")
+                    && std::is_x86_feature_detected!("avx512vbmi")
+                    && std::is_x86_feature_detected!("avx512vbmi2")
+                    && std::is_x86_feature_detected!("popcnt")
+                    && std::is_x86_feature_detected!("bmi1")
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            ScanImpl::Avx512 => false,
             ScanImpl::Neon => cfg!(target_arch = "aarch64"),
         }
     }
@@ -63,6 +82,7 @@ impl ScanImpl {
             ScanImpl::Swar,
             ScanImpl::Sse2,
             ScanImpl::Avx2,
+            ScanImpl::Avx512,
             ScanImpl::Neon,
         ]
         .into_iter()
@@ -139,6 +159,40 @@ impl Body for Avx2 {
     }
 }
 
+/// The AVX-512 body. The private field makes it a proof of detection: only [`Scanner::body`] makes one, for a
+/// scanner whose `imp` passed `is_available()`.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx512(());
+
+#[cfg(target_arch = "x86_64")]
+impl Body for Avx512 {
+    const WIDTH: usize = x86::WIDTH;
+    const SHIFT: u32 = 0;
+    #[inline(always)]
+    fn find(self, buf: &[u8], at: usize) -> (usize, u64) {
+        // SAFETY: an `Avx512` value exists only when runtime detection found AVX-512 F, BW, VBMI and VBMI2
+        // (`ScanImpl::is_available`, checked by `Scanner::new`; `Scanner::body` is the only constructor).
+        unsafe { x86::avx512::find(buf, at) }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Avx512 {
+    /// Block-at-a-time in-place decode of an escaped string's plain runs and one-byte escapes; see
+    /// `x86::avx512::unescape` for the contract. Returns `(read, write, escapes, ended)`.
+    #[inline(always)]
+    pub(crate) fn unescape(
+        self,
+        buf: &mut [u8],
+        read: usize,
+        write: usize,
+    ) -> (usize, usize, u64, bool) {
+        // SAFETY: as for `find`: this value proves the CPU has AVX-512 F, BW, VBMI and VBMI2.
+        unsafe { x86::avx512::unescape(buf, read, write) }
+    }
+}
+
 /// The NEON body (aarch64 baseline).
 #[cfg(target_arch = "aarch64")]
 #[derive(Clone, Copy, Debug)]
@@ -166,6 +220,9 @@ pub(crate) enum Bodies {
     /// [`Avx2`].
     #[cfg(target_arch = "x86_64")]
     Avx2(Avx2),
+    /// [`Avx512`].
+    #[cfg(target_arch = "x86_64")]
+    Avx512(Avx512),
     /// [`Neon`].
     #[cfg(target_arch = "aarch64")]
     Neon(Neon),
@@ -207,6 +264,8 @@ impl Scanner {
             #[cfg(target_arch = "x86_64")]
             ScanImpl::Avx2 => Bodies::Avx2(Avx2(())),
             #[cfg(target_arch = "x86_64")]
+            ScanImpl::Avx512 => Bodies::Avx512(Avx512(())),
+            #[cfg(target_arch = "x86_64")]
             ScanImpl::Sse2 => Bodies::Sse2(Sse2),
             #[cfg(target_arch = "aarch64")]
             ScanImpl::Neon => Bodies::Neon(Neon),
@@ -236,6 +295,12 @@ impl Scanner {
             at = from + (B::WIDTH - into_block);
         }
         body.find(buf, at)
+    }
+
+    /// Drops the cached block (after a decode that did not go through it).
+    #[inline(always)]
+    pub(crate) fn forget(&mut self) {
+        self.base = NO_BLOCK;
     }
 
     /// Remembers the block at index `block` of a `buf` starting at absolute `origin`, and its mask (flags before
@@ -272,6 +337,8 @@ impl Scanner {
             Bodies::Sse2(b) => go(self, b, buf, origin, from),
             #[cfg(target_arch = "x86_64")]
             Bodies::Avx2(b) => go(self, b, buf, origin, from),
+            #[cfg(target_arch = "x86_64")]
+            Bodies::Avx512(b) => go(self, b, buf, origin, from),
             #[cfg(target_arch = "aarch64")]
             Bodies::Neon(b) => go(self, b, buf, origin, from),
         }
@@ -290,6 +357,8 @@ impl Scanner {
             Bodies::Sse2(b) => go(b, buf, at),
             #[cfg(target_arch = "x86_64")]
             Bodies::Avx2(b) => go(b, buf, at),
+            #[cfg(target_arch = "x86_64")]
+            Bodies::Avx512(b) => go(b, buf, at),
             #[cfg(target_arch = "aarch64")]
             Bodies::Neon(b) => go(b, buf, at),
         }
