@@ -30,6 +30,10 @@ const ESCAPES: &[(&str, &str)] = &[
     (r"\n", "\n"),
     (r"\u0000", "\0"),
     (r"\u00e9", "é"),
+    (r"\u003c", "<"),
+    (r"\u003E", ">"),
+    (r"\u007f", "\u{7f}"),
+    (r"\u0080", "\u{80}"),
     (r"\u20AC", "€"),
     (r"\ud83d\ude00", "😀"),
 ];
@@ -71,6 +75,28 @@ fn back_to_back_escapes_and_escape_runs_crossing_blocks() {
                     );
                 }
             }
+        }
+    }
+}
+
+/// Many escapes of every kind at every spacing, so strings shrink past one and several blocks while escapes keep
+/// landing at every offset of the blocks that follow (the block-at-a-time decoders' whole-block stores and
+/// their `\u00XX` and split-escape cases).
+#[test]
+fn dense_mixed_escapes_over_many_blocks() {
+    for spacing in 0..=70usize {
+        let mut json = String::new();
+        let mut want = String::new();
+        for i in 0..60 {
+            let filler: String = "xé".chars().cycle().skip(i % 2).take(spacing).collect();
+            let (esc, dec) = ESCAPES[(i * 7 + spacing) % ESCAPES.len()];
+            json.push_str(&filler);
+            json.push_str(esc);
+            want.push_str(&filler);
+            want.push_str(dec);
+        }
+        for shift in [0, 5] {
+            check(&format!("\"{json}\""), &want, shift);
         }
     }
 }

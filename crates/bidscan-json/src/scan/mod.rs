@@ -1,12 +1,17 @@
 //! The stop-byte scanner: finds the next `"`, `\` or control byte (< 0x20) a block at a time, with one body per
-//! instruction set (SWAR everywhere, SSE2 and runtime-detected AVX2 on x86_64, NEON on aarch64), and remembers
-//! the last block's stop mask so a scan resumed inside that block (after an escape or a short string) costs a
-//! shift instead of a reload.
+//! instruction set (SWAR everywhere; SSE2 and runtime-detected AVX2 and AVX-512 on x86_64; NEON on aarch64), and
+//! remembers the last block's stop mask so a scan resumed inside that block (after an escape or a short string)
+//! costs a shift instead of a reload. With AVX-512 (VBMI2) escaped strings are decoded a whole block at a time
+//! (`avx512::unescape`).
 //!
-//! This is the only module of the crate allowed `unsafe`: vector loads, the AVX2 call behind runtime detection,
-//! the in-place decoder's chunked run move ([`move_down_in_chunks`]) and [`str_from_validated`]. Each block carries a `// SAFETY:` note. The tests at the bottom force every body
-//! available on the machine over the same inputs and compare them with a byte-at-a-time reference.
+//! This is the only module of the crate allowed `unsafe`: vector loads and stores, the AVX2/AVX-512 calls behind
+//! runtime detection, the in-place decoder's chunked run move ([`move_down_in_chunks`]) and
+//! [`str_from_validated`]. Each block carries a `// SAFETY:` note. The tests at the bottom force every body
+//! available on the machine over the same inputs and compare them with a byte-at-a-time reference; the crate's
+//! integration tests run every decode through every available body.
 
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 #[cfg(target_arch = "aarch64")]
 mod neon;
 mod swar;
@@ -14,6 +19,14 @@ mod swar;
 mod x86;
 
 use std::sync::OnceLock;
+
+mod body;
+#[cfg(target_arch = "aarch64")]
+pub(crate) use body::Neon;
+pub(crate) use body::Swar;
+#[cfg(target_arch = "x86_64")]
+pub(crate) use body::{Avx2, Avx512, Sse2};
+pub(crate) use body::{Bodies, Body};
 
 /// Filler for the last partial block: not a stop byte, so padding never reports a stop.
 const PAD: u8 = b' ';
@@ -94,139 +107,6 @@ impl ScanImpl {
 /// Where the last block load started when nothing is cached: far enough from any real offset that
 /// `offset - NO_BLOCK` (wrapping) is never below a block width (at most 64).
 const NO_BLOCK: usize = usize::MAX - 128;
-
-/// One scanner body with its geometry fixed at compile time, so the string loops in `string.rs` are compiled
-/// once per body (the body is picked once per string by [`Scanner::body`]) and keep the mask arithmetic in
-/// registers.
-///
-/// A mask flags stop bytes: bit `i << SHIFT` (and possibly the `1 << SHIFT` bits from there) stands for byte
-/// `i` of the block.
-pub(crate) trait Body: Copy {
-    /// Bytes per block.
-    const WIDTH: usize;
-    /// log2 of mask bits per byte.
-    const SHIFT: u32;
-    /// The first block at or after `at` holding a stop, and its mask; or, when there is none, the start of the
-    /// last block looked at (at or past `buf.len()` - `WIDTH`) and 0. The block past the end of `buf` is padded
-    /// with non-stop bytes. (Two values, so they come back in registers.)
-    fn find(self, buf: &[u8], at: usize) -> (usize, u64);
-}
-
-/// The portable SWAR body.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Swar;
-
-impl Body for Swar {
-    const WIDTH: usize = swar::WIDTH;
-    const SHIFT: u32 = swar::SHIFT;
-    #[inline(always)]
-    fn find(self, buf: &[u8], at: usize) -> (usize, u64) {
-        swar::find(buf, at)
-    }
-}
-
-/// The SSE2 body (x86_64 baseline).
-#[cfg(target_arch = "x86_64")]
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Sse2;
-
-#[cfg(target_arch = "x86_64")]
-impl Body for Sse2 {
-    const WIDTH: usize = x86::WIDTH;
-    const SHIFT: u32 = 0;
-    #[inline(always)]
-    fn find(self, buf: &[u8], at: usize) -> (usize, u64) {
-        // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 CPU has it.
-        unsafe { x86::sse2::find(buf, at) }
-    }
-}
-
-/// The AVX2 body. The private field makes it a proof of detection: only [`Scanner::body`] makes one, for a
-/// scanner whose `imp` passed `is_available()`.
-#[cfg(target_arch = "x86_64")]
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Avx2(());
-
-#[cfg(target_arch = "x86_64")]
-impl Body for Avx2 {
-    const WIDTH: usize = x86::WIDTH;
-    const SHIFT: u32 = 0;
-    #[inline(always)]
-    fn find(self, buf: &[u8], at: usize) -> (usize, u64) {
-        // SAFETY: an `Avx2` value exists only when `is_x86_feature_detected!("avx2")` said yes (`Scanner::new`
-        // keeps only available implementations; `Scanner::body` is the only constructor).
-        unsafe { x86::avx2::find(buf, at) }
-    }
-}
-
-/// The AVX-512 body. The private field makes it a proof of detection: only [`Scanner::body`] makes one, for a
-/// scanner whose `imp` passed `is_available()`.
-#[cfg(target_arch = "x86_64")]
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Avx512(());
-
-#[cfg(target_arch = "x86_64")]
-impl Body for Avx512 {
-    const WIDTH: usize = x86::WIDTH;
-    const SHIFT: u32 = 0;
-    #[inline(always)]
-    fn find(self, buf: &[u8], at: usize) -> (usize, u64) {
-        // SAFETY: an `Avx512` value exists only when runtime detection found AVX-512 F, BW, VBMI and VBMI2
-        // (`ScanImpl::is_available`, checked by `Scanner::new`; `Scanner::body` is the only constructor).
-        unsafe { x86::avx512::find(buf, at) }
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-impl Avx512 {
-    /// Block-at-a-time in-place decode of an escaped string's plain runs and one-byte escapes; see
-    /// `x86::avx512::unescape` for the contract. Returns `(read, write, escapes, ended)`.
-    #[inline(always)]
-    pub(crate) fn unescape(
-        self,
-        buf: &mut [u8],
-        read: usize,
-        write: usize,
-    ) -> (usize, usize, u64, bool) {
-        // SAFETY: as for `find`: this value proves the CPU has AVX-512 F, BW, VBMI and VBMI2.
-        unsafe { x86::avx512::unescape(buf, read, write) }
-    }
-}
-
-/// The NEON body (aarch64 baseline).
-#[cfg(target_arch = "aarch64")]
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Neon;
-
-#[cfg(target_arch = "aarch64")]
-impl Body for Neon {
-    const WIDTH: usize = neon::WIDTH;
-    const SHIFT: u32 = neon::SHIFT;
-    #[inline(always)]
-    fn find(self, buf: &[u8], at: usize) -> (usize, u64) {
-        // SAFETY: NEON is part of the aarch64 baseline: every aarch64 CPU has it.
-        unsafe { neon::find(buf, at) }
-    }
-}
-
-/// The body a scanner runs, as a value to `match` on once per string.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Bodies {
-    /// [`Swar`].
-    Swar(Swar),
-    /// [`Sse2`].
-    #[cfg(target_arch = "x86_64")]
-    Sse2(Sse2),
-    /// [`Avx2`].
-    #[cfg(target_arch = "x86_64")]
-    Avx2(Avx2),
-    /// [`Avx512`].
-    #[cfg(target_arch = "x86_64")]
-    Avx512(Avx512),
-    /// [`Neon`].
-    #[cfg(target_arch = "aarch64")]
-    Neon(Neon),
-}
 
 /// A scanner's choice of body plus the last block it loaded. Offsets in the cache are absolute (from the start of
 /// the document), so the cache stays valid while the caller hands out suffixes of its buffer: bytes at or after

@@ -1,0 +1,289 @@
+//! AVX-512 (F, BW, VBMI, VBMI2): only called after runtime detection said yes (see `ScanImpl::is_available`).
+//! Besides `find`, it decodes escaped strings a whole 64-byte block at a time ([`unescape`]): the escapes'
+//! backslashes are dropped and their characters translated by one compress and one permute, instead of one
+//! trip through the scalar loop per escape.
+
+use std::arch::x86_64::*;
+
+/// Bytes per block.
+const WIDTH: usize = 64;
+
+/// Lanes `0..n` of a 64-lane mask (`n <= 64`).
+#[inline(always)]
+fn lanes(n: usize) -> u64 {
+    if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
+}
+
+/// Stop flags of the (up to) 64 bytes at `buf[at..]`: `"`, `\`, `< 0x20`; lanes past the end are clear.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn stops(buf: &[u8], at: usize) -> u64 {
+    let valid = lanes(buf.len() - at);
+    let v = if valid == u64::MAX {
+        // SAFETY: `at + 64 <= buf.len()`: 64 readable bytes; `loadu` has no alignment requirement.
+        unsafe { _mm512_loadu_si512(buf.as_ptr().add(at).cast()) }
+    } else {
+        // SAFETY: `at <= buf.len()` (callers), and the masked load reads only the `valid` lanes, all inside
+        // `buf`; masked-off lanes are neither read nor able to fault.
+        unsafe { _mm512_maskz_loadu_epi8(valid, buf.as_ptr().add(at).cast::<i8>()) }
+    };
+    let quote = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'"' as i8));
+    let backslash = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'\\' as i8));
+    let control = _mm512_mask_cmplt_epu8_mask(valid, v, _mm512_set1_epi8(0x20));
+    quote | backslash | control
+}
+
+/// The first block at or after `at` holding a stop; see `Body::find`. Callers must have checked that the
+/// CPU has AVX-512 F and BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(in crate::scan) fn find(buf: &[u8], at: usize) -> (usize, u64) {
+    let mut i = at;
+    while i < buf.len() {
+        let mask = stops(buf, i);
+        if mask != 0 {
+            return (i, mask);
+        }
+        i += WIDTH;
+    }
+    (i, 0)
+}
+
+/// Tables indexed by a byte's low seven bits: what a one-byte escape's character decodes to (identity except
+/// `b f n r t`); which characters may follow a backslash as a one-byte escape (`" \ / b f n r t`); and the
+/// value of each hex digit (0xff for other bytes).
+const fn tables() -> ([u8; 128], [u8; 128], [u8; 128]) {
+    let mut decoded = [0u8; 128];
+    let mut simple = [0u8; 128];
+    let mut hex = [0xffu8; 128];
+    let mut d = 0;
+    while d < 10 {
+        hex[b'0' as usize + d] = d as u8;
+        d += 1;
+    }
+    let mut d = 0;
+    while d < 6 {
+        hex[b'a' as usize + d] = 10 + d as u8;
+        hex[b'A' as usize + d] = 10 + d as u8;
+        d += 1;
+    }
+    let mut i = 0;
+    while i < 128 {
+        decoded[i] = i as u8;
+        i += 1;
+    }
+    decoded[b'b' as usize] = 0x08;
+    decoded[b'f' as usize] = 0x0c;
+    decoded[b'n' as usize] = b'\n';
+    decoded[b'r' as usize] = b'\r';
+    decoded[b't' as usize] = b'\t';
+    let mut k = 0;
+    let chars = *b"\"\\/bfnrt";
+    while k < chars.len() {
+        simple[chars[k] as usize] = 1;
+        k += 1;
+    }
+    (decoded, simple, hex)
+}
+static TABLES: ([u8; 128], [u8; 128], [u8; 128]) = tables();
+
+/// Permute indexes moving every byte one lane up (lane 0 repeats).
+static SHIFT_UP: [u8; 64] = {
+    let mut idx = [0u8; 64];
+    let mut i = 1;
+    while i < 64 {
+        idx[i] = i as u8 - 1;
+        i += 1;
+    }
+    idx
+};
+
+/// The byte `buf[at..at + 6]` encodes when it is `\u00XX` with `XX` below 0x80 (hex digits of either case).
+#[inline(always)]
+fn ascii_unicode_escape(buf: &[u8], at: usize) -> Option<u8> {
+    fn hex(b: u8) -> Option<u8> {
+        match b {
+            b'0'..=b'9' => Some(b - b'0'),
+            b'a'..=b'f' => Some(b - b'a' + 10),
+            b'A'..=b'F' => Some(b - b'A' + 10),
+            _ => None,
+        }
+    }
+    match buf.get(at..at + 6)? {
+        [b'\\', b'u', b'0', b'0', high @ b'0'..=b'7', low] => Some(hex(*high)? << 4 | hex(*low)?),
+        _ => None,
+    }
+}
+
+/// Loads the two halves of a 128-byte table.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn halves(table: &[u8; 128]) -> (__m512i, __m512i) {
+    // SAFETY: `table` is 128 readable bytes; `loadu` has no alignment requirement.
+    unsafe {
+        (
+            _mm512_loadu_si512(table.as_ptr().cast()),
+            _mm512_loadu_si512(table.as_ptr().add(64).cast()),
+        )
+    }
+}
+
+/// Decodes an escaped string in place, a 64-byte block per step, from `read` (just after the opening quote or
+/// an escape; never inside one) writing to `write` (`write <= read`). Handles plain runs and the eight
+/// one-byte escapes; stops at anything else. Returns `(read, write, escapes, ended)`:
+/// - `ended`: `buf[read]` is the closing quote; the decoded string ends at `write`. Nothing at or after `read`
+///   was written.
+/// - otherwise `buf[read]` is what the scalar code must handle: a backslash starting a `\u` or invalid escape
+///   (or a one-byte escape split across blocks), a control byte, or `read == buf.len()` (end of input).
+///   Everything before `read` is decoded to `buf[..write]`.
+///
+/// Callers must have checked that the CPU has AVX-512 F, BW, VBMI and VBMI2.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,popcnt,bmi1")]
+pub(in crate::scan) fn unescape(
+    buf: &mut [u8],
+    mut read: usize,
+    mut write: usize,
+) -> (usize, usize, u64, bool) {
+    let (decoded_lo, decoded_hi) = halves(&TABLES.0);
+    let (simple_lo, simple_hi) = halves(&TABLES.1);
+    let (hex_lo, hex_hi) = halves(&TABLES.2);
+    // SAFETY: `SHIFT_UP` is 64 readable bytes; `loadu` has no alignment requirement.
+    let shift_up = unsafe { _mm512_loadu_si512(SHIFT_UP.as_ptr().cast()) };
+    let mut escapes = 0u64;
+    while read < buf.len() {
+        // Masked loads and stores cost several times a plain one here: only the last block and a string's
+        // final store use them.
+        let whole = buf.len() - read >= WIDTH;
+        let valid = lanes(buf.len() - read);
+        let v = if whole {
+            // SAFETY: `read + 64 <= buf.len()`: 64 readable bytes; `loadu` has no alignment requirement.
+            unsafe { _mm512_loadu_si512(buf.as_ptr().add(read).cast()) }
+        } else {
+            // SAFETY: `read < buf.len()`; the masked load reads only the `valid` lanes, all inside `buf`.
+            unsafe { _mm512_maskz_loadu_epi8(valid, buf.as_ptr().add(read).cast::<i8>()) }
+        };
+        let quote = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'"' as i8));
+        let backslash = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'\\' as i8));
+        let control = _mm512_mask_cmplt_epu8_mask(valid, v, _mm512_set1_epi8(0x20));
+        if whole && quote | backslash | control == 0 {
+            // A plain block: a branch (not a data dependency) decides where the next load starts, so loads
+            // of following blocks issue before this block's compares finish.
+            if write != read {
+                // SAFETY: `write < read` and `read + 64 <= buf.len()`: the store covers `write..write + 64`,
+                // inside `buf` and before `read + 64`; every byte there at or after `read` was loaded into
+                // `v` already, so nothing not yet read changes. `storeu` needs no alignment.
+                unsafe { _mm512_storeu_si512(buf.as_mut_ptr().add(write).cast(), v) };
+            }
+            read += WIDTH;
+            write += WIDTH;
+            continue;
+        }
+        // Escape starts: the first backslash of each pair, left to right (`\\` is one escape).
+        let mut rest = backslash;
+        let mut starts = 0u64;
+        while rest != 0 {
+            let first = rest & rest.wrapping_neg();
+            starts |= first;
+            rest &= !(first | first << 1);
+        }
+        let escaped = starts << 1;
+        let mut stop = (quote & !escaped) | control | (starts & (1 << 63));
+        // Bytes not copied (each escape's backslash, and `u00X` of a `\u00XX`), and the decoded block.
+        let mut dropped = starts;
+        let mut out = v;
+        if starts != 0 {
+            let high = _mm512_movepi8_mask(v);
+            let class = _mm512_permutex2var_epi8(simple_lo, v, simple_hi);
+            let simple = _mm512_test_epi8_mask(class, class) & !high;
+            let u = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'u' as i8)) & escaped;
+            let mut bad = escaped & !simple & !u;
+            if u != 0 {
+                // `\u00XX` with XX < 0x80, wholly inside the block: its byte replaces the last hex digit
+                // and the four bytes before it (after the backslash) are dropped. Other `\u` escapes stop.
+                let digits = _mm512_permutex2var_epi8(hex_lo, v, hex_hi);
+                let hex = _mm512_testn_epi8_mask(digits, _mm512_set1_epi8(0xf0_u8 as i8)) & !high;
+                let zero = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'0' as i8));
+                let below_8 = hex & _mm512_cmplt_epu8_mask(v, _mm512_set1_epi8(b'8' as i8));
+                let ascii =
+                    u & (zero >> 1) & (zero >> 2) & (below_8 >> 3) & (hex >> 4) & (u64::MAX >> 5);
+                bad |= u & !ascii;
+                if ascii != 0 {
+                    // previous[i] = digits[i - 1]; byte = previous << 4 | digits at the last digit.
+                    let previous = _mm512_permutexvar_epi8(shift_up, digits);
+                    let high_nibble = _mm512_and_si512(
+                        _mm512_slli_epi16::<4>(previous),
+                        _mm512_set1_epi8(0xf0_u8 as i8),
+                    );
+                    let byte = _mm512_or_si512(high_nibble, digits);
+                    out = _mm512_mask_mov_epi8(out, ascii << 4, byte);
+                    dropped |= ascii | ascii << 1 | ascii << 2 | ascii << 3;
+                }
+            }
+            stop |= bad >> 1;
+            let translated = _mm512_permutex2var_epi8(decoded_lo, v, decoded_hi);
+            out = _mm512_mask_mov_epi8(out, escaped & !u, translated);
+        }
+        if stop == 0 && whole {
+            // A whole block of plain runs and escapes: again a branch, so the next load's address
+            // (`read + 64`) does not wait for this block's masks.
+            let keep = !dropped;
+            let packed = _mm512_maskz_compress_epi8(keep, out);
+            // SAFETY: `write <= read` and `read + 64 <= buf.len()`: the store covers `write..write + 64`,
+            // inside `buf` and at or before `read + 64`; every byte there at or after `read` was loaded into
+            // `v` already, so nothing not yet read changes (bytes past `write + produced` are rewritten by
+            // the next block or lie past the decoded string). `storeu` needs no alignment.
+            unsafe { _mm512_storeu_si512(buf.as_mut_ptr().add(write).cast(), packed) };
+            escapes += u64::from(starts.count_ones());
+            write += keep.count_ones() as usize;
+            read += WIDTH;
+            continue;
+        }
+        // The block holding a stop, or the end of the input: decode up to it.
+        let limit = if stop != 0 {
+            stop.trailing_zeros() as usize
+        } else {
+            buf.len() - read
+        };
+        let range = lanes(limit);
+        let keep = range & !dropped;
+        let produced = keep.count_ones() as usize;
+        if starts & range != 0 || write != read {
+            let packed = _mm512_maskz_compress_epi8(keep, out);
+            if write + WIDTH <= read + limit {
+                // SAFETY: the whole store `write..write + 64` ends at or before `read + limit <= buf.len()`:
+                // only bytes already decoded are overwritten (once a string has shrunk by 64 bytes this
+                // avoids the masked store, several times slower here). `storeu` needs no alignment.
+                unsafe { _mm512_storeu_si512(buf.as_mut_ptr().add(write).cast(), packed) };
+            } else {
+                // SAFETY: the store writes only lanes `0..produced` at `write`, and
+                // `write + produced <= read + limit <= buf.len()` (each kept byte comes from
+                // `read..read + limit` and `write <= read`); `storeu` has no alignment requirement. Those
+                // bytes are all before `read + limit`, so no byte not yet loaded is written.
+                unsafe {
+                    _mm512_mask_storeu_epi8(
+                        buf.as_mut_ptr().add(write).cast::<i8>(),
+                        lanes(produced),
+                        packed,
+                    )
+                };
+            }
+        }
+        escapes += u64::from((starts & range).count_ones());
+        write += produced;
+        read += limit;
+        if stop != 0 {
+            let first = stop & stop.wrapping_neg();
+            if first & starts != 0
+                && let Some(byte) = ascii_unicode_escape(buf, read)
+            {
+                // `\u00XX` below 0x80 (Go's `\u003c`, `\u0026`): one byte, then on with the blocks.
+                buf[write] = byte;
+                write += 1;
+                read += 6;
+                escapes += 1;
+                continue;
+            }
+            return (read, write, escapes, first & quote & !escaped != 0);
+        }
+    }
+    (read, write, escapes, false)
+}
