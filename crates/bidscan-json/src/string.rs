@@ -28,24 +28,39 @@ pub(crate) fn decode_in_place(
         #[cfg(target_arch = "x86_64")]
         Bodies::Avx2(body) => decode_with(body, buf, origin, scan, stats),
         #[cfg(target_arch = "x86_64")]
-        Bodies::Avx512(body) => decode_blocks(body, buf, scan, stats),
+        Bodies::Avx512(body) => decode_blocks(body, buf, origin, scan, stats),
         #[cfg(target_arch = "aarch64")]
         Bodies::Neon(body) => decode_with(body, buf, origin, scan, stats),
     }
 }
 
-/// [`decode_in_place`] with AVX-512: whole blocks of plain bytes and one-byte escapes at a time
-/// (`Avx512::unescape`); `\uXXXX` escapes, errors and the end of input go through the scalar [`unescape`].
+/// [`decode_in_place`] with AVX-512: up to the first stop with the AVX2 scan and its block cache (most strings
+/// have no escape: keys, ids, URLs), then whole blocks of plain bytes and escapes at a time
+/// (`Avx512::unescape`); `\uXXXX` escapes above 0x7f, errors and the end of input go through the scalar
+/// [`unescape`].
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn decode_blocks(
     body: crate::scan::Avx512,
     buf: &mut [u8],
+    origin: usize,
     scan: &mut Scanner,
     stats: &mut Stats,
 ) -> Result<(usize, usize), StrError> {
+    let (block, mask) = scan.resume(body.avx2(), buf, origin, 1);
+    let stop = block.wrapping_add(mask.trailing_zeros() as usize);
+    match buf.get(stop) {
+        Some(b'"') if mask != 0 => {
+            scan.keep(origin, block, mask);
+            stats.string(stop - 1, 0);
+            return Ok((stop - 1, stop + 1));
+        }
+        Some(b'\\') if mask != 0 => {}
+        Some(_) if mask != 0 => return Err((ErrorKind::ControlCharacter, stop)),
+        _ => return Err((ErrorKind::Eof, buf.len())),
+    }
     scan.forget();
-    let (mut read, mut write, mut escapes) = (1, 1, 0u64);
+    let (mut read, mut write, mut escapes) = (stop, stop, 0u64);
     loop {
         let (r, w, e, ended) = body.unescape(buf, read, write);
         (read, write) = (r, w);

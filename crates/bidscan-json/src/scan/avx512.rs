@@ -1,7 +1,7 @@
 //! AVX-512 (F, BW, VBMI, VBMI2): only called after runtime detection said yes (see `ScanImpl::is_available`).
-//! Besides `find`, it decodes escaped strings a whole 64-byte block at a time ([`unescape`]): the escapes'
-//! backslashes are dropped and their characters translated by one compress and one permute, instead of one
-//! trip through the scalar loop per escape.
+//! It decodes escaped strings a whole 64-byte block at a time ([`unescape`]): the escapes' backslashes are
+//! dropped and their characters translated by one compress and permutes, instead of one trip through the scalar
+//! loop per escape. (Finding stops is left to the AVX2 body.)
 
 use std::arch::x86_64::*;
 
@@ -12,40 +12,6 @@ const WIDTH: usize = 64;
 #[inline(always)]
 fn lanes(n: usize) -> u64 {
     if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
-}
-
-/// Stop flags of the (up to) 64 bytes at `buf[at..]`: `"`, `\`, `< 0x20`; lanes past the end are clear.
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw")]
-fn stops(buf: &[u8], at: usize) -> u64 {
-    let valid = lanes(buf.len() - at);
-    let v = if valid == u64::MAX {
-        // SAFETY: `at + 64 <= buf.len()`: 64 readable bytes; `loadu` has no alignment requirement.
-        unsafe { _mm512_loadu_si512(buf.as_ptr().add(at).cast()) }
-    } else {
-        // SAFETY: `at <= buf.len()` (callers), and the masked load reads only the `valid` lanes, all inside
-        // `buf`; masked-off lanes are neither read nor able to fault.
-        unsafe { _mm512_maskz_loadu_epi8(valid, buf.as_ptr().add(at).cast::<i8>()) }
-    };
-    let quote = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'"' as i8));
-    let backslash = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'\\' as i8));
-    let control = _mm512_mask_cmplt_epu8_mask(valid, v, _mm512_set1_epi8(0x20));
-    quote | backslash | control
-}
-
-/// The first block at or after `at` holding a stop; see `Body::find`. Callers must have checked that the
-/// CPU has AVX-512 F and BW.
-#[target_feature(enable = "avx512f,avx512bw")]
-pub(in crate::scan) fn find(buf: &[u8], at: usize) -> (usize, u64) {
-    let mut i = at;
-    while i < buf.len() {
-        let mask = stops(buf, i);
-        if mask != 0 {
-            return (i, mask);
-        }
-        i += WIDTH;
-    }
-    (i, 0)
 }
 
 /// Tables indexed by a byte's low seven bits: what a one-byte escape's character decodes to (identity except

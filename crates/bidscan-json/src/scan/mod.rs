@@ -41,8 +41,9 @@ pub enum ScanImpl {
     Sse2,
     /// x86_64 AVX2, 64-byte blocks of two 32-byte compares (runtime-detected).
     Avx2,
-    /// x86_64 AVX-512 (F, BW, VBMI, VBMI2; runtime-detected): 64-byte blocks, and escaped strings decoded a block
-    /// at a time (the escapes' backslashes compressed out, their characters translated by a permute).
+    /// x86_64 AVX-512 (F, BW, VBMI, VBMI2, with AVX2; runtime-detected): strings are scanned with the AVX2 body up
+    /// to their first escape, then decoded a 64-byte block at a time (the escapes' backslashes compressed out,
+    /// their characters translated by permutes).
     Avx512,
     /// aarch64 NEON, 16 bytes per block (baseline on aarch64).
     Neon,
@@ -76,7 +77,8 @@ impl ScanImpl {
             ScanImpl::Avx2 => false,
             #[cfg(target_arch = "x86_64")]
             ScanImpl::Avx512 => {
-                std::is_x86_feature_detected!("avx512f")
+                std::is_x86_feature_detected!("avx2")
+                    && std::is_x86_feature_detected!("avx512f")
                     && std::is_x86_feature_detected!("avx512bw")
                     && std::is_x86_feature_detected!("avx512vbmi")
                     && std::is_x86_feature_detected!("avx512vbmi2")
