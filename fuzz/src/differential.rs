@@ -4,7 +4,7 @@ use bidscan_json::ErrorKind;
 use bidscan_openrtb::{BidResponse, DecodeError, Decoded, Mode};
 use serde_json::Value;
 
-use crate::nesting;
+use crate::text_nesting;
 
 /// Where bidscan-json and serde_json are allowed to differ. Each is documented in RELIABILITY.md and in
 /// `crates/bidscan-json/tests/differential.rs`; anything else is a bug.
@@ -36,7 +36,7 @@ pub fn differential(data: &[u8]) -> Option<KnownDifference> {
             None
         }
         (Err(_), Err(_)) => None,
-        (Ok(a), Err(e)) if is_recursion_limit(e) && nesting(a) == 128 => {
+        (Ok(_), Err(e)) if is_recursion_limit(e) && text_nesting(data) == 128 => {
             Some(KnownDifference::Depth128)
         }
         (Ok(_), Err(e)) => panic!("bidscan-json accepts, serde_json rejects: {e}"),

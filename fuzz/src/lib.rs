@@ -44,9 +44,44 @@ pub fn nesting(value: &serde_json::Value) -> usize {
     deepest
 }
 
+/// Nesting depth of a JSON text: the deepest run of open `[`/`{` outside strings. Unlike [`nesting`] of the
+/// decoded value, it counts containers a later duplicate key replaced (`{"a":[[1]],"a":1}` is 3 deep as text,
+/// 1 as a value), which is what a reader's depth limit sees.
+pub fn text_nesting(text: &[u8]) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for &b in text {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_nesting_counts_replaced_containers_and_ignores_strings() {
+        assert_eq!(text_nesting(br#"{"a":[[1]],"a":1}"#), 3);
+        assert_eq!(text_nesting(br#"["[[\"]]]", {}]"#), 2);
+        assert_eq!(text_nesting(b"1"), 0);
+    }
 
     #[test]
     fn nesting_counts_containers() {

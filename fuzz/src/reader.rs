@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::Value;
 
-use crate::nesting;
+use crate::text_nesting;
 
 /// The small depth limit the reader is also run with.
 const SMALL_DEPTH: usize = 5;
@@ -226,17 +226,18 @@ fn depth_limit(data: &[u8], value: Option<&Value>) {
         (Some(v), Ok(s)) => {
             assert_eq!(v, &s, "depth limit changed the value");
             assert!(
-                nesting(v) <= SMALL_DEPTH,
+                text_nesting(data) <= SMALL_DEPTH,
                 "nesting {} accepted at limit {SMALL_DEPTH}",
-                nesting(v)
+                text_nesting(data)
             );
         }
-        (Some(v), Err(e)) => {
+        (Some(_), Err(e)) => {
+            // The text's nesting, not the value's: a later duplicate key may have replaced the deep part.
             assert_eq!(e.kind(), ErrorKind::DepthLimit, "{e}");
             assert!(
-                nesting(v) > SMALL_DEPTH,
+                text_nesting(data) > SMALL_DEPTH,
                 "nesting {} refused at limit {SMALL_DEPTH}: {e}",
-                nesting(v)
+                text_nesting(data)
             );
         }
         (None, Ok(s)) => panic!("accepted only with the lower depth limit: {s:?}"),
