@@ -1,11 +1,17 @@
 //! The router and its layers.
 //!
 //! Every route, outermost first: `SetRequestId` (keep `x-request-id` or make a UUID) → `Trace` (one span per
-//! request, carrying the id) → `PropagateRequestId` (echo it) → metrics (`route` = the route template) →
-//! `CatchPanic` (500 JSON) → [`close_if_unread`] (an error answered before the body was read gets
-//! `Connection: close`) → [`json_errors`] (error bodies of the layers below get the JSON shape).
+//! request, carrying the id) → `PropagateRequestId` (echo it) — these three wrap the whole router
+//! ([`RequestLayers`]) — then, per route, metrics ([`TrackLayer`], `route` = the route template) → `CatchPanic`
+//! (500 JSON) → [`CloseIfUnreadLayer`] (an error answered before the body was read gets `Connection: close`) →
+//! [`json_errors`] (error bodies of the layers below get the JSON shape).
 //!
-//! `/decode` adds, outermost first: `PropagateHeader(x-openrtb-version)` → `HandleError` (shed → 503 with
+//! The layers are plain tower layers where one does the job (axum's `from_fn` and `map_response` box a future per
+//! request), and every `Router::layer` or `MethodRouter::layer` call adds a boxed service that each request
+//! clones (with everything below it), so the per-route layers are one `Router::layer` call and the decode
+//! layers one `MethodRouter::layer` call (BENCHMARKS.md §6 has the instruction counts).
+//!
+//! `/decode` adds, outermost first: `PropagateHeader(x-openrtb-version)` → `AnswerErrors` (shed → 503 with
 //! `Retry-After`, timeout → 408) → `LoadShed` → `GlobalConcurrencyLimit` (one semaphore, [`AppState::permits`],
 //! shared with the batch route) → `Timeout` → `RequestBodyLimit` (wire bytes, 413) → `RequestDecompression`
 //! (gzip, deflate, br, zstd; other encodings 415). `/decode/batch` streams, so it differs (see
@@ -16,35 +22,45 @@
 //! slow (decoding is bounded by the body limit and takes milliseconds at most); 504 would claim an upstream that
 //! does not exist.
 
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll, ready};
 use std::time::{Duration, Instant};
 
 use axum::Router;
-use axum::error_handling::HandleErrorLayer;
-use axum::extract::{MatchedPath, Request, State};
-use axum::http::{HeaderName, StatusCode};
-use axum::middleware::{self, Next};
+use axum::body::Body;
+use axum::http::{HeaderName, Request, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get, post};
+use pin_project_lite::pin_project;
 use tokio::sync::Semaphore;
 use tower::limit::GlobalConcurrencyLimitLayer;
 use tower::load_shed::LoadShedLayer;
 use tower::timeout::TimeoutLayer;
-use tower::{BoxError, ServiceBuilder};
+use tower::util::MapResponseLayer;
+use tower::{BoxError, Layer, Service, ServiceBuilder};
 use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::classify::{ServerErrorsAsFailures, SharedClassifier};
 use tower_http::decompression::RequestDecompressionLayer;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::propagate_header::PropagateHeaderLayer;
-use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::request_id::{
+    MakeRequestUuid, PropagateRequestId, PropagateRequestIdLayer, SetRequestId, SetRequestIdLayer,
+};
 use tower_http::timeout::RequestBodyTimeoutLayer;
-use tower_http::trace::{DefaultOnFailure, TraceLayer};
+use tower_http::trace::{
+    DefaultOnBodyChunk, DefaultOnEos, DefaultOnFailure, DefaultOnRequest, DefaultOnResponse,
+    MakeSpan, Trace, TraceLayer,
+};
 
-use crate::body::close_if_unread;
+use crate::body::CloseIfUnreadLayer;
 use crate::config::Config;
 use crate::engine::Engine;
 use crate::error::{ApiError, json_errors, panic_response};
-use crate::metrics::Metrics;
+use crate::metrics::{HttpMetrics, Metrics, TrackLayer};
 use crate::routes::{batch, decode, ops};
 
 /// Header echoed on decode responses when the request sends it.
@@ -96,7 +112,61 @@ impl AppState {
     }
 }
 
+/// The route templates of [`router`], whose metric handles are kept ([`HttpMetrics`]); a route missing here is
+/// still counted, through the slower label lookup.
+const ROUTES: [&str; 7] = [
+    "/decode",
+    "/decode/batch",
+    "/",
+    "/healthz",
+    "/readyz",
+    "/metrics",
+    "/openapi.json",
+];
+
+/// The whole application as served: [`RequestLayers`] around [`router`].
+pub type App = <RequestLayers as Layer<Router>>::Service;
+
 /// The whole application: routes, layers, state.
+pub fn app(state: AppState) -> App {
+    RequestLayers.layer(router(state))
+}
+
+/// The outermost layers, which need no route: `SetRequestId` → `Trace` → `PropagateRequestId`. They wrap the
+/// router rather than each route ([`Router::layer`]), so that a request passes through them without the boxing
+/// and cloning that each `Router::layer` adds to every route.
+#[derive(Clone, Copy, Debug)]
+pub struct RequestLayers;
+
+impl<S> Layer<S> for RequestLayers {
+    type Service = SetRequestId<
+        Trace<
+            PropagateRequestId<S>,
+            SharedClassifier<ServerErrorsAsFailures>,
+            RequestSpan,
+            DefaultOnRequest,
+            DefaultOnResponse,
+            DefaultOnBodyChunk,
+            DefaultOnEos,
+            DefaultOnFailure,
+        >,
+        MakeRequestUuid,
+    >;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        ServiceBuilder::new()
+            .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+            .layer(
+                TraceLayer::new_for_http()
+                    .make_span_with(RequestSpan)
+                    .on_failure(DefaultOnFailure::new().level(tracing::Level::WARN)),
+            )
+            .layer(PropagateRequestIdLayer::x_request_id())
+            .service(inner)
+    }
+}
+
+/// The routes and the layers that need one (the metrics' `route` label), without [`RequestLayers`].
 pub fn router(state: AppState) -> Router {
     let server = &state.config.server;
     let guard = DecodeGuard {
@@ -104,6 +174,7 @@ pub fn router(state: AppState) -> Router {
         timeout: state.config.request_timeout(),
         retry_after: server.retry_after_secs,
     };
+    let http = Arc::new(HttpMetrics::new(state.metrics().clone(), &ROUTES));
     Router::new()
         .route(
             "/decode",
@@ -119,17 +190,14 @@ pub fn router(state: AppState) -> Router {
         .route("/metrics", get(ops::metrics))
         .route("/openapi.json", get(ops::openapi))
         .fallback(ops::not_found)
-        .layer(middleware::map_response(json_errors))
-        .layer(middleware::from_fn(close_if_unread))
-        .layer(CatchPanicLayer::custom(panic_response))
-        .layer(middleware::from_fn_with_state(state.clone(), track))
-        .layer(PropagateRequestIdLayer::x_request_id())
+        // One `Router::layer` call: each adds a boxed, per-request-cloned service to every route.
         .layer(
-            TraceLayer::new_for_http()
-                .make_span_with(make_span)
-                .on_failure(DefaultOnFailure::new().level(tracing::Level::WARN)),
+            ServiceBuilder::new()
+                .layer(TrackLayer::new(http))
+                .layer(CatchPanicLayer::custom(panic_response))
+                .layer(CloseIfUnreadLayer)
+                .layer(MapResponseLayer::new(json_errors)),
         )
-        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
         .with_state(state)
 }
 
@@ -148,9 +216,7 @@ impl DecodeGuard {
         route.layer(
             ServiceBuilder::new()
                 .layer(PropagateHeaderLayer::new(OPENRTB_VERSION))
-                .layer(HandleErrorLayer::new(move |e: BoxError| async move {
-                    overload_error(&e, retry_after)
-                }))
+                .layer(AnswerErrorsLayer { retry_after })
                 .layer(LoadShedLayer::new())
                 .layer(GlobalConcurrencyLimitLayer::with_semaphore(
                     self.permits.clone(),
@@ -176,6 +242,107 @@ impl DecodeGuard {
     }
 }
 
+/// Answers the errors of the decode layers below it ([`overload_error`]: shed → 503, timeout → 408), so that the
+/// route's error type is `Infallible`. What axum's `HandleErrorLayer` does, without its per-request clone of the
+/// layers below and its boxed future.
+#[derive(Clone, Copy, Debug)]
+struct AnswerErrorsLayer {
+    retry_after: u64,
+}
+
+impl<S> Layer<S> for AnswerErrorsLayer {
+    type Service = AnswerErrors<S>;
+
+    fn layer(&self, inner: S) -> AnswerErrors<S> {
+        AnswerErrors {
+            inner,
+            retry_after: self.retry_after,
+            not_ready: None,
+        }
+    }
+}
+
+/// The service of [`AnswerErrorsLayer`].
+struct AnswerErrors<S> {
+    inner: S,
+    retry_after: u64,
+    /// An error of the inner `poll_ready`, answered by the next `call` (`poll_ready` itself cannot fail here).
+    not_ready: Option<BoxError>,
+}
+
+impl<S: Clone> Clone for AnswerErrors<S> {
+    fn clone(&self) -> Self {
+        // A clone has not been polled ready, so it has no readiness error of its own.
+        AnswerErrors {
+            inner: self.inner.clone(),
+            retry_after: self.retry_after,
+            not_ready: None,
+        }
+    }
+}
+
+impl<S, R> Service<Request<Body>> for AnswerErrors<S>
+where
+    S: Service<Request<Body>, Response = R, Error = BoxError>,
+    R: IntoResponse,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = AnswerErrorsFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        if let Err(e) = ready!(self.inner.poll_ready(cx)) {
+            self.not_ready = Some(e);
+        }
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: Request<Body>) -> Self::Future {
+        let retry_after = self.retry_after;
+        match self.not_ready.take() {
+            Some(error) => AnswerErrorsFuture::NotReady {
+                error: Some(error),
+                retry_after,
+            },
+            None => AnswerErrorsFuture::Called {
+                inner: self.inner.call(req),
+                retry_after,
+            },
+        }
+    }
+}
+
+pin_project! {
+    /// The response future of [`AnswerErrors`].
+    #[project = AnswerErrorsProj]
+    enum AnswerErrorsFuture<F> {
+        Called { #[pin] inner: F, retry_after: u64 },
+        NotReady { error: Option<BoxError>, retry_after: u64 },
+    }
+}
+
+impl<F, R> Future for AnswerErrorsFuture<F>
+where
+    F: Future<Output = Result<R, BoxError>>,
+    R: IntoResponse,
+{
+    type Output = Result<Response, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let res = match self.project() {
+            AnswerErrorsProj::Called { inner, retry_after } => match ready!(inner.poll(cx)) {
+                Ok(res) => res.into_response(),
+                Err(e) => overload_error(&e, *retry_after).into_response(),
+            },
+            AnswerErrorsProj::NotReady { error, retry_after } => match error.take() {
+                Some(e) => overload_error(&e, *retry_after).into_response(),
+                None => panic!("AnswerErrorsFuture polled after completion"),
+            },
+        };
+        Poll::Ready(Ok(res))
+    }
+}
+
 /// Maps the errors of the shed/limit/timeout layers: overloaded → 503 + `Retry-After`, elapsed → 408.
 fn overload_error(e: &BoxError, retry_after: u64) -> ApiError {
     if e.is::<tower::load_shed::error::Overloaded>() {
@@ -196,29 +363,18 @@ fn overload_error(e: &BoxError, retry_after: u64) -> ApiError {
     }
 }
 
-fn make_span(req: &Request) -> tracing::Span {
-    let id = req
-        .headers()
-        .get("x-request-id")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    tracing::info_span!("request", method = %req.method(), uri = %req.uri(), request_id = %id)
-}
+/// The span of each request: `request` at INFO with method, URI and request id. Nothing is formatted when INFO
+/// is filtered out.
+#[derive(Clone, Copy, Debug)]
+pub struct RequestSpan;
 
-/// Counts `bidscan_http_requests_total{route,status}` and `bidscan_http_request_duration_seconds{route}`.
-async fn track(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
-    let started = Instant::now();
-    let res = next.run(req).await;
-    let m = state.metrics();
-    m.http_duration
-        .with_label_values(&[&route])
-        .observe(started.elapsed().as_secs_f64());
-    m.http_requests
-        .with_label_values(&[route.as_str(), res.status().as_str()])
-        .inc();
-    res.into_response()
+impl<B> MakeSpan<B> for RequestSpan {
+    fn make_span(&mut self, req: &Request<B>) -> tracing::Span {
+        let id = req
+            .headers()
+            .get("x-request-id")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        tracing::info_span!("request", method = %req.method(), uri = %req.uri(), request_id = %id)
+    }
 }

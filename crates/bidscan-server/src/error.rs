@@ -183,8 +183,8 @@ impl IntoResponse for ApiError {
 }
 
 /// Rewrites a 4xx/5xx response that is not JSON (made by a tower layer or the router) into the error shape,
-/// keeping its status and headers (e.g. `Accept-Encoding` on 415). Used with `axum::middleware::map_response`.
-pub async fn json_errors(res: Response<Body>) -> Response<Body> {
+/// keeping its status and headers (e.g. `Accept-Encoding` on 415). Used with `tower::util::MapResponseLayer`.
+pub fn json_errors(res: Response<Body>) -> Response<Body> {
     let status = res.status();
     if !(status.is_client_error() || status.is_server_error()) || is_json(&res) {
         return res;

@@ -4,13 +4,21 @@
 //! Label cardinality is bounded: `route` is the route template (`/decode`, never a raw path; unmatched requests
 //! are `"unmatched"`), `status` a status code, `code` an issue code from a fixed list in bidscan-openrtb.
 
-use std::sync::Arc;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, OnceLock};
+use std::task::{Context, Poll, ready};
+use std::time::{Duration, Instant};
 
+use axum::extract::MatchedPath;
+use axum::http::{Request, Response, StatusCode};
 use bidscan_pool::{Budget, DropReason, Event, Observer};
+use pin_project_lite::pin_project;
 use prometheus::{
     Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge,
     IntGaugeVec, Opts, Registry, TextEncoder,
 };
+use tower::{Layer, Service};
 
 /// Name of the pool of decode buffers (the `buffer` label).
 pub const INPUT_BUFFER: &str = "input";
@@ -226,42 +234,231 @@ impl Metrics {
     }
 }
 
+/// Status codes whose `bidscan_http_requests_total` series a [`RouteMetrics`] keeps a handle to once first used
+/// (every status the service answers by itself); other codes go through the label lookup each time.
+const COMMON_STATUSES: [u16; 11] = [200, 400, 404, 405, 408, 413, 415, 422, 431, 500, 503];
+
+/// The HTTP metrics of one route template, with each series' handle resolved on first use, so that counting a
+/// request does not hash label values. Series are created exactly when the label lookup would create them (on
+/// the first request with that route and status), so the exposition is the same.
+pub struct RouteMetrics {
+    route: &'static str,
+    duration: OnceLock<Histogram>,
+    requests: [OnceLock<IntCounter>; COMMON_STATUSES.len()],
+}
+
+impl RouteMetrics {
+    fn new(route: &'static str) -> RouteMetrics {
+        RouteMetrics {
+            route,
+            duration: OnceLock::new(),
+            requests: std::array::from_fn(|_| OnceLock::new()),
+        }
+    }
+
+    /// Counts one request answered with `status` after `elapsed`.
+    fn observe(&self, m: &Metrics, status: StatusCode, elapsed: Duration) {
+        self.duration
+            .get_or_init(|| m.http_duration.with_label_values(&[self.route]))
+            .observe(elapsed.as_secs_f64());
+        match COMMON_STATUSES.iter().position(|&s| s == status.as_u16()) {
+            Some(i) => self.requests[i]
+                .get_or_init(|| {
+                    m.http_requests
+                        .with_label_values(&[self.route, status.as_str()])
+                })
+                .inc(),
+            None => m
+                .http_requests
+                .with_label_values(&[self.route, status.as_str()])
+                .inc(),
+        }
+    }
+}
+
+/// `bidscan_http_requests_total{route,status}` and `bidscan_http_request_duration_seconds{route}` for a fixed set
+/// of route templates plus `"unmatched"` (no route matched). A template outside the set is still counted, under
+/// its own name, through the label lookup.
+pub struct HttpMetrics {
+    metrics: Arc<Metrics>,
+    routes: Vec<RouteMetrics>,
+    unmatched: RouteMetrics,
+}
+
+impl HttpMetrics {
+    /// Handles for `routes` (route templates such as `/decode`) in `metrics`.
+    pub fn new(metrics: Arc<Metrics>, routes: &[&'static str]) -> HttpMetrics {
+        HttpMetrics {
+            metrics,
+            routes: routes.iter().map(|r| RouteMetrics::new(r)).collect(),
+            unmatched: RouteMetrics::new("unmatched"),
+        }
+    }
+
+    /// Counts one request to `route` (its template, `None` when no route matched).
+    pub fn observe(&self, route: Option<&str>, status: StatusCode, elapsed: Duration) {
+        let m = &self.metrics;
+        let Some(route) = route else {
+            return self.unmatched.observe(m, status, elapsed);
+        };
+        match self.routes.iter().find(|r| r.route == route) {
+            Some(r) => r.observe(m, status, elapsed),
+            None => {
+                m.http_duration
+                    .with_label_values(&[route])
+                    .observe(elapsed.as_secs_f64());
+                m.http_requests
+                    .with_label_values(&[route, status.as_str()])
+                    .inc();
+            }
+        }
+    }
+}
+
+/// Layer counting every request into [`HttpMetrics`]: the route is the [`MatchedPath`] the router set (so it must
+/// run inside the router, e.g. through `Router::layer`), the duration runs until the response head is ready.
+#[derive(Clone)]
+pub struct TrackLayer {
+    http: Arc<HttpMetrics>,
+}
+
+impl TrackLayer {
+    /// Counts into `http`.
+    pub fn new(http: Arc<HttpMetrics>) -> TrackLayer {
+        TrackLayer { http }
+    }
+}
+
+impl<S> Layer<S> for TrackLayer {
+    type Service = Track<S>;
+
+    fn layer(&self, inner: S) -> Track<S> {
+        Track {
+            inner,
+            http: self.http.clone(),
+        }
+    }
+}
+
+/// The service of [`TrackLayer`].
+#[derive(Clone)]
+pub struct Track<S> {
+    inner: S,
+    http: Arc<HttpMetrics>,
+}
+
+impl<S, B, R> Service<Request<B>> for Track<S>
+where
+    S: Service<Request<B>, Response = Response<R>>,
+{
+    type Response = Response<R>;
+    type Error = S::Error;
+    type Future = TrackFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request<B>) -> Self::Future {
+        let route = req.extensions().get::<MatchedPath>().cloned();
+        TrackFuture {
+            started: Instant::now(),
+            inner: self.inner.call(req),
+            http: self.http.clone(),
+            route,
+        }
+    }
+}
+
+pin_project! {
+    /// The response future of [`Track`].
+    pub struct TrackFuture<F> {
+        #[pin]
+        inner: F,
+        http: Arc<HttpMetrics>,
+        route: Option<MatchedPath>,
+        started: Instant,
+    }
+}
+
+impl<F, R, E> Future for TrackFuture<F>
+where
+    F: Future<Output = Result<Response<R>, E>>,
+{
+    type Output = Result<Response<R>, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let res = ready!(this.inner.poll(cx));
+        if let Ok(res) = &res {
+            let route = this.route.as_ref().map(MatchedPath::as_str);
+            this.http
+                .observe(route, res.status(), this.started.elapsed());
+        }
+        Poll::Ready(res)
+    }
+}
+
 /// Feeds pool events into [`Metrics`]. The retained-bytes gauge is the shared [`Budget`]'s total (all worker pools),
 /// not the per-pool figure the observer is given.
 pub struct PoolMetrics {
     metrics: Arc<Metrics>,
     budget: Arc<Budget>,
+    /// `bidscan_pool_checkouts_total{result="hit"}` and `{result="miss"}`, resolved once (events come with every
+    /// decode).
+    hit: IntCounter,
+    miss: IntCounter,
+    /// The [`INPUT_BUFFER`] series of grow, shrink and retained bytes, resolved once.
+    input_grow: IntCounter,
+    input_shrink: IntCounter,
+    input_retained: IntGauge,
 }
 
 impl PoolMetrics {
-    /// An observer counting into `metrics`, reading totals from `budget`.
+    /// An observer counting into `metrics`, reading totals from `budget`. Resolves only series that
+    /// [`Metrics::new`] already created at zero.
     pub fn new(metrics: Arc<Metrics>, budget: Arc<Budget>) -> PoolMetrics {
-        PoolMetrics { metrics, budget }
+        PoolMetrics {
+            hit: metrics.checkouts.with_label_values(&["hit"]),
+            miss: metrics.checkouts.with_label_values(&["miss"]),
+            input_grow: metrics.buffer_grow.with_label_values(&[INPUT_BUFFER]),
+            input_shrink: metrics.buffer_shrink.with_label_values(&[INPUT_BUFFER]),
+            input_retained: metrics.buffer_retained.with_label_values(&[INPUT_BUFFER]),
+            metrics,
+            budget,
+        }
     }
 }
 
 impl Observer for PoolMetrics {
     fn on_event(&self, buffer: &'static str, event: &Event) {
         let m = &self.metrics;
+        let input = buffer == INPUT_BUFFER;
         match event {
+            Event::Grow { .. } if input => self.input_grow.inc(),
             Event::Grow { .. } => m.buffer_grow.with_label_values(&[buffer]).inc(),
+            Event::Shrink { .. } if input => self.input_shrink.inc(),
             Event::Shrink { .. } => m.buffer_shrink.with_label_values(&[buffer]).inc(),
             Event::Drop { reason, .. } => {
                 m.buffer_drop
                     .with_label_values(&[buffer, reason.as_str()])
                     .inc();
             }
-            Event::CheckoutHit => m.checkouts.with_label_values(&["hit"]).inc(),
-            Event::CheckoutMiss => m.checkouts.with_label_values(&["miss"]).inc(),
+            Event::CheckoutHit => self.hit.inc(),
+            Event::CheckoutMiss => self.miss.inc(),
         }
     }
 
     fn on_retained(&self, buffer: &'static str, _pool_total: usize) {
         let total = i64::try_from(self.budget.retained()).unwrap_or(i64::MAX);
-        self.metrics
-            .buffer_retained
-            .with_label_values(&[buffer])
-            .set(total);
+        if buffer == INPUT_BUFFER {
+            self.input_retained.set(total);
+        } else {
+            self.metrics
+                .buffer_retained
+                .with_label_values(&[buffer])
+                .set(total);
+        }
     }
 }
 
@@ -299,6 +496,37 @@ mod tests {
         }
         #[cfg(target_os = "linux")]
         assert!(text.contains("process_resident_memory_bytes"));
+    }
+
+    #[test]
+    fn http_metrics_count_the_series_the_label_lookup_would() {
+        let m = Arc::new(Metrics::new().unwrap());
+        let http = HttpMetrics::new(m.clone(), &["/decode", "/decode/batch"]);
+        let ms = Duration::from_millis(1);
+        http.observe(Some("/decode"), StatusCode::OK, ms);
+        http.observe(Some("/decode"), StatusCode::OK, ms);
+        http.observe(Some("/decode"), StatusCode::IM_A_TEAPOT, ms);
+        http.observe(Some("/other"), StatusCode::OK, ms);
+        http.observe(None, StatusCode::NOT_FOUND, ms);
+        let text = m.render().unwrap();
+        assert!(
+            !text.contains("route=\"/decode/batch\""),
+            "no series before the first request"
+        );
+        let count =
+            |route: &str, status: &str| m.http_requests.with_label_values(&[route, status]).get();
+        assert_eq!(count("/decode", "200"), 2);
+        assert_eq!(count("/decode", "418"), 1);
+        assert_eq!(count("/other", "200"), 1);
+        assert_eq!(count("unmatched", "404"), 1);
+        let samples = |route: &str| {
+            m.http_duration
+                .with_label_values(&[route])
+                .get_sample_count()
+        };
+        assert_eq!(samples("/decode"), 3);
+        assert_eq!(samples("/other"), 1);
+        assert_eq!(samples("unmatched"), 1);
     }
 
     #[test]

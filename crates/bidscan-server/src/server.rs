@@ -29,7 +29,6 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use axum::Router;
 use axum::serve::Listener;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -100,7 +99,7 @@ pub async fn serve(
     warn_if_over_fd_limit(config.server.max_connections);
     let state = AppState::new(config)?;
     let conns = Connections {
-        app: app::router(state.clone()),
+        app: app::app(state.clone()),
         http,
         slots,
         metrics: state.metrics().clone(),
@@ -142,7 +141,7 @@ pub async fn serve(
 
 /// The open connections and what serving one needs.
 struct Connections {
-    app: Router,
+    app: app::App,
     /// Configured once, used for every connection.
     http: http1::Builder,
     /// One permit per open connection, `server.max_connections` in all.
