@@ -186,6 +186,7 @@ impl<'a> Decoded<'a> {
             Status::Bid
         };
         validate::validate(&response, status, &mut issues);
+        validate::truncate(&mut issues);
         Ok(Decoded {
             status,
             response,

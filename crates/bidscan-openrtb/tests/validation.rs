@@ -245,3 +245,19 @@ fn one_bad_bid_never_hides_the_others() {
     let s = d.summary();
     assert_eq!((s.errors, s.warnings), (4, 1));
 }
+
+#[test]
+fn issues_are_capped_with_a_count_of_the_rest() {
+    // 2,000 empty bids: 5 findings each (missing id, impid, price, crid, markup), 10,000 in all.
+    let bids = vec!["{}"; 2000].join(",");
+    let json = format!(r#"{{"id":"r","seatbid":[{{"bid":[{bids}]}}]}}"#);
+    let (decoded, found) = findings(&json);
+    assert_eq!(decoded.status, Status::Bid);
+    assert_eq!(found.len(), bidscan_openrtb::validate::MAX_ISSUES + 1);
+    let (path, code, severity) = found.last().expect("issues");
+    assert_eq!((path.as_str(), *code, *severity), ("", "issues_truncated", Severity::Warning));
+    let message = &decoded.issues.last().expect("issues").message;
+    assert!(message.starts_with("9000 more issues not listed"), "{message}");
+    // The listed ones are the first in document order.
+    assert_eq!(found[0].0, "/seatbid/0/bid/0/id");
+}

@@ -61,13 +61,19 @@ pub struct ServerConfig {
     pub worker_threads: usize,
 }
 
+/// The largest `decode.max_depth` accepted: far below what overflows a 2 MiB tokio worker stack (between 10,000
+/// and 30,000 levels measured) and above any real bid response (a handful of levels; `ext` rarely passes 10).
+pub const MAX_DEPTH_LIMIT: usize = 1024;
+
 /// `[decode]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DecodeConfig {
     /// Mode used when a request names none.
     pub mode: ModeName,
-    /// Nesting depth limit of the reader (containers).
+    /// Nesting depth limit of the reader (containers), 1..=[`MAX_DEPTH_LIMIT`]. Each level is a stack frame of
+    /// the decoding thread, so the limit is bounded: a configured 1,000,000 let one 60 KB request overflow a
+    /// worker's stack.
     pub max_depth: usize,
 }
 
@@ -180,10 +186,16 @@ impl Config {
             ),
             ("decode.max_depth", self.decode.max_depth as u64),
         ];
-        match positive.iter().find(|(_, v)| *v == 0) {
-            Some((key, _)) => Err(format!("{key} must be greater than 0")),
-            None => Ok(()),
+        if let Some((key, _)) = positive.iter().find(|(_, v)| *v == 0) {
+            return Err(format!("{key} must be greater than 0"));
         }
+        if self.decode.max_depth > MAX_DEPTH_LIMIT {
+            return Err(format!(
+                "decode.max_depth must be at most {MAX_DEPTH_LIMIT} (each level uses stack), got {}",
+                self.decode.max_depth
+            ));
+        }
+        Ok(())
     }
 
     /// The figment behind [`Config::load`], for callers that add providers.
@@ -256,6 +268,12 @@ mod tests {
             jail.set_env("BIDSCAN__SERVER__MAX_CONNECTIONS", "0");
             let err = Config::load(None).unwrap_err();
             assert!(err.to_string().contains("max_connections"), "{err}");
+            jail.clear_env();
+            jail.set_env("BIDSCAN__DECODE__MAX_DEPTH", "1000000");
+            let err = Config::load(None).unwrap_err();
+            assert!(err.to_string().contains("max_depth must be at most 1024"), "{err}");
+            jail.set_env("BIDSCAN__DECODE__MAX_DEPTH", "1024");
+            assert_eq!(Config::load(None).map(|c| c.decode.max_depth).ok(), Some(1024));
             Ok(())
         });
     }
