@@ -255,9 +255,15 @@ fn issues_are_capped_with_a_count_of_the_rest() {
     assert_eq!(decoded.status, Status::Bid);
     assert_eq!(found.len(), bidscan_openrtb::validate::MAX_ISSUES + 1);
     let (path, code, severity) = found.last().expect("issues");
-    assert_eq!((path.as_str(), *code, *severity), ("", "issues_truncated", Severity::Warning));
+    assert_eq!(
+        (path.as_str(), *code, *severity),
+        ("", "issues_truncated", Severity::Warning)
+    );
     let message = &decoded.issues.last().expect("issues").message;
-    assert!(message.starts_with("9000 more issues not listed"), "{message}");
+    assert!(
+        message.starts_with("9000 more issues not listed"),
+        "{message}"
+    );
     // The listed ones are the first in document order.
     assert_eq!(found[0].0, "/seatbid/0/bid/0/id");
 }

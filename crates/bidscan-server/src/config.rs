@@ -271,9 +271,15 @@ mod tests {
             jail.clear_env();
             jail.set_env("BIDSCAN__DECODE__MAX_DEPTH", "1000000");
             let err = Config::load(None).unwrap_err();
-            assert!(err.to_string().contains("max_depth must be at most 1024"), "{err}");
+            assert!(
+                err.to_string().contains("max_depth must be at most 1024"),
+                "{err}"
+            );
             jail.set_env("BIDSCAN__DECODE__MAX_DEPTH", "1024");
-            assert_eq!(Config::load(None).map(|c| c.decode.max_depth).ok(), Some(1024));
+            assert_eq!(
+                Config::load(None).map(|c| c.decode.max_depth).ok(),
+                Some(1024)
+            );
             Ok(())
         });
     }
