@@ -40,7 +40,7 @@ use tokio::sync::Semaphore;
 use tower::limit::GlobalConcurrencyLimitLayer;
 use tower::load_shed::LoadShedLayer;
 use tower::timeout::TimeoutLayer;
-use tower::util::MapResponseLayer;
+use tower::util::{MapRequestLayer, MapResponseLayer};
 use tower::{BoxError, Layer, Service, ServiceBuilder};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::classify::{ServerErrorsAsFailures, SharedClassifier};
@@ -56,7 +56,7 @@ use tower_http::trace::{
     MakeSpan, Trace, TraceLayer,
 };
 
-use crate::body::CloseIfUnreadLayer;
+use crate::body::{self, CloseIfUnreadLayer};
 use crate::config::Config;
 use crate::engine::Engine;
 use crate::error::{ApiError, json_errors, panic_response};
@@ -223,6 +223,7 @@ impl DecodeGuard {
                 ))
                 .layer(TimeoutLayer::new(self.timeout))
                 .layer(RequestBodyLimitLayer::new(wire_limit))
+                .layer(MapRequestLayer::new(body::normalize_content_encoding))
                 .layer(RequestDecompressionLayer::new()),
         )
     }
@@ -237,6 +238,7 @@ impl DecodeGuard {
                 .layer(PropagateHeaderLayer::new(OPENRTB_VERSION))
                 .layer(RequestBodyTimeoutLayer::new(self.timeout))
                 .layer(RequestBodyLimitLayer::new(wire_limit))
+                .layer(MapRequestLayer::new(body::normalize_content_encoding))
                 .layer(RequestDecompressionLayer::new()),
         )
     }

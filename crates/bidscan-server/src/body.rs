@@ -105,6 +105,34 @@ pub enum Accepts {
     Ndjson,
 }
 
+/// Puts `Content-Encoding` in the form the decompression layer matches: content-coding names are
+/// case-insensitive and `x-gzip` is gzip (RFC 9110 §8.4.1.3, §8.4.1.3.1); an empty value means no coding. Other
+/// values pass unchanged (an unknown coding is still 415).
+pub fn normalize_content_encoding<B>(mut req: Request<B>) -> Request<B> {
+    let Some(text) = req
+        .headers()
+        .get(header::CONTENT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return req;
+    };
+    let text = text.trim();
+    if text.is_empty() {
+        req.headers_mut().remove(header::CONTENT_ENCODING);
+        return req;
+    }
+    let mut normalized = text.to_ascii_lowercase();
+    if normalized == "x-gzip" {
+        normalized = "gzip".to_owned();
+    }
+    if normalized != text
+        && let Ok(value) = HeaderValue::from_str(&normalized)
+    {
+        req.headers_mut().insert(header::CONTENT_ENCODING, value);
+    }
+    req
+}
+
 /// Checks `Content-Type`. Accepted: none; `application/json`; `application/*+json`; `text/plain`;
 /// `application/octet-stream`; and `application/x-www-form-urlencoded`, which `curl --data-binary` sends
 /// unless told otherwise — refusing it would break the obvious first try while gaining nothing, since the body

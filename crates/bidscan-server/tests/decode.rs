@@ -151,6 +151,18 @@ async fn unsupported_type_and_encoding_are_415() {
     assert_eq!(code, 415, "{v}");
     assert_eq!(v["error"]["code"], "unsupported_encoding");
 
+    // Coding names are case-insensitive, x-gzip is gzip, an empty Content-Encoding is none (RFC 9110 §8.4.1).
+    for encoding in ["GZIP", "x-gzip", " Gzip "] {
+        let res = server
+            .post("/decode", &[("content-encoding", encoding)], gzip(&doc))
+            .await;
+        assert_eq!(res.status(), 200, "{encoding:?}");
+    }
+    let res = server
+        .post("/decode", &[("content-encoding", "")], doc.clone())
+        .await;
+    assert_eq!(res.status(), 200);
+
     // What curl --data-binary sends by default is accepted.
     let res = server
         .post(
