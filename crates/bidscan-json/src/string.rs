@@ -36,8 +36,8 @@ pub(crate) fn decode_in_place(
 
 /// [`decode_in_place`] with AVX-512: up to the first stop with the AVX2 scan and its block cache (most strings
 /// have no escape: keys, ids, URLs), then whole blocks of plain bytes and escapes at a time
-/// (`Avx512::unescape`); `\uXXXX` escapes above 0x7f, errors and the end of input go through the scalar
-/// [`unescape`].
+/// (`Avx512::unescape`); `\uXXXX` escapes above 0x7f or cut by a block end, errors and the end of input go
+/// through the scalar [`unescape`].
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn decode_blocks(
@@ -112,22 +112,9 @@ fn decode_with<B: Body>(
         // Here buf[stop] == b'\\'.
         let read = unescape(buf, stop, &mut write)?;
         escapes += 1;
-        let into = read.wrapping_sub(block);
-        mask = if into < B::WIDTH {
-            mask & (u64::MAX << (into << B::SHIFT))
-        } else {
-            0
-        };
+        (block, mask) = stops_from(body, buf, block, mask, read);
         if mask == 0 {
-            let from = if into < B::WIDTH {
-                block.wrapping_add(B::WIDTH)
-            } else {
-                read
-            };
-            (block, mask) = body.find(buf, from);
-            if mask == 0 {
-                return Err((ErrorKind::Eof, buf.len()));
-            }
+            return Err((ErrorKind::Eof, buf.len()));
         }
         stop = block.wrapping_add((mask.trailing_zeros() >> B::SHIFT) as usize);
         let Some(&byte) = buf.get(stop) else {
@@ -144,6 +131,21 @@ fn decode_with<B: Body>(
             return Ok((write - 1, stop + 1));
         }
     }
+}
+
+/// The stop flags at or after `read`: the loaded block's (`block`, `mask`, as in [`decode_with`]) with the flags
+/// before `read` cleared while any are left, else the next block holding a stop (mask 0: none before the end).
+#[inline(always)]
+fn stops_from<B: Body>(body: B, buf: &[u8], block: usize, mask: u64, read: usize) -> (usize, u64) {
+    let into = read.wrapping_sub(block);
+    if into < B::WIDTH {
+        let rest = mask & (u64::MAX << (into << B::SHIFT));
+        if rest != 0 {
+            return (block, rest);
+        }
+        return body.find(buf, block.wrapping_add(B::WIDTH));
+    }
+    body.find(buf, read)
 }
 
 /// Decodes the escape whose backslash is at `buf[at]` to `buf[*write..]` (`*write <= at`: a decoded escape is
@@ -192,8 +194,8 @@ fn unescape_unicode(buf: &mut [u8], at: usize, write: &mut usize) -> Result<usiz
 }
 
 /// What each one-byte escape (`\"` `\\` `\/` `\b` `\f` `\n` `\r` `\t`) decodes to, indexed by the byte after the
-/// backslash; 0 for everything else (`u` and invalid escapes take the slow path).
-static SIMPLE: [u8; 256] = {
+/// backslash; 0 for everything else (`u` and invalid escapes take the slow path). Also the AVX-512 body's table.
+pub(crate) static SIMPLE: [u8; 256] = {
     let mut table = [0u8; 256];
     table[b'"' as usize] = b'"';
     table[b'\\' as usize] = b'\\';
@@ -315,20 +317,7 @@ fn skip_with<B: Body>(
             None => return Err((ErrorKind::Eof, buf.len())),
         };
         escapes += 1;
-        let into = read.wrapping_sub(block);
-        mask = if into < B::WIDTH {
-            mask & (u64::MAX << (into << B::SHIFT))
-        } else {
-            0
-        };
-        if mask == 0 {
-            let from = if into < B::WIDTH {
-                block.wrapping_add(B::WIDTH)
-            } else {
-                read
-            };
-            (block, mask) = body.find(buf, from);
-        }
+        (block, mask) = stops_from(body, buf, block, mask, read);
     }
 }
 
@@ -408,7 +397,7 @@ fn hex_error(buf: &[u8], at: usize) -> StrError {
 }
 
 /// Value of each hex digit byte; 0xff for every other byte.
-static HEX: [u8; 256] = {
+pub(crate) static HEX: [u8; 256] = {
     let mut table = [0xffu8; 256];
     let mut i = 0;
     while i < 10 {

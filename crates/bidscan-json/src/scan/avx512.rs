@@ -5,6 +5,8 @@
 
 use std::arch::x86_64::*;
 
+use crate::string::{HEX, SIMPLE};
+
 /// Bytes per block.
 const WIDTH: usize = 64;
 
@@ -13,44 +15,6 @@ const WIDTH: usize = 64;
 fn lanes(n: usize) -> u64 {
     if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
 }
-
-/// Tables indexed by a byte's low seven bits: what a one-byte escape's character decodes to (identity except
-/// `b f n r t`); which characters may follow a backslash as a one-byte escape (`" \ / b f n r t`); and the
-/// value of each hex digit (0xff for other bytes).
-const fn tables() -> ([u8; 128], [u8; 128], [u8; 128]) {
-    let mut decoded = [0u8; 128];
-    let mut simple = [0u8; 128];
-    let mut hex = [0xffu8; 128];
-    let mut d = 0;
-    while d < 10 {
-        hex[b'0' as usize + d] = d as u8;
-        d += 1;
-    }
-    let mut d = 0;
-    while d < 6 {
-        hex[b'a' as usize + d] = 10 + d as u8;
-        hex[b'A' as usize + d] = 10 + d as u8;
-        d += 1;
-    }
-    let mut i = 0;
-    while i < 128 {
-        decoded[i] = i as u8;
-        i += 1;
-    }
-    decoded[b'b' as usize] = 0x08;
-    decoded[b'f' as usize] = 0x0c;
-    decoded[b'n' as usize] = b'\n';
-    decoded[b'r' as usize] = b'\r';
-    decoded[b't' as usize] = b'\t';
-    let mut k = 0;
-    let chars = *b"\"\\/bfnrt";
-    while k < chars.len() {
-        simple[chars[k] as usize] = 1;
-        k += 1;
-    }
-    (decoded, simple, hex)
-}
-static TABLES: ([u8; 128], [u8; 128], [u8; 128]) = tables();
 
 /// Permute indexes moving every byte one lane up (lane 0 repeats).
 static SHIFT_UP: [u8; 64] = {
@@ -63,28 +27,13 @@ static SHIFT_UP: [u8; 64] = {
     idx
 };
 
-/// The byte `buf[at..at + 6]` encodes when it is `\u00XX` with `XX` below 0x80 (hex digits of either case).
-#[inline(always)]
-fn ascii_unicode_escape(buf: &[u8], at: usize) -> Option<u8> {
-    fn hex(b: u8) -> Option<u8> {
-        match b {
-            b'0'..=b'9' => Some(b - b'0'),
-            b'a'..=b'f' => Some(b - b'a' + 10),
-            b'A'..=b'F' => Some(b - b'A' + 10),
-            _ => None,
-        }
-    }
-    match buf.get(at..at + 6)? {
-        [b'\\', b'u', b'0', b'0', high @ b'0'..=b'7', low] => Some(hex(*high)? << 4 | hex(*low)?),
-        _ => None,
-    }
-}
-
-/// Loads the two halves of a 128-byte table.
+/// Loads the first 128 bytes of a byte table (the string decoder's tables, indexed by a byte; `permutex2var`
+/// uses an index's low seven bits, so bytes >= 0x80 are masked out by the callers).
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn halves(table: &[u8; 128]) -> (__m512i, __m512i) {
-    // SAFETY: `table` is 128 readable bytes; `loadu` has no alignment requirement.
+fn halves(table: &[u8; 256]) -> (__m512i, __m512i) {
+    // SAFETY: `table` is 256 readable bytes, of which the first 128 are loaded; `loadu` has no alignment
+    // requirement.
     unsafe {
         (
             _mm512_loadu_si512(table.as_ptr().cast()),
@@ -109,9 +58,9 @@ pub(in crate::scan) fn unescape(
     mut read: usize,
     mut write: usize,
 ) -> (usize, usize, u64, bool) {
-    let (decoded_lo, decoded_hi) = halves(&TABLES.0);
-    let (simple_lo, simple_hi) = halves(&TABLES.1);
-    let (hex_lo, hex_hi) = halves(&TABLES.2);
+    // `SIMPLE` gives a one-byte escape's decoded byte (non-zero) or 0; `HEX` a hex digit's value or 0xff.
+    let (decoded_lo, decoded_hi) = halves(&SIMPLE);
+    let (hex_lo, hex_hi) = halves(&HEX);
     // SAFETY: `SHIFT_UP` is 64 readable bytes; `loadu` has no alignment requirement.
     let shift_up = unsafe { _mm512_loadu_si512(SHIFT_UP.as_ptr().cast()) };
     let mut escapes = 0u64;
@@ -158,8 +107,8 @@ pub(in crate::scan) fn unescape(
         let mut out = v;
         if starts != 0 {
             let high = _mm512_movepi8_mask(v);
-            let class = _mm512_permutex2var_epi8(simple_lo, v, simple_hi);
-            let simple = _mm512_test_epi8_mask(class, class) & !high;
+            let translated = _mm512_permutex2var_epi8(decoded_lo, v, decoded_hi);
+            let simple = _mm512_test_epi8_mask(translated, translated) & !high;
             let u = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'u' as i8)) & escaped;
             let mut bad = escaped & !simple & !u;
             if u != 0 {
@@ -185,7 +134,6 @@ pub(in crate::scan) fn unescape(
                 }
             }
             stop |= bad >> 1;
-            let translated = _mm512_permutex2var_epi8(decoded_lo, v, decoded_hi);
             out = _mm512_mask_mov_epi8(out, escaped & !u, translated);
         }
         if stop == 0 && whole {
@@ -238,16 +186,6 @@ pub(in crate::scan) fn unescape(
         read += limit;
         if stop != 0 {
             let first = stop & stop.wrapping_neg();
-            if first & starts != 0
-                && let Some(byte) = ascii_unicode_escape(buf, read)
-            {
-                // `\u00XX` below 0x80 (Go's `\u003c`, `\u0026`): one byte, then on with the blocks.
-                buf[write] = byte;
-                write += 1;
-                read += 6;
-                escapes += 1;
-                continue;
-            }
             return (read, write, escapes, first & quote & !escaped != 0);
         }
     }
