@@ -16,6 +16,21 @@ fn lanes(n: usize) -> u64 {
     if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
 }
 
+/// The bytes of a block that follow an escape's backslash, given the block's backslashes (`block[i] == b'\\'`
+/// sets bit `i`) and a block starting outside any escape: in each run of backslashes the first, third, ...
+/// start escapes and the byte after each is escaped (`\\\\\"` escapes the second backslash and the quote). No
+/// loop over the backslashes: carries of one addition pair them (the method of simdjson's string scanner).
+#[inline(always)]
+pub(crate) fn escaped_bytes(backslash: u64) -> u64 {
+    const EVEN: u64 = 0x5555_5555_5555_5555;
+    let follows = backslash << 1;
+    // Runs starting on an odd bit, added to the backslashes: each carry ripples through its run and lands
+    // one past it; runs starting on even bits are flipped by the `EVEN ^` below instead.
+    let odd_starts = backslash & !EVEN & !follows;
+    let carried = odd_starts.wrapping_add(backslash);
+    (EVEN ^ (carried << 1)) & follows
+}
+
 /// Permute indexes moving every byte one lane up (lane 0 repeats).
 static SHIFT_UP: [u8; 64] = {
     let mut idx = [0u8; 64];
@@ -92,15 +107,8 @@ pub(in crate::scan) fn unescape(
             write += WIDTH;
             continue;
         }
-        // Escape starts: the first backslash of each pair, left to right (`\\` is one escape).
-        let mut rest = backslash;
-        let mut starts = 0u64;
-        while rest != 0 {
-            let first = rest & rest.wrapping_neg();
-            starts |= first;
-            rest &= !(first | first << 1);
-        }
-        let escaped = starts << 1;
+        let escaped = escaped_bytes(backslash);
+        let starts = backslash & !escaped;
         let mut stop = (quote & !escaped) | control | (starts & (1 << 63));
         // Bytes not copied (each escape's backslash, and `u00X` of a `\u00XX`), and the decoded block.
         let mut dropped = starts;

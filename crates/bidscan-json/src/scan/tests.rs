@@ -148,3 +148,36 @@ fn detected_is_available() {
     assert!(ScanImpl::detected().is_available());
     assert!(ScanImpl::available().contains(&ScanImpl::Swar));
 }
+
+/// The escaped bytes by pairing backslashes left to right, one at a time (the reference).
+#[cfg(target_arch = "x86_64")]
+fn escaped_one_by_one(backslash: u64) -> u64 {
+    let (mut rest, mut escaped) = (backslash, 0u64);
+    while rest != 0 {
+        let first = rest & rest.wrapping_neg();
+        escaped |= first << 1;
+        rest &= !(first | first << 1);
+    }
+    escaped
+}
+
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn escaped_bytes_pairs_backslashes_like_the_reference() {
+    // Every pattern of the low 16 bits, shifted to every position, and pseudo-random dense masks.
+    for low in 0..=u16::MAX as u64 {
+        for shift in [0, 1, 24, 48] {
+            let mask = low << shift;
+            assert_eq!(avx512::escaped_bytes(mask), escaped_one_by_one(mask), "{mask:#066b}");
+        }
+    }
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..200_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        for mask in [x, x | x.rotate_left(1), x & x.rotate_left(3), !x, u64::MAX, u64::MAX << 1] {
+            assert_eq!(avx512::escaped_bytes(mask), escaped_one_by_one(mask), "{mask:#066b}");
+        }
+    }
+}
