@@ -25,6 +25,38 @@ struct Shape {
     integer: Option<u64>,
     /// Upper bound of log10 of the magnitude (integer digits + exponent), saturating.
     magnitude: i64,
+    /// The digits read as one decimal integer (integer part then fraction, without the point), exact when
+    /// `digits <= 19`; with `digits` counted from the first non-zero integer digit (or the point).
+    mantissa: u64,
+    digits: i64,
+    /// Power of ten to apply to `mantissa`: the exponent minus the number of fraction digits.
+    scale: i64,
+}
+
+/// Powers of ten exactly representable as `f64` (10^0 ..= 10^22).
+const EXACT_POWERS: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+impl Shape {
+    /// The value without a text parse when it is exactly `mantissa × 10^scale` rounded once: a mantissa of at
+    /// most 15 digits (below 2^53, so exact as `f64`) and `|scale| <= 22` (an exact power), one correctly
+    /// rounded multiplication or division (Clinger, "How to Read Floating Point Numbers Accurately", 1990;
+    /// also the first step of std's parser). `None`: take the exact parser.
+    #[inline]
+    fn fast_f64(&self) -> Option<f64> {
+        if self.digits > 15 {
+            return None;
+        }
+        let m = self.mantissa as f64;
+        let value = match self.scale {
+            0..=22 => m * EXACT_POWERS[self.scale as usize],
+            -22..=-1 => m / EXACT_POWERS[(-self.scale) as usize],
+            _ => return None,
+        };
+        Some(if self.negative { -value } else { value })
+    }
 }
 
 /// Parses the number starting at `buf[at]` (a `-` or a digit). Returns it and the index after it.
@@ -35,7 +67,10 @@ pub(crate) fn parse(buf: &[u8], at: usize) -> Result<(Number, usize), NumError> 
         Some(n) if !shape.negative => Number::U64(n),
         // `-0` is -0.0 and integers below i64::MIN are floats, as in serde_json.
         Some(n) if n != 0 && n <= 1 << 63 => Number::I64((n as i64).wrapping_neg()),
-        _ => Number::F64(parse_f64(buf, at, shape.end)?),
+        _ => match shape.fast_f64() {
+            Some(value) => Number::F64(value),
+            None => Number::F64(parse_f64(buf, at, shape.end)?),
+        },
     };
     Ok((number, shape.end))
 }
@@ -85,6 +120,7 @@ fn scan(buf: &[u8], at: usize) -> Result<Shape, NumError> {
     i += usize::from(negative);
     let mut integer = Some(0u64);
     let mut digits = 0i64;
+    let mut mantissa = 0u64;
     match digit(buf, i) {
         Some(0) => {
             i += 1;
@@ -97,21 +133,26 @@ fn scan(buf: &[u8], at: usize) -> Result<Shape, NumError> {
                 integer = integer
                     .and_then(|n| n.checked_mul(10))
                     .and_then(|n| n.checked_add(u64::from(d)));
+                mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d));
                 digits += 1;
                 i += 1;
             }
         }
         None => return Err(expect_digit(buf, i)),
     }
+    let mut fraction = 0i64;
     if buf.get(i) == Some(&b'.') {
         i += 1;
         integer = None;
         if digit(buf, i).is_none() {
             return Err(expect_digit(buf, i));
         }
-        while digit(buf, i).is_some() {
+        let first = i;
+        while let Some(d) = digit(buf, i) {
+            mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d));
             i += 1;
         }
+        fraction = (i - first) as i64;
     }
     let mut exponent = 0i64;
     if let Some(b'e' | b'E') = buf.get(i) {
@@ -137,6 +178,9 @@ fn scan(buf: &[u8], at: usize) -> Result<Shape, NumError> {
         negative,
         integer,
         magnitude: digits.max(1) + exponent,
+        mantissa,
+        digits: digits + fraction,
+        scale: exponent - fraction,
     })
 }
 
@@ -182,6 +226,71 @@ mod tests {
         assert_eq!(num("1.5e3"), Ok(Number::F64(1500.0)));
         assert_eq!(num("1E-2"), Ok(Number::F64(0.01)));
         assert_eq!(num("123e-10000000"), Ok(Number::F64(0.0)));
+    }
+
+    /// The fast path (and the exact parser behind it) against std's parser, bit for bit, on prices, short and
+    /// long mantissas, leading zeros in the fraction and exponents around the fast path's limits.
+    #[test]
+    fn floats_round_like_std() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for _ in 0..300_000 {
+            let int_digits = next(19) as usize;
+            let frac_digits = next(19) as usize;
+            let mut text = String::new();
+            if next(4) == 0 {
+                text.push('-');
+            }
+            if int_digits == 0 {
+                text.push('0');
+            } else {
+                text.push(char::from(b'1' + next(9) as u8));
+                (1..int_digits).for_each(|_| text.push(char::from(b'0' + next(10) as u8)));
+            }
+            if frac_digits > 0 || int_digits == 0 {
+                text.push('.');
+                let zeros = next(6) as usize;
+                (0..zeros).for_each(|_| text.push('0'));
+                (0..frac_digits.max(1)).for_each(|_| text.push(char::from(b'0' + next(10) as u8)));
+            }
+            if next(3) == 0 {
+                text.push_str(&format!("e{}", next(61) as i64 - 30));
+            }
+            let want: f64 = text.parse().unwrap();
+            match num(&text) {
+                Ok(Number::F64(got)) => assert_eq!(got.to_bits(), want.to_bits(), "{text}"),
+                // No fraction, no exponent: an integer, typed as one.
+                Ok(Number::U64(_) | Number::I64(_)) if !text.contains(['.', 'e']) => {}
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+        for text in [
+            "9.4267",
+            "0.1",
+            "0.3",
+            "1.5",
+            "123456789012345.6",
+            "1234567890123456.7",
+            "9007199254740993.0",
+            "1e22",
+            "1e23",
+            "4.35e-22",
+            "1.7976931348623157e308",
+            "5e-324",
+            "-0.0",
+            "0.0e5",
+        ] {
+            let want: f64 = text.parse().unwrap();
+            let Ok(Number::F64(got)) = num(text) else {
+                panic!("{text}")
+            };
+            assert_eq!(got.to_bits(), want.to_bits(), "{text}");
+        }
     }
 
     #[test]

@@ -32,8 +32,9 @@ use crate::lists::{
 ///
 /// # Array capacity
 /// The seat bids of one response tend to carry alike numbers of bids, so a `bid` array starts with the length of
-/// the last non-empty `bid` array before it in the document: with 4 seat bids of 12 bids, the first array grows
-/// 4 → 8 → 16 and the next three allocate once, exactly (an empty array still allocates nothing). The
+/// the last non-empty `bid` array before it in the document, or with room for one bid when there was none (the
+/// usual response has one bid per seat bid): with 4 seat bids of 12 bids, the first array grows 1 → 4 → 8 → 16
+/// and the next three allocate once, exactly (an empty array still allocates nothing). The
 /// capacities asked for up front add up to at most the number of bids in the document.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Bid<'a> {
@@ -251,7 +252,9 @@ impl<'de> FromMap<'de> for Bid<'de> {
 
     /// See "Array capacity" on [`Bid`].
     fn first_capacity(doc: &Doc) -> usize {
-        doc.last_bids
+        // One when nothing is known: `Vec` would start at four, 3 KiB of `Bid`s, past the allocator's
+        // per-thread cache, for the usual single bid.
+        doc.last_bids.max(1)
     }
 
     fn decoded_array(doc: &mut Doc, len: usize) {

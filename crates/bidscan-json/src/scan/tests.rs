@@ -168,7 +168,11 @@ fn escaped_bytes_pairs_backslashes_like_the_reference() {
     for low in 0..=u16::MAX as u64 {
         for shift in [0, 1, 24, 48] {
             let mask = low << shift;
-            assert_eq!(avx512::escaped_bytes(mask), escaped_one_by_one(mask), "{mask:#066b}");
+            assert_eq!(
+                avx512::escaped_bytes(mask),
+                escaped_one_by_one(mask),
+                "{mask:#066b}"
+            );
         }
     }
     let mut x = 0x9e37_79b9_7f4a_7c15u64;
@@ -176,8 +180,19 @@ fn escaped_bytes_pairs_backslashes_like_the_reference() {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        for mask in [x, x | x.rotate_left(1), x & x.rotate_left(3), !x, u64::MAX, u64::MAX << 1] {
-            assert_eq!(avx512::escaped_bytes(mask), escaped_one_by_one(mask), "{mask:#066b}");
+        for mask in [
+            x,
+            x | x.rotate_left(1),
+            x & x.rotate_left(3),
+            !x,
+            u64::MAX,
+            u64::MAX << 1,
+        ] {
+            assert_eq!(
+                avx512::escaped_bytes(mask),
+                escaped_one_by_one(mask),
+                "{mask:#066b}"
+            );
         }
     }
 }
