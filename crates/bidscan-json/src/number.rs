@@ -62,6 +62,9 @@ impl Shape {
 /// Parses the number starting at `buf[at]` (a `-` or a digit). Returns it and the index after it.
 #[inline]
 pub(crate) fn parse(buf: &[u8], at: usize) -> Result<(Number, usize), NumError> {
+    if let Some(plain) = plain_integer(buf, at) {
+        return Ok(plain);
+    }
     let shape = scan(buf, at)?;
     let number = match shape.integer {
         Some(n) if !shape.negative => Number::U64(n),
@@ -73,6 +76,26 @@ pub(crate) fn parse(buf: &[u8], at: usize) -> Result<(Number, usize), NumError> 
         },
     };
     Ok((number, shape.end))
+}
+
+/// The common case first (`w`, `h`, `mtype`, codes): 1 to 19 digits, not starting with 0, followed by neither a
+/// digit, `.`, `e` nor `E` — a `u64` that cannot overflow. `None` for anything else, which takes [`scan`].
+#[inline]
+fn plain_integer(buf: &[u8], at: usize) -> Option<(Number, usize)> {
+    let first = buf.get(at).filter(|b| matches!(b, b'1'..=b'9'))?;
+    let mut value = u64::from(first - b'0');
+    let mut i = at + 1;
+    while let Some(d) = digit(buf, i) {
+        if i - at == 19 {
+            return None;
+        }
+        value = value * 10 + u64::from(d);
+        i += 1;
+    }
+    match buf.get(i) {
+        Some(b'.' | b'e' | b'E') => None,
+        _ => Some((Number::U64(value), i)),
+    }
 }
 
 /// Checks the number starting at `buf[at]` without converting it (unless its magnitude might overflow `f64`).
@@ -209,6 +232,19 @@ mod tests {
     fn types_like_serde_json() {
         assert_eq!(num("0"), Ok(Number::U64(0)));
         assert_eq!(num("18446744073709551615"), Ok(Number::U64(u64::MAX)));
+        // Around the plain-integer path's 19-digit limit, and what stops it.
+        assert_eq!(
+            num("9999999999999999999"),
+            Ok(Number::U64(9_999_999_999_999_999_999))
+        );
+        assert_eq!(
+            num("10000000000000000000"),
+            Ok(Number::U64(10_000_000_000_000_000_000))
+        );
+        assert_eq!(num("300"), Ok(Number::U64(300)));
+        assert_eq!(num("300.0"), Ok(Number::F64(300.0)));
+        assert_eq!(num("3e2"), Ok(Number::F64(300.0)));
+        assert_eq!(parse(b"250,", 0), Ok((Number::U64(250), 3)));
         assert_eq!(
             num("18446744073709551616"),
             Ok(Number::F64(18446744073709551616.0))

@@ -1,6 +1,9 @@
 //! `Reader`: the reusable entry point (config, scratch, stats of the last document).
 
+use std::marker::PhantomData;
+
 use serde::Deserialize;
+use serde::de::DeserializeSeed;
 
 use crate::de::Deserializer;
 use crate::error::Error;
@@ -99,9 +102,20 @@ impl Reader {
     /// Errors: any RFC 8259 violation, the depth limit, trailing non-whitespace, or the target type's own errors —
     /// each with byte offset, line, column and JSON pointer ([`Error`]). Never panics on input.
     pub fn decode<'de, T: Deserialize<'de>>(&mut self, input: &'de mut [u8]) -> Result<T, Error> {
+        self.decode_seed(input, PhantomData::<T>)
+    }
+
+    /// [`decode`](Self::decode) through a serde [`DeserializeSeed`]: for a target that fills a place its caller
+    /// owns (`Value = ()`) instead of returning a value to be moved through every `Result` on the way out. Same
+    /// input, errors and stats as `decode`.
+    pub fn decode_seed<'de, S: DeserializeSeed<'de>>(
+        &mut self,
+        input: &'de mut [u8],
+        seed: S,
+    ) -> Result<S::Value, Error> {
         let path: Vec<Seg<'de>> = recycle(std::mem::take(&mut self.path));
         let mut de = Deserializer::new(input, self.config.max_depth, self.scan, path);
-        let result = de.decode_document();
+        let result = de.decode_document(seed);
         let (stats, path) = de.finish();
         self.stats = stats;
         self.path = recycle(path);

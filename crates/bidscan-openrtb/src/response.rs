@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 
 use bidscan_json::RawJson;
 use serde::Serialize;
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use crate::bid::Bid;
 use crate::issue::Coercion;
@@ -142,34 +142,46 @@ impl<'de> Deserialize<'de> for BidResponse<'de> {
     /// when the value is not a bid response: not an object, or `seatbid` a string, number or boolean. Those
     /// structural errors are custom errors whose message starts with "not a bid response".
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(ResponseVisitor)
+        let mut response = BidResponse::default();
+        ResponseSeed(&mut response).deserialize(deserializer)?;
+        Ok(response)
     }
 }
 
-struct ResponseVisitor;
+/// Decodes a bid response into the (default) response it holds, as [`BidResponse`]'s `Deserialize` does, so a
+/// caller can decode straight into where the response lives (`decode` fills a `Decoded`): a response is
+/// 176 bytes, and returning it through each layer's `Result` costs a copy per layer.
+pub(crate) struct ResponseSeed<'p, 'de>(pub(crate) &'p mut BidResponse<'de>);
 
-impl ResponseVisitor {
-    fn not_object<E: de::Error>(found: &str) -> Result<BidResponse<'static>, E> {
+impl<'de> DeserializeSeed<'de> for ResponseSeed<'_, 'de> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl ResponseSeed<'_, '_> {
+    fn not_object<E: de::Error>(found: &str) -> Result<(), E> {
         Err(E::custom(format_args!(
             "{NOT_A_BID_RESPONSE}: the body is {found}, not a JSON object"
         )))
     }
 }
 
-impl<'de> Visitor<'de> for ResponseVisitor {
-    type Value = BidResponse<'de>;
+impl<'de> Visitor<'de> for ResponseSeed<'_, 'de> {
+    type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a bid response object")
     }
     fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
         let mut doc = Doc::default();
-        let response = BidResponse::from_map(map, &mut doc)?;
+        self.0.read_map(map, &mut doc)?;
         if doc.order > MAX_COERCIONS {
             return Err(de::Error::custom(format_args!(
                 "{NOT_A_BID_RESPONSE}: more than {MAX_COERCIONS} deviations from the spec's shape"
             )));
         }
-        Ok(response)
+        Ok(())
     }
     fn visit_seq<S: SeqAccess<'de>>(self, _seq: S) -> Result<Self::Value, S::Error> {
         Self::not_object("an array")
