@@ -275,8 +275,17 @@ fn render(decoded: &Decoded<'_>, stats: Stats, options: Options) -> Result<Answe
         issues: &decoded.issues,
         stats,
     };
+    // Usually one allocation: the full view echoes the response (about the input's size) plus the summary, issues
+    // and stats; `to_vec` would start at 128 bytes and grow by copying (two reallocations even for a 49-byte
+    // no-bid's 350-byte answer). The summary view does not hold the response, so it does not reserve for it.
+    let echoed = if envelope.response.is_some() {
+        stats.bytes
+    } else {
+        0
+    };
+    let mut json = Vec::with_capacity(echoed + 1024);
     // Serializing to memory fails only for non-string map keys or a failing Serialize impl; the model has neither.
-    let json = serde_json::to_vec(&envelope).map_err(|e| {
+    serde_json::to_writer(&mut json, &envelope).map_err(|e| {
         tracing::error!(error = %e, "cannot render an answer");
         ApiError::new(
             axum::http::StatusCode::INTERNAL_SERVER_ERROR,

@@ -1,8 +1,7 @@
 //! `POST /decode`: one bid response in, the answer out.
 
-use axum::extract::rejection::QueryRejection;
-use axum::extract::{Query, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::extract::{Query, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::app::AppState;
@@ -33,14 +32,14 @@ use crate::routes::{DecodeParams, invalid_query};
         (status = 503, description = "Overloaded; see Retry-After", body = ErrorBody),
     )
 )]
-pub async fn decode(
-    State(state): State<AppState>,
-    query: Result<Query<DecodeParams>, QueryRejection>,
-    headers: HeaderMap,
-    body: axum::body::Body,
-) -> Result<Response, ApiError> {
-    let options = query.map_err(invalid_query)?.0.options(&state);
-    body::check_content_type(&headers, Accepts::Json)?;
+pub async fn decode(State(state): State<AppState>, request: Request) -> Result<Response, ApiError> {
+    // The request taken apart rather than a `HeaderMap` extractor, which clones every header per request.
+    let (parts, body) = request.into_parts();
+    let options = Query::<DecodeParams>::try_from_uri(&parts.uri)
+        .map_err(invalid_query)?
+        .0
+        .options(&state);
+    body::check_content_type(&parts.headers, Accepts::Json)?;
     let frames = body::collect(body, state.config.server.max_body_bytes)
         .await
         .inspect_err(|e| {
