@@ -162,7 +162,9 @@ impl<'de, T: FromMap<'de>> Visitor<'de> for ObjSeed<'_, '_, '_, T> {
         if self.out.capacity() == 0 {
             self.out.reserve_exact(self.first_capacity);
         }
-        self.out.push(T::default());
+        // `resize_with` reserves first and then writes the default straight into the new slot; `push` built
+        // it on the stack and copied it in (a `Bid` is 776 bytes).
+        self.out.resize_with(self.out.len() + 1, T::default);
         if let Some(last) = self.out.last_mut() {
             last.read_map(map, self.ctx.doc)?;
         }
