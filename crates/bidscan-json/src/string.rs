@@ -21,6 +21,17 @@ pub(crate) fn decode_in_place(
     scan: &mut Scanner,
     stats: &mut Stats,
 ) -> Result<(usize, usize), StrError> {
+    // Short plain strings end inside the first 16 bytes: one compare, no scanner dispatch or block cache (the
+    // cache stays valid: it only flags bytes at or after a resume point, and those are never rewritten).
+    #[cfg(target_arch = "x86_64")]
+    if let Some(chunk) = buf.get(1..17).and_then(|b| b.first_chunk::<16>()) {
+        let stops = crate::scan::stops16(chunk);
+        let at = stops.trailing_zeros() as usize;
+        if chunk.get(at) == Some(&b'"') {
+            stats.string(at, 0);
+            return Ok((at, at + 2));
+        }
+    }
     match scan.body() {
         Bodies::Swar(body) => decode_with(body, buf, origin, scan, stats),
         #[cfg(target_arch = "x86_64")]

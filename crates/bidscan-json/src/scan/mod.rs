@@ -247,6 +247,16 @@ impl Scanner {
     }
 }
 
+/// Stop flags of 16 bytes (bit `i`: `chunk[i]` is `"`, `\\` or below 0x20), with SSE2, part of the x86_64
+/// baseline: inlined anywhere, no runtime dispatch. The string decoder's first look at a string, since most
+/// strings (keys, ids, codes) end within 16 bytes without an escape.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn stops16(chunk: &[u8; 16]) -> u64 {
+    // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 CPU has it.
+    unsafe { x86::sse2::mask16(chunk) }
+}
+
 /// Moves `window[gap..gap + len]` down to `window[..len]` in whole 16-byte chunks, front to back, and returns
 /// true; or returns false without touching anything unless `gap >= 16` and `window` holds at least 16 bytes
 /// past the run (`window.len() >= gap + len + 16`).

@@ -16,7 +16,7 @@ pub(super) mod sse2 {
     /// Stop flags of 16 bytes: `"`, `\`, or `<= 0x1f` (unsigned: `min(b, 0x1f) == b`).
     #[inline]
     #[target_feature(enable = "sse2")]
-    fn mask16(block: &[u8; 16]) -> u64 {
+    pub(in crate::scan) fn mask16(block: &[u8; 16]) -> u64 {
         // SAFETY: `block` is 16 readable bytes; `loadu` has no alignment requirement.
         let v = unsafe { _mm_loadu_si128(block.as_ptr().cast::<__m128i>()) };
         let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
