@@ -10,6 +10,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${BIN:-${CARGO_TARGET_DIR:-$ROOT/target}/release/one_doc}
 DECODER=$1 DOC=$2 N=${3:-2000}
 OUT=${OUT:-$(mktemp -d /tmp/bidscan-callgrind-doc.XXXXXX)}
+mkdir -p "$OUT"
 ir() { # DECODES -> total Ir
     GLIBC_TUNABLES=glibc.cpu.x86_rep_movsb_threshold=1000000000:glibc.cpu.x86_rep_stosb_threshold=1000000000 \
         valgrind --tool=callgrind --callgrind-out-file="$OUT/$DECODER-$DOC-$1.out" "$BIN" "$DECODER" "$DOC" "$1" \

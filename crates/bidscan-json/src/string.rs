@@ -21,16 +21,8 @@ pub(crate) fn decode_in_place(
     scan: &mut Scanner,
     stats: &mut Stats,
 ) -> Result<(usize, usize), StrError> {
-    // Short plain strings end inside the first 16 bytes: one compare, no scanner dispatch or block cache (the
-    // cache stays valid: it only flags bytes at or after a resume point, and those are never rewritten).
-    #[cfg(target_arch = "x86_64")]
-    if let Some(chunk) = buf.get(1..17).and_then(|b| b.first_chunk::<16>()) {
-        let stops = crate::scan::stops16(chunk);
-        let at = stops.trailing_zeros() as usize;
-        if chunk.get(at) == Some(&b'"') {
-            stats.string(at, 0);
-            return Ok((at, at + 2));
-        }
+    if let Some(len) = short_plain(buf, stats) {
+        return Ok((len, len + 2));
     }
     match scan.body() {
         Bodies::Swar(body) => decode_with(body, buf, origin, scan, stats),
@@ -43,6 +35,26 @@ pub(crate) fn decode_in_place(
         #[cfg(target_arch = "aarch64")]
         Bodies::Neon(body) => decode_with(body, buf, origin, scan, stats),
     }
+}
+
+/// The length of the string starting at `buf[0] == b'"'` when it ends within its first 16 bytes without an
+/// escape (recorded in `stats`), else `None`. Keys, ids and codes mostly do: one inlined SSE2 compare instead of
+/// the scanner's dispatch and block cache. (The cache stays valid without this string: it only flags bytes at or
+/// after a resume point, and those are never rewritten.)
+#[inline(always)]
+fn short_plain(buf: &[u8], stats: &mut Stats) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let chunk = buf.get(1..17)?.first_chunk::<16>()?;
+        let len = crate::scan::stops16(chunk).trailing_zeros() as usize;
+        if chunk.get(len) == Some(&b'"') {
+            stats.string(len, 0);
+            return Some(len);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (buf, stats);
+    None
 }
 
 /// [`decode_in_place`] with AVX-512: up to the first stop with the AVX2 scan and its block cache (most strings
@@ -285,6 +297,9 @@ pub(crate) fn skip(
     scan: &mut Scanner,
     stats: &mut Stats,
 ) -> Result<usize, StrError> {
+    if let Some(len) = short_plain(buf, stats) {
+        return Ok(len + 2);
+    }
     match scan.body() {
         Bodies::Swar(body) => skip_with(body, buf, origin, scan, stats),
         #[cfg(target_arch = "x86_64")]
