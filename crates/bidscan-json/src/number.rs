@@ -1,6 +1,8 @@
 //! Numbers: strict RFC 8259 §6 grammar (`-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`), integers as
-//! `u64`/`i64` when they fit, everything else as `f64` through std's exactly-rounding parser. A value that
-//! rounds to ±infinity is an error, as in serde_json ("number out of range").
+//! `u64`/`i64` when they fit, everything else as `f64`, rounded exactly as std's parser does: plain integers
+//! skip the grammar pass, and floats of at most 15 digits with a power of ten within ±22 take Clinger's exact
+//! fast path before std's parser. A value that rounds to ±infinity is an error, as in serde_json ("number out of
+//! range"). For an `f32` target a float is rounded once, straight to `f32` ([`parse_f32`]).
 
 use crate::error::ErrorKind;
 
@@ -95,6 +97,26 @@ fn plain_integer(buf: &[u8], at: usize) -> Option<(Number, usize)> {
     match buf.get(i) {
         Some(b'.' | b'e' | b'E') => None,
         _ => Some((Number::U64(value), i)),
+    }
+}
+
+/// The number at `buf[at]` for an `f32` target, when it is not an integer by the grammar: rounded once, straight to
+/// `f32` by std's parser (through `f64` it could round twice, e.g. `1.0000000596046448`), with the index after it;
+/// "number out of range" when it rounds to ±infinity. `Ok(None)` for integers, which `parse` types as usual.
+pub(crate) fn parse_f32(buf: &[u8], at: usize) -> Result<Option<(f32, usize)>, NumError> {
+    if plain_integer(buf, at).is_some() {
+        return Ok(None);
+    }
+    let shape = scan(buf, at)?;
+    match shape.integer {
+        Some(n) if !shape.negative || (n != 0 && n <= 1 << 63) => return Ok(None),
+        _ => {}
+    }
+    let text = std::str::from_utf8(&buf[at..shape.end])
+        .map_err(|_| (ErrorKind::InvalidNumber, at, "invalid number"))?;
+    match text.parse::<f32>() {
+        Ok(value) if value.is_finite() => Ok(Some((value, shape.end))),
+        _ => Err((ErrorKind::InvalidNumber, at, "number out of range")),
     }
 }
 

@@ -253,3 +253,44 @@ mod serde_bytes_like {
         }
     }
 }
+
+/// An `f32` target gets the float rounded once, straight to `f32` (as std's `parse::<f32>` and serde_json with
+/// `float_roundtrip`), not through `f64`, and a float beyond `f32`'s range is an error, not infinity.
+#[test]
+fn f32_targets_round_once_and_reject_overflow() {
+    let f32_of = |text: &str| bidscan_json::from_slice_mut::<f32>(&mut text.as_bytes().to_vec());
+    // Just above the halfway point between 1.0 and the next f32: through f64 it rounds to 1.0.
+    for text in [
+        "1.0000000596046448",
+        "0.1",
+        "3.4028234e38",
+        "1e-45",
+        "-0",
+        "-0.0",
+        "16777217.0",
+        "7",
+        "-3",
+    ] {
+        let got = f32_of(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let want: f32 = text.parse().unwrap();
+        assert_eq!(got.to_bits(), want.to_bits(), "{text}");
+    }
+    for text in [
+        "3.4028236e38",
+        "1e39",
+        "-1e39",
+        "340282366920938463463374607431768211456",
+    ] {
+        let err = f32_of(text).expect_err(text);
+        assert!(
+            err.to_string().contains("number out of range"),
+            "{text}: {err}"
+        );
+    }
+    // The grammar still applies, and a float inside a structure too.
+    assert!(f32_of("01.5").is_err() && f32_of("1.").is_err());
+    assert_eq!(
+        same::<Vec<f32>>("[1.0000000596046448, 2, -0.5]"),
+        Some(vec![1.0000001, 2.0, -0.5])
+    );
+}

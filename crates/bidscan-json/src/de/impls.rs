@@ -221,6 +221,24 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         self.deserialize_any(visitor)
     }
 
+    /// A float is rounded once, straight to `f32` (as serde_json with `float_roundtrip` and std's `parse::<f32>`);
+    /// beyond `f32`'s range is "number out of range". Integers and other values as `deserialize_any`.
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if let Some(b'-' | b'0'..=b'9') = self.ws() {
+            match crate::number::parse_f32(self.input, self.idx) {
+                Ok(Some((value, end))) => {
+                    self.idx = end;
+                    return visitor.visit_f32(value).map_err(|e| self.fix(e));
+                }
+                Ok(None) => {}
+                Err((kind, i, message)) => {
+                    return Err(self.error_at(kind, message, self.origin + i));
+                }
+            }
+        }
+        self.deserialize_any(visitor)
+    }
+
     /// Skipped without decoding (strings are only scanned for their end), but fully validated.
     #[inline]
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -229,7 +247,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     }
 
     forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 char str string
+        bool i8 i16 i32 i64 u8 u16 u32 u64 f64 char str string
         unit unit_struct seq tuple tuple_struct map struct identifier
     }
 }
