@@ -42,6 +42,17 @@ const EXACT_POWERS: [f64; 23] = [
 ];
 
 impl Shape {
+    /// The number as serde_json types an integer: non-negative `U64`, negative `I64`; `None` for a float, `-0`
+    /// (-0.0) and integers beyond 64 bits.
+    #[inline]
+    fn typed_integer(&self) -> Option<Number> {
+        match self.integer? {
+            n if !self.negative => Some(Number::U64(n)),
+            n if n != 0 && n <= 1 << 63 => Some(Number::I64((n as i64).wrapping_neg())),
+            _ => None,
+        }
+    }
+
     /// The value without a text parse when it is exactly `mantissa × 10^scale` rounded once: a mantissa of at
     /// most 15 digits (below 2^53, so exact as `f64`) and `|scale| <= 22` (an exact power), one correctly
     /// rounded multiplication or division (Clinger, "How to Read Floating Point Numbers Accurately", 1990;
@@ -68,13 +79,11 @@ pub(crate) fn parse(buf: &[u8], at: usize) -> Result<(Number, usize), NumError> 
         return Ok(plain);
     }
     let shape = scan(buf, at)?;
-    let number = match shape.integer {
-        Some(n) if !shape.negative => Number::U64(n),
-        // `-0` is -0.0 and integers below i64::MIN are floats, as in serde_json.
-        Some(n) if n != 0 && n <= 1 << 63 => Number::I64((n as i64).wrapping_neg()),
-        _ => match shape.fast_f64() {
+    let number = match shape.typed_integer() {
+        Some(integer) => integer,
+        None => match shape.fast_f64() {
             Some(value) => Number::F64(value),
-            None => Number::F64(parse_f64(buf, at, shape.end)?),
+            None => Number::F64(exact(buf, at, shape.end, f64::is_finite)?),
         },
     };
     Ok((number, shape.end))
@@ -108,16 +117,13 @@ pub(crate) fn parse_f32(buf: &[u8], at: usize) -> Result<Option<(f32, usize)>, N
         return Ok(None);
     }
     let shape = scan(buf, at)?;
-    match shape.integer {
-        Some(n) if !shape.negative || (n != 0 && n <= 1 << 63) => return Ok(None),
-        _ => {}
+    if shape.typed_integer().is_some() {
+        return Ok(None);
     }
-    let text = std::str::from_utf8(&buf[at..shape.end])
-        .map_err(|_| (ErrorKind::InvalidNumber, at, "invalid number"))?;
-    match text.parse::<f32>() {
-        Ok(value) if value.is_finite() => Ok(Some((value, shape.end))),
-        _ => Err((ErrorKind::InvalidNumber, at, "number out of range")),
-    }
+    Ok(Some((
+        exact(buf, at, shape.end, f32::is_finite)?,
+        shape.end,
+    )))
 }
 
 /// Checks the number starting at `buf[at]` without converting it (unless its magnitude might overflow `f64`).
@@ -127,7 +133,7 @@ pub(crate) fn skip(buf: &[u8], at: usize) -> Result<usize, NumError> {
     let shape = scan(buf, at)?;
     // |value| < 10^magnitude, and 10^308 < f64::MAX: only larger magnitudes can round to infinity.
     if shape.integer.is_none() && shape.magnitude > 308 {
-        parse_f64(buf, at, shape.end)?;
+        exact(buf, at, shape.end, f64::is_finite)?;
     }
     Ok(shape.end)
 }
@@ -140,11 +146,18 @@ pub(crate) fn integer_text(buf: &[u8], at: usize) -> Option<(&str, usize)> {
     (!text.contains(['.', 'e', 'E'])).then_some((text, shape.end))
 }
 
-fn parse_f64(buf: &[u8], at: usize, end: usize) -> Result<f64, NumError> {
+/// std's exactly rounding parse of the number `buf[at..end]` (checked by the grammar) as `f64` or `f32`; "number
+/// out of range" when it rounds to ±infinity.
+fn exact<F: std::str::FromStr + Copy>(
+    buf: &[u8],
+    at: usize,
+    end: usize,
+    is_finite: fn(F) -> bool,
+) -> Result<F, NumError> {
     let text = std::str::from_utf8(&buf[at..end])
         .map_err(|_| (ErrorKind::InvalidNumber, at, "invalid number"))?;
-    match text.parse::<f64>() {
-        Ok(value) if value.is_finite() => Ok(value),
+    match text.parse::<F>() {
+        Ok(value) if is_finite(value) => Ok(value),
         _ => Err((ErrorKind::InvalidNumber, at, "number out of range")),
     }
 }

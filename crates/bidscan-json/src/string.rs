@@ -70,18 +70,10 @@ fn decode_blocks(
     scan: &mut Scanner,
     stats: &mut Stats,
 ) -> Result<(usize, usize), StrError> {
-    let (block, mask) = scan.resume(body.avx2(), buf, origin, 1);
-    let stop = block.wrapping_add(mask.trailing_zeros() as usize);
-    match buf.get(stop) {
-        Some(b'"') if mask != 0 => {
-            scan.keep(origin, block, mask);
-            stats.string(stop - 1, 0);
-            return Ok((stop - 1, stop + 1));
-        }
-        Some(b'\\') if mask != 0 => {}
-        Some(_) if mask != 0 => return Err((ErrorKind::ControlCharacter, stop)),
-        _ => return Err((ErrorKind::Eof, buf.len())),
-    }
+    let stop = match first_stop(body.avx2(), buf, origin, scan, stats)? {
+        First::Plain(done) => return Ok(done),
+        First::Escape { stop, .. } => stop,
+    };
     scan.forget();
     let (mut read, mut write, mut escapes) = (stop, stop, 0u64);
     loop {
@@ -116,18 +108,10 @@ fn decode_with<B: Body>(
 ) -> Result<(usize, usize), StrError> {
     // `block` is the index of the loaded block's first byte (wrapping: a reused block may start before buf[0]);
     // bit `i << B::SHIFT` of `mask` flags `buf[block + i]`.
-    let (mut block, mut mask) = scan.resume(body, buf, origin, 1);
-    let mut stop = block.wrapping_add((mask.trailing_zeros() >> B::SHIFT) as usize);
-    match buf.get(stop) {
-        Some(b'"') if mask != 0 => {
-            scan.keep(origin, block, mask);
-            stats.string(stop - 1, 0);
-            return Ok((stop - 1, stop + 1));
-        }
-        Some(b'\\') if mask != 0 => {}
-        Some(_) if mask != 0 => return Err((ErrorKind::ControlCharacter, stop)),
-        _ => return Err((ErrorKind::Eof, buf.len())),
-    }
+    let (mut block, mut mask, mut stop) = match first_stop(body, buf, origin, scan, stats)? {
+        First::Plain(done) => return Ok(done),
+        First::Escape { block, mask, stop } => (block, mask, stop),
+    };
     // `write` is where the next decoded byte goes; it never passes the read position.
     let mut write = stop;
     let mut escapes = 0u64;
@@ -153,6 +137,42 @@ fn decode_with<B: Body>(
             stats.string(stop - 1, escapes);
             return Ok((write - 1, stop + 1));
         }
+    }
+}
+
+/// How a string starts: it ends at its first stop (`(len, end)` as [`decode_in_place`] returns them; recorded in
+/// `stats`, the block kept in the scanner's cache), or its first stop is a backslash at `buf[stop]`, in the block
+/// at `block` with flags `mask` (as in [`decode_with`]).
+enum First {
+    Plain((usize, usize)),
+    Escape {
+        block: usize,
+        mask: u64,
+        stop: usize,
+    },
+}
+
+/// The first stop of the string at `buf[0] == b'"'`, shared by the decode loops; errors for a control byte or the
+/// end of input before any escape.
+#[inline(always)]
+fn first_stop<B: Body>(
+    body: B,
+    buf: &[u8],
+    origin: usize,
+    scan: &mut Scanner,
+    stats: &mut Stats,
+) -> Result<First, StrError> {
+    let (block, mask) = scan.resume(body, buf, origin, 1);
+    let stop = block.wrapping_add((mask.trailing_zeros() >> B::SHIFT) as usize);
+    match buf.get(stop) {
+        Some(b'"') if mask != 0 => {
+            scan.keep(origin, block, mask);
+            stats.string(stop - 1, 0);
+            Ok(First::Plain((stop - 1, stop + 1)))
+        }
+        Some(b'\\') if mask != 0 => Ok(First::Escape { block, mask, stop }),
+        Some(_) if mask != 0 => Err((ErrorKind::ControlCharacter, stop)),
+        _ => Err((ErrorKind::Eof, buf.len())),
     }
 }
 
