@@ -1,0 +1,184 @@
+//! HTML (display) markup: secure or not, and how many scripts.
+//!
+//! An exchange serving a secure page (`imp.secure = 1`, OpenRTB 2.6 §3.2.4) needs every resource of the ad
+//! loaded over HTTPS; prebid-server rejects or flags bids whose markup is not secure. [`inspect`] finds the
+//! first `http://` URL the markup *loads or links*: the value of a `src` or `href` attribute, or the argument of
+//! a CSS `url(...)`. An `http://` that is only text (a comment's prose, a click-tracker query parameter) does
+//! not count.
+
+use memchr::memchr3_iter;
+
+/// What [`inspect`] found in a piece of HTML markup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct HtmlInfo {
+    /// True when no `src`, `href` or `url(...)` uses `http://`: exactly `first_insecure.is_none()`.
+    pub secure: bool,
+    /// Number of `<script` start tags (any case), inline or with a `src`.
+    pub scripts: usize,
+    /// Byte offset into the markup of the first insecure URL (where its `http://` starts), if any.
+    pub first_insecure: Option<usize>,
+}
+
+/// Inspects HTML markup in one forward pass; never allocates, never panics.
+///
+/// A URL is insecure when it starts with `http://` (scheme in any case) after the attribute's `=` or after
+/// `url(`, skipping whitespace and one opening quote (`"` or `'`, also `\"` / `\'` as written inside a
+/// JavaScript string such as `document.write('<img src=\"http://…\">')`). Attribute names are matched in any
+/// case, quoted or unquoted values alike. Protocol-relative (`//host/…`) and `https://` URLs are secure.
+/// Markup that is not well-formed HTML is read the same way; there is no error.
+pub fn inspect(markup: &str) -> HtmlInfo {
+    let b = markup.as_bytes();
+    let mut scripts = 0;
+    let mut first_insecure = None;
+    for at in memchr3_iter(b'<', b'=', b'(', b) {
+        match b[at] {
+            b'<' => scripts += usize::from(is_script_tag(&b[at + 1..])),
+            b'=' if first_insecure.is_none() && is_url_attribute(&b[..at]) => {
+                first_insecure = insecure_at(b, at + 1);
+            }
+            b'(' if first_insecure.is_none() && is_css_url(&b[..at]) => {
+                first_insecure = insecure_at(b, at + 1);
+            }
+            _ => {}
+        }
+    }
+    HtmlInfo {
+        secure: first_insecure.is_none(),
+        scripts,
+        first_insecure,
+    }
+}
+
+/// `rest` follows a `<`: true for `script` (any case) ended by whitespace, `>` or `/`.
+fn is_script_tag(rest: &[u8]) -> bool {
+    rest.len() > 6
+        && rest[..6].eq_ignore_ascii_case(b"script")
+        && matches!(
+            rest[6],
+            b'>' | b'/' | b' ' | b'\t' | b'\n' | b'\r' | b'\x0c'
+        )
+}
+
+/// `before` ends just before an `=`: true when the attribute name there (whitespace allowed before the `=`)
+/// is `src` or `href`, in any case, and is a whole name (`data-src` is not `src`).
+fn is_url_attribute(before: &[u8]) -> bool {
+    let end = before.len() - trailing(before, is_space);
+    let name_start = end - trailing(&before[..end], is_name_byte);
+    let name = &before[name_start..end];
+    name.eq_ignore_ascii_case(b"src") || name.eq_ignore_ascii_case(b"href")
+}
+
+/// `before` ends just before a `(`: true when it ends with `url` (any case) not preceded by a name byte.
+fn is_css_url(before: &[u8]) -> bool {
+    let n = before.len();
+    n >= 3
+        && before[n - 3..].eq_ignore_ascii_case(b"url")
+        && (n == 3 || !is_name_byte(before[n - 4]))
+}
+
+/// The URL value starting at `from` (after `=` or `(`): its offset when it starts with `http://`.
+fn insecure_at(b: &[u8], from: usize) -> Option<usize> {
+    let mut i = skip(b, from, is_space);
+    if b.get(i) == Some(&b'\\') && matches!(b.get(i + 1), Some(b'"' | b'\'')) {
+        i += 2;
+    } else if matches!(b.get(i), Some(b'"' | b'\'')) {
+        i += 1;
+    }
+    i = skip(b, i, is_space);
+    let url = b.get(i..i + 7)?;
+    url.eq_ignore_ascii_case(b"http://").then_some(i)
+}
+
+fn is_space(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c')
+}
+
+/// Bytes of an attribute or function name: ASCII letters, digits, `-`, `_`, `:` (as in `xlink:href`).
+fn is_name_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b':')
+}
+
+/// Number of trailing bytes of `s` that satisfy `f`.
+fn trailing(s: &[u8], f: fn(u8) -> bool) -> usize {
+    s.iter().rev().take_while(|&&c| f(c)).count()
+}
+
+/// First index at or after `from` whose byte does not satisfy `f` (or `b.len()`).
+fn skip(b: &[u8], from: usize, f: fn(u8) -> bool) -> usize {
+    from + b
+        .get(from..)
+        .map_or(0, |s| s.iter().take_while(|&&c| f(c)).count())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn first(markup: &str) -> Option<usize> {
+        let info = inspect(markup);
+        assert_eq!(info.secure, info.first_insecure.is_none());
+        info.first_insecure
+    }
+
+    #[test]
+    fn secure_markup_has_no_insecure_url() {
+        let m = r#"<div style="background:url('https://cdn.example/bg.png')"><a href="https://click.example/?u=http://x">
+            <img src="//cdn.example/a.png"></a><script src="https://ads.example/t.js"></script></div>"#;
+        let info = inspect(m);
+        assert!(info.secure);
+        assert_eq!(info.scripts, 1);
+        assert_eq!(info.first_insecure, None);
+    }
+
+    #[test]
+    fn finds_the_first_insecure_url_with_its_offset() {
+        let m = r#"<a href="https://ok.example"><img src="http://cdn.example/a.png"></a><img src="http://b">"#;
+        assert_eq!(first(m), Some(m.find("http://cdn").unwrap()));
+    }
+
+    #[test]
+    fn attribute_names_in_any_case_quoted_or_not() {
+        for m in [
+            "<IMG SRC=http://a/b.png>",
+            "<img Src = 'http://a/b.png'>",
+            "<a HREF=\"http://a/\">x</a>",
+            "<img src=\"  HTTP://a/b.png\">",
+        ] {
+            let at = first(m).unwrap_or_else(|| panic!("not flagged: {m}"));
+            assert!(m[at..].to_ascii_lowercase().starts_with("http://"), "{m}");
+        }
+    }
+
+    #[test]
+    fn css_url_and_escaped_quotes_in_javascript() {
+        let css = "<div style=\"background-image: url( \"http://a/bg.png\" )\"></div>";
+        assert_eq!(first(css), Some(css.find("http://").unwrap()));
+        let js = r#"<script>document.write('<img src=\"http://a/p.gif\">');</script>"#;
+        let info = inspect(js);
+        assert_eq!(info.first_insecure, Some(js.find("http://").unwrap()));
+        assert_eq!(info.scripts, 1);
+    }
+
+    #[test]
+    fn text_and_other_attributes_do_not_count() {
+        for m in [
+            "<p>see http://example.com</p>",
+            "<img data-src=\"http://a/b.png\" src=\"https://a/b.png\">",
+            "<a title=\"http://a\" href=\"https://a\">",
+            "<div style=\"x:myurl(http://a)\">",
+            "<a href=\"https://a/?r=http://b\">",
+            "src=",
+            "url(",
+            "=",
+            "",
+        ] {
+            assert_eq!(first(m), None, "{m}");
+        }
+    }
+
+    #[test]
+    fn counts_script_start_tags_only() {
+        let m = "<script>a()</script><SCRIPT src=x></SCRIPT><script/><scripts><scrip><noscript></noscript><script";
+        assert_eq!(inspect(m).scripts, 3);
+    }
+}
