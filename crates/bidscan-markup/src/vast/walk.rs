@@ -1,0 +1,452 @@
+//! The event walk behind [`inspect`](super::inspect): a few counters and the state of the `<Ad>` and
+//! `<Linear>` being read; nothing per element is kept.
+
+use std::borrow::Cow;
+
+use quick_xml::Reader;
+use quick_xml::events::{BytesStart, Event};
+
+use super::{VastInfo, Warning, XmlError, duration, version_supported};
+use crate::location::Location;
+
+/// Where the root element is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Root {
+    NotYet,
+    Open,
+    Closed,
+}
+
+/// The `<Ad>` being read (a child of the root).
+struct Ad {
+    first: bool,
+    /// Byte offset of its `<Ad`.
+    at: usize,
+    inline: bool,
+    wrapper: bool,
+    impressions: usize,
+    tag_uri: bool,
+}
+
+/// The `<Linear>` being read.
+struct Linear {
+    depth: usize,
+    at: usize,
+    media_files: usize,
+    duration: bool,
+    /// The first `<Linear>` of the first `<Ad>`: its duration goes into the info.
+    reported: bool,
+}
+
+/// Text being collected: the content of a `<Duration>` or `<VASTAdTagURI>`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Capture {
+    None,
+    Duration { depth: usize, at: usize },
+    TagUri { depth: usize },
+}
+
+pub(super) struct Walk<'a> {
+    markup: &'a str,
+    /// Length of the leading whitespace and byte-order mark skipped.
+    base: usize,
+    info: VastInfo<'a>,
+    /// Elements open now.
+    depth: usize,
+    root: Root,
+    ad: Option<Ad>,
+    linear: Option<Linear>,
+    /// A `<Linear>` of the first `<Ad>` has been read.
+    first_linear_seen: bool,
+    capture: Capture,
+    /// The non-blank text pieces of the capture, joined.
+    captured: Option<Cow<'a, str>>,
+}
+
+/// A violation found by the walk itself (quick-xml reports the others).
+type Violation = (usize, Cow<'static, str>);
+
+impl<'a> Walk<'a> {
+    pub(super) fn run(markup: &'a str) -> VastInfo<'a> {
+        let body = markup.trim_start_matches(|c: char| c.is_ascii_whitespace() || c == '\u{feff}');
+        let base = markup.len() - body.len();
+        let mut walk = Walk {
+            markup,
+            base,
+            info: VastInfo::default(),
+            depth: 0,
+            root: Root::NotYet,
+            ad: None,
+            linear: None,
+            first_linear_seen: false,
+            capture: Capture::None,
+            captured: None,
+        };
+        let mut reader = Reader::from_str(body);
+        let result = loop {
+            let at = base + reader.buffer_position() as usize;
+            let event = match reader.read_event() {
+                Ok(event) => event,
+                Err(e) => {
+                    break Err((
+                        base + reader.error_position() as usize,
+                        e.to_string().into(),
+                    ));
+                }
+            };
+            match walk.event(event, at) {
+                Ok(true) => {}
+                Ok(false) => break Ok(()),
+                Err(violation) => break Err(violation),
+            }
+        };
+        walk.finish(result)
+    }
+
+    fn finish(mut self, result: Result<(), Violation>) -> VastInfo<'a> {
+        match result {
+            Ok(()) => self.info.well_formed = true,
+            Err((at, message)) => {
+                self.info.error = Some(XmlError {
+                    at: Location::of(self.markup, at),
+                    message,
+                });
+            }
+        }
+        self.info
+    }
+
+    /// Handles one event; `Ok(false)` at the end of the document.
+    fn event(&mut self, event: Event<'a>, at: usize) -> Result<bool, Violation> {
+        match event {
+            Event::Start(e) => {
+                self.start(&e, at)?;
+                self.depth += 1;
+            }
+            Event::Empty(e) => {
+                self.start(&e, at)?;
+                self.depth += 1;
+                self.end();
+            }
+            Event::End(_) => self.end(),
+            Event::Text(t) => self.text(t.into_inner(), at)?,
+            Event::CData(t) => {
+                if self.root != Root::Open {
+                    return Err((at, "CDATA section outside the root element".into()));
+                }
+                self.piece(t.into_inner());
+            }
+            Event::GeneralRef(r) => {
+                let Some(c) = reference(&r) else {
+                    return Err((
+                        at,
+                        format!("unknown entity or bad character reference &{};", &*r).into(),
+                    ));
+                };
+                if self.root != Root::Open {
+                    return Err((at, "reference outside the root element".into()));
+                }
+                let mut buf = [0u8; 4];
+                self.piece(Cow::Owned(c.encode_utf8(&mut buf).to_owned()));
+            }
+            Event::Decl(_) if at != self.base => {
+                return Err((
+                    at,
+                    "XML declaration not at the start of the document".into(),
+                ));
+            }
+            Event::DocType(_) if self.root != Root::NotYet => {
+                return Err((at, "DOCTYPE after the root element".into()));
+            }
+            Event::Decl(_) | Event::DocType(_) | Event::Comment(_) | Event::PI(_) => {}
+            Event::Eof => {
+                return match self.root {
+                    Root::NotYet => Err((at, "no root element".into())),
+                    Root::Open => Err((
+                        at,
+                        format!(
+                            "the document ends inside {} open element(s) (truncated?)",
+                            self.depth
+                        )
+                        .into(),
+                    )),
+                    Root::Closed => Ok(false),
+                };
+            }
+        }
+        Ok(true)
+    }
+
+    fn text(&mut self, text: Cow<'a, str>, at: usize) -> Result<(), Violation> {
+        if self.root == Root::Open {
+            self.piece(text);
+        } else if let Some(first) = text.bytes().position(|b| !b.is_ascii_whitespace()) {
+            return Err((at + first, "text outside the root element".into()));
+        }
+        Ok(())
+    }
+
+    /// A piece of element content: kept when it belongs to the capture and is not blank.
+    fn piece(&mut self, piece: Cow<'a, str>) {
+        let depth = match self.capture {
+            Capture::None => return,
+            Capture::Duration { depth, .. } | Capture::TagUri { depth } => depth,
+        };
+        if self.depth != depth || piece.bytes().all(|b| b.is_ascii_whitespace()) {
+            return;
+        }
+        match &mut self.captured {
+            None => self.captured = Some(piece),
+            Some(text) => text.to_mut().push_str(&piece),
+        }
+    }
+
+    fn start(&mut self, e: &BytesStart<'a>, at: usize) -> Result<(), Violation> {
+        let version = self.check_attributes(e, at)?;
+        let name = e.local_name();
+        let name = name.as_ref();
+        match (self.depth, self.root) {
+            (0, Root::Closed) => return Err((at, "a second root element".into())),
+            (0, _) => {
+                self.root = Root::Open;
+                if name != "VAST" {
+                    self.info.warnings.add(Warning::NotVast, at);
+                }
+                self.info.version = version;
+                if !version.is_some_and(version_supported) {
+                    self.info.warnings.add(Warning::BadVersion, at);
+                }
+                return Ok(());
+            }
+            (1, _) if name == "Ad" => {
+                self.info.ads += 1;
+                self.ad = Some(Ad {
+                    first: self.info.ads == 1,
+                    at,
+                    inline: false,
+                    wrapper: false,
+                    impressions: 0,
+                    tag_uri: false,
+                });
+                return Ok(());
+            }
+            _ => {}
+        }
+        match name {
+            "Impression" => self.info.impressions += 1,
+            "Error" => self.info.error_urls += 1,
+            _ => {}
+        }
+        let Some(ad) = &mut self.ad else {
+            return Ok(());
+        };
+        match name {
+            "InLine" if self.depth == 2 => ad.inline = true,
+            "Wrapper" if self.depth == 2 => {
+                ad.wrapper = true;
+                self.info.wrapper |= ad.first;
+            }
+            "Impression" => ad.impressions += 1,
+            "VASTAdTagURI" => self.begin_capture(Capture::TagUri {
+                depth: self.depth + 1,
+            }),
+            "Linear" => {
+                self.linear = Some(Linear {
+                    depth: self.depth + 1,
+                    at,
+                    media_files: 0,
+                    duration: false,
+                    reported: ad.first && !self.first_linear_seen,
+                });
+                self.first_linear_seen |= ad.first;
+            }
+            "Duration" if self.linear.as_ref().is_some_and(|l| l.depth == self.depth) => {
+                self.begin_capture(Capture::Duration {
+                    depth: self.depth + 1,
+                    at,
+                });
+            }
+            "MediaFile" => {
+                self.info.media_files += usize::from(ad.first);
+                if let Some(linear) = &mut self.linear {
+                    linear.media_files += 1;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn begin_capture(&mut self, capture: Capture) {
+        self.capture = capture;
+        self.captured = None;
+    }
+
+    /// Closes the element open at `self.depth` (quick-xml has checked the end tag's name).
+    fn end(&mut self) {
+        let depth = self.depth;
+        self.depth -= 1;
+        match self.capture {
+            Capture::Duration {
+                depth: d,
+                at: start,
+            } if d == depth => self.end_duration(start),
+            Capture::TagUri { depth: d } if d == depth => {
+                let uri = self.captured.take().map(|u| trim(u));
+                if let Some(ad) = &mut self.ad {
+                    ad.tag_uri |= uri.as_ref().is_some_and(|u| !u.is_empty());
+                    if ad.first && self.info.wrapper_uri.is_none() {
+                        self.info.wrapper_uri = uri;
+                    }
+                }
+                self.capture = Capture::None;
+            }
+            _ => {}
+        }
+        if self.linear.as_ref().is_some_and(|l| l.depth == depth) {
+            self.end_linear();
+        }
+        if depth == 2 {
+            self.end_ad();
+        }
+        if depth == 1 {
+            self.root = Root::Closed;
+        }
+    }
+
+    fn end_duration(&mut self, start: usize) {
+        let seconds = self.captured.take().as_deref().and_then(duration::parse);
+        if let Some(linear) = &mut self.linear {
+            linear.duration = true;
+            if seconds.is_none() {
+                self.info.warnings.add(Warning::BadDuration, start);
+            }
+            if linear.reported && self.info.duration_secs.is_none() {
+                self.info.duration_secs = seconds;
+            }
+        }
+        self.capture = Capture::None;
+    }
+
+    fn end_linear(&mut self) {
+        let Some(linear) = self.linear.take() else {
+            return;
+        };
+        let inline = self.ad.as_ref().is_some_and(|ad| ad.inline);
+        if inline && linear.media_files == 0 {
+            self.info
+                .warnings
+                .add(Warning::LinearWithoutMediaFile, linear.at);
+        }
+        if inline && !linear.duration {
+            self.info.warnings.add(Warning::BadDuration, linear.at);
+        }
+    }
+
+    fn end_ad(&mut self) {
+        let Some(ad) = self.ad.take() else { return };
+        if (ad.inline || ad.wrapper) && ad.impressions == 0 {
+            self.info.warnings.add(Warning::NoImpression, ad.at);
+        }
+        if ad.wrapper && !ad.tag_uri {
+            self.info.warnings.add(Warning::WrapperWithoutUri, ad.at);
+        }
+    }
+
+    /// Checks every attribute of `e` (syntax, references and `<` in values) and returns the root's `version`.
+    fn check_attributes(
+        &self,
+        e: &BytesStart<'a>,
+        at: usize,
+    ) -> Result<Option<&'a str>, Violation> {
+        let mut version = None;
+        for attribute in e.attributes().with_checks(false) {
+            let attribute = attribute.map_err(|err| (at, err.to_string().into()))?;
+            let value: &str = &attribute.value;
+            if let Err(message) = check_value(value.as_bytes()) {
+                return Err((at, message.into()));
+            }
+            if self.depth == 0 && attribute.key.local_name().as_ref() == "version" {
+                version = self.borrowed(value);
+            }
+        }
+        Ok(version)
+    }
+
+    /// `slice` (a part of the markup, as quick-xml hands it out) as a `&'a str` of the markup.
+    fn borrowed(&self, slice: &str) -> Option<&'a str> {
+        let start = (slice.as_ptr() as usize).checked_sub(self.markup.as_ptr() as usize)?;
+        self.markup.get(start..start + slice.len())
+    }
+}
+
+fn trim(text: Cow<'_, str>) -> Cow<'_, str> {
+    match text {
+        Cow::Borrowed(t) => Cow::Borrowed(t.trim()),
+        Cow::Owned(t) if t.trim().len() == t.len() => Cow::Owned(t),
+        Cow::Owned(t) => Cow::Owned(t.trim().to_owned()),
+    }
+}
+
+/// An attribute value: no `<` and only well-formed references (XML 1.0 §3.1 `AttValue`).
+fn check_value(value: &[u8]) -> Result<(), &'static str> {
+    if memchr::memchr(b'<', value).is_some() {
+        return Err("'<' in an attribute value");
+    }
+    let mut rest = value;
+    while let Some(amp) = memchr::memchr(b'&', rest) {
+        rest = &rest[amp + 1..];
+        let semi = memchr::memchr(b';', rest).ok_or("'&' without ';' in an attribute value")?;
+        let name = std::str::from_utf8(&rest[..semi]).map_err(|_| "bad reference")?;
+        reference(name).ok_or("unknown entity or bad character reference in an attribute value")?;
+        rest = &rest[semi + 1..];
+    }
+    Ok(())
+}
+
+/// The character a reference (`lt`, `#60`, `#x3C`: the text between `&` and `;`) stands for: the five
+/// predefined entities (XML 1.0 §4.6) and character references to a legal `Char` (§4.1, §2.2).
+fn reference(name: &str) -> Option<char> {
+    let code = match name {
+        "lt" => return Some('<'),
+        "gt" => return Some('>'),
+        "amp" => return Some('&'),
+        "apos" => return Some('\''),
+        "quot" => return Some('"'),
+        _ => {
+            let digits = name.strip_prefix('#')?;
+            let (digits, radix) = match digits.strip_prefix('x') {
+                Some(hex) => (hex, 16),
+                None => (digits, 10),
+            };
+            if digits.is_empty()
+                || digits.len() > 8
+                || !digits.bytes().all(|b| b.is_ascii_alphanumeric())
+            {
+                return None;
+            }
+            u32::from_str_radix(digits, radix).ok()?
+        }
+    };
+    let legal =
+        matches!(code, 0x9 | 0xA | 0xD | 0x20..=0xD7FF | 0xE000..=0xFFFD | 0x10000..=0x10FFFF);
+    legal.then(|| char::from_u32(code)).flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reference;
+
+    #[test]
+    fn references() {
+        assert_eq!(reference("amp"), Some('&'));
+        assert_eq!(reference("#60"), Some('<'));
+        assert_eq!(reference("#x3C"), Some('<'));
+        assert_eq!(reference("#x1F600"), Some('😀'));
+        for bad in [
+            "nbsp", "#", "#x", "#0", "#xD800", "#x110000", "#-1", "#+5", "AMP", "",
+        ] {
+            assert_eq!(reference(bad), None, "{bad}");
+        }
+    }
+}
