@@ -1,8 +1,8 @@
 //! The router and its layers.
 //!
-//! Every route, outermost first: `SetRequestId` (keep `x-request-id` or make a UUID) → `Trace` (one span per
-//! request, carrying the id) → `PropagateRequestId` (echo it) — these three wrap the whole router
-//! ([`RequestLayers`]) — then, per route, metrics ([`TrackLayer`], `route` = the route template) → `CatchPanic`
+//! Every route, outermost first: [`RequestLayer`] (keep `x-request-id` or make a UUID, one span per request
+//! carrying it, echo it; what tower-http's `SetRequestId` → `Trace` → `PropagateRequestId` did, folded into one
+//! layer: see [`crate::request`]), which wraps the whole router, then, per route, metrics ([`TrackLayer`], `route` = the route template) → `CatchPanic`
 //! (500 JSON) → [`CloseIfUnreadLayer`] (an error answered before the body was read gets `Connection: close`) →
 //! [`json_errors`] (error bodies of the layers below get the JSON shape).
 //!
@@ -37,30 +37,27 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get, post};
 use pin_project_lite::pin_project;
 use tokio::sync::Semaphore;
+use tower::limit::ConcurrencyLimit;
 use tower::limit::GlobalConcurrencyLimitLayer;
+use tower::load_shed::LoadShed;
 use tower::load_shed::LoadShedLayer;
+use tower::timeout::Timeout;
 use tower::timeout::TimeoutLayer;
-use tower::util::{MapRequestLayer, MapResponseLayer};
+use tower::util::MapResponseLayer;
 use tower::{BoxError, Layer, Service, ServiceBuilder};
 use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::classify::{ServerErrorsAsFailures, SharedClassifier};
-use tower_http::decompression::RequestDecompressionLayer;
-use tower_http::limit::RequestBodyLimitLayer;
-use tower_http::propagate_header::PropagateHeaderLayer;
-use tower_http::request_id::{
-    MakeRequestUuid, PropagateRequestId, PropagateRequestIdLayer, SetRequestId, SetRequestIdLayer,
-};
+use tower_http::decompression::{RequestDecompression, RequestDecompressionLayer};
+use tower_http::limit::{RequestBodyLimit, RequestBodyLimitLayer};
+use tower_http::propagate_header::{PropagateHeader, PropagateHeaderLayer};
 use tower_http::timeout::RequestBodyTimeoutLayer;
-use tower_http::trace::{
-    DefaultOnBodyChunk, DefaultOnEos, DefaultOnFailure, DefaultOnRequest, DefaultOnResponse,
-    MakeSpan, Trace, TraceLayer,
-};
 
-use crate::body::{self, CloseIfUnreadLayer};
+use crate::body::{CloseIfUnreadLayer, NormalizeEncoding, NormalizeEncodingLayer};
 use crate::config::Config;
+use crate::dispatch::{Dispatch, decode_route};
 use crate::engine::Engine;
 use crate::error::{ApiError, json_errors, panic_response};
 use crate::metrics::{HttpMetrics, Metrics, TrackLayer};
+use crate::request::{RequestLayer, RequestService};
 use crate::routes::{batch, decode, ops};
 
 /// Header echoed on decode responses when the request sends it.
@@ -124,61 +121,31 @@ const ROUTES: [&str; 7] = [
     "/openapi.json",
 ];
 
-/// The whole application as served: [`RequestLayers`] around [`router`].
-pub type App = <RequestLayers as Layer<Router>>::Service;
+/// The whole application as served: [`RequestLayer`] around [`Dispatch`] (`POST /decode` without the router,
+/// everything else through [`router`]).
+pub type App = RequestService<Dispatch>;
 
 /// The whole application: routes, layers, state.
 pub fn app(state: AppState) -> App {
-    RequestLayers.layer(router(state))
-}
-
-/// The outermost layers, which need no route: `SetRequestId` → `Trace` → `PropagateRequestId`. They wrap the
-/// router rather than each route ([`Router::layer`]), so that a request passes through them without the boxing
-/// and cloning that each `Router::layer` adds to every route.
-#[derive(Clone, Copy, Debug)]
-pub struct RequestLayers;
-
-impl<S> Layer<S> for RequestLayers {
-    type Service = SetRequestId<
-        Trace<
-            PropagateRequestId<S>,
-            SharedClassifier<ServerErrorsAsFailures>,
-            RequestSpan,
-            DefaultOnRequest,
-            DefaultOnResponse,
-            DefaultOnBodyChunk,
-            DefaultOnEos,
-            DefaultOnFailure,
-        >,
-        MakeRequestUuid,
-    >;
-
-    fn layer(&self, inner: S) -> Self::Service {
-        ServiceBuilder::new()
-            .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
-            .layer(
-                TraceLayer::new_for_http()
-                    .make_span_with(RequestSpan)
-                    .on_failure(DefaultOnFailure::new().level(tracing::Level::WARN)),
-            )
-            .layer(PropagateRequestIdLayer::x_request_id())
-            .service(inner)
-    }
-}
-
-/// The routes and the layers that need one (the metrics' `route` label), without [`RequestLayers`].
-pub fn router(state: AppState) -> Router {
-    let server = &state.config.server;
-    let guard = DecodeGuard {
-        permits: state.permits.clone(),
-        timeout: state.config.request_timeout(),
-        retry_after: server.retry_after_secs,
-    };
     let http = Arc::new(HttpMetrics::new(state.metrics().clone(), &ROUTES));
+    let layers = DecodeGuard::new(&state).decode_layers(state.config.server.max_body_bytes);
+    let decode = decode_route(&state, http.clone(), layers);
+    RequestLayer.layer(Dispatch::new(decode, routes(state, http)))
+}
+
+/// The routes and the layers that need one (the metrics' `route` label), without [`RequestLayer`].
+pub fn router(state: AppState) -> Router {
+    let http = Arc::new(HttpMetrics::new(state.metrics().clone(), &ROUTES));
+    routes(state, http)
+}
+
+fn routes(state: AppState, http: Arc<HttpMetrics>) -> Router {
+    let server = &state.config.server;
+    let guard = DecodeGuard::new(&state);
     Router::new()
         .route(
             "/decode",
-            guard.decode(post(decode::decode), server.max_body_bytes),
+            post(decode::decode).layer(guard.decode_layers(server.max_body_bytes)),
         )
         .route(
             "/decode/batch",
@@ -210,22 +177,22 @@ struct DecodeGuard {
 }
 
 impl DecodeGuard {
+    fn new(state: &AppState) -> DecodeGuard {
+        DecodeGuard {
+            permits: state.permits.clone(),
+            timeout: state.config.request_timeout(),
+            retry_after: state.config.server.retry_after_secs,
+        }
+    }
+
     /// `/decode`: shed past the concurrency limit, time the whole request out, limit and decompress the body.
-    fn decode(&self, route: MethodRouter<AppState>, wire_limit: usize) -> MethodRouter<AppState> {
-        let retry_after = self.retry_after;
-        route.layer(
-            ServiceBuilder::new()
-                .layer(PropagateHeaderLayer::new(OPENRTB_VERSION))
-                .layer(AnswerErrorsLayer { retry_after })
-                .layer(LoadShedLayer::new())
-                .layer(GlobalConcurrencyLimitLayer::with_semaphore(
-                    self.permits.clone(),
-                ))
-                .layer(TimeoutLayer::new(self.timeout))
-                .layer(RequestBodyLimitLayer::new(wire_limit))
-                .layer(MapRequestLayer::new(body::normalize_content_encoding))
-                .layer(RequestDecompressionLayer::new()),
-        )
+    fn decode_layers(&self, wire_limit: usize) -> DecodeLayers {
+        DecodeLayers {
+            permits: self.permits.clone(),
+            timeout: self.timeout,
+            retry_after: self.retry_after,
+            wire_limit,
+        }
     }
 
     /// `/decode/batch`: the answer starts before the body is read and streams for as long as the body does, so a
@@ -238,9 +205,50 @@ impl DecodeGuard {
                 .layer(PropagateHeaderLayer::new(OPENRTB_VERSION))
                 .layer(RequestBodyTimeoutLayer::new(self.timeout))
                 .layer(RequestBodyLimitLayer::new(wire_limit))
-                .layer(MapRequestLayer::new(body::normalize_content_encoding))
+                .layer(NormalizeEncodingLayer)
                 .layer(RequestDecompressionLayer::new()),
         )
+    }
+}
+
+/// The layers of `/decode` below the per-route ones, outermost first: `PropagateHeader(x-openrtb-version)` →
+/// [`AnswerErrors`] → `LoadShed` → `GlobalConcurrencyLimit` → `Timeout` → `RequestBodyLimit` →
+/// [`NormalizeEncodingLayer`] → `RequestDecompression`. One named layer, so that the router's `/decode` and
+/// [`Dispatch`]'s are the same stack.
+#[derive(Clone)]
+pub struct DecodeLayers {
+    permits: Arc<Semaphore>,
+    timeout: Duration,
+    retry_after: u64,
+    wire_limit: usize,
+}
+
+impl<S> Layer<S> for DecodeLayers {
+    type Service = PropagateHeader<
+        AnswerErrors<
+            LoadShed<
+                ConcurrencyLimit<
+                    Timeout<RequestBodyLimit<NormalizeEncoding<RequestDecompression<S>>>>,
+                >,
+            >,
+        >,
+    >;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        ServiceBuilder::new()
+            .layer(PropagateHeaderLayer::new(OPENRTB_VERSION))
+            .layer(AnswerErrorsLayer {
+                retry_after: self.retry_after,
+            })
+            .layer(LoadShedLayer::new())
+            .layer(GlobalConcurrencyLimitLayer::with_semaphore(
+                self.permits.clone(),
+            ))
+            .layer(TimeoutLayer::new(self.timeout))
+            .layer(RequestBodyLimitLayer::new(self.wire_limit))
+            .layer(NormalizeEncodingLayer)
+            .layer(RequestDecompressionLayer::new())
+            .service(inner)
     }
 }
 
@@ -265,7 +273,7 @@ impl<S> Layer<S> for AnswerErrorsLayer {
 }
 
 /// The service of [`AnswerErrorsLayer`].
-struct AnswerErrors<S> {
+pub struct AnswerErrors<S> {
     inner: S,
     retry_after: u64,
     /// An error of the inner `poll_ready`, answered by the next `call` (`poll_ready` itself cannot fail here).
@@ -317,7 +325,10 @@ where
 pin_project! {
     /// The response future of [`AnswerErrors`].
     #[project = AnswerErrorsProj]
-    enum AnswerErrorsFuture<F> {
+    // pin-project-lite takes no docs on variant fields: `Called` holds the inner future, `NotReady` the
+    // readiness error until it is answered.
+    #[allow(missing_docs)]
+    pub enum AnswerErrorsFuture<F> {
         Called { #[pin] inner: F, retry_after: u64 },
         NotReady { error: Option<BoxError>, retry_after: u64 },
     }
@@ -362,21 +373,5 @@ fn overload_error(e: &BoxError, retry_after: u64) -> ApiError {
             "internal",
             "internal error",
         )
-    }
-}
-
-/// The span of each request: `request` at INFO with method, URI and request id. Nothing is formatted when INFO
-/// is filtered out.
-#[derive(Clone, Copy, Debug)]
-pub struct RequestSpan;
-
-impl<B> MakeSpan<B> for RequestSpan {
-    fn make_span(&mut self, req: &Request<B>) -> tracing::Span {
-        let id = req
-            .headers()
-            .get("x-request-id")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("");
-        tracing::info_span!("request", method = %req.method(), uri = %req.uri(), request_id = %id)
     }
 }

@@ -133,6 +133,41 @@ pub fn normalize_content_encoding<B>(mut req: Request<B>) -> Request<B> {
     req
 }
 
+/// Layer: [`normalize_content_encoding`] on every request (a named type, unlike `MapRequestLayer` with a closure).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NormalizeEncodingLayer;
+
+impl<S> Layer<S> for NormalizeEncodingLayer {
+    type Service = NormalizeEncoding<S>;
+
+    fn layer(&self, inner: S) -> NormalizeEncoding<S> {
+        NormalizeEncoding { inner }
+    }
+}
+
+/// The service of [`NormalizeEncodingLayer`].
+#[derive(Clone, Debug)]
+pub struct NormalizeEncoding<S> {
+    inner: S,
+}
+
+impl<S, B> Service<Request<B>> for NormalizeEncoding<S>
+where
+    S: Service<Request<B>>,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request<B>) -> S::Future {
+        self.inner.call(normalize_content_encoding(req))
+    }
+}
+
 /// Checks `Content-Type`. Accepted: none; `application/json`; `application/*+json`; `text/plain`;
 /// `application/octet-stream`; and `application/x-www-form-urlencoded`, which `curl --data-binary` sends
 /// unless told otherwise — refusing it would break the obvious first try while gaining nothing, since the body

@@ -175,6 +175,8 @@ pub fn init_logging(format: LogFormat, level: &str) -> anyhow::Result<()> {
             .flatten_event(true)
             .with_current_span(true)
             .with_span_list(false)
+            // The per-request span's fields written straight to JSON (see log_fields.rs).
+            .fmt_fields(crate::log_fields::JsonSpanFields)
             .try_init(),
         LogFormat::Pretty => builder.pretty().try_init(),
     };

@@ -22,12 +22,13 @@ use std::sync::{Arc, Weak};
 use std::time::Instant;
 
 use bidscan_json::{Reader, ReaderConfig, Stats};
-use bidscan_openrtb::{BidResponse, Decoded, Issue, Mode, Status, Summary};
+use bidscan_openrtb::{Decoded, Mode, Status};
 use bidscan_pool::{Budget, Pool, PoolConfig, Reusable};
 use serde::{Deserialize, Serialize};
 
 use crate::error::ApiError;
 use crate::metrics::{INPUT_BUFFER, Metrics, PoolMetrics};
+use crate::render::{self, Envelope};
 
 /// Which parts of the answer to include.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -58,17 +59,6 @@ pub struct Answer {
     pub status: Status,
     /// Issues reported (errors and warnings).
     pub issues: usize,
-}
-
-/// The 200 body. `response` is omitted with `view=summary`.
-#[derive(Serialize)]
-struct Envelope<'a> {
-    status: Status,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    response: Option<&'a BidResponse<'a>>,
-    summary: Summary<'a>,
-    issues: &'a [Issue],
-    stats: Stats,
 }
 
 /// What one pool item holds: the reader (scratch, config) and the input buffer the document is decoded in.
@@ -277,7 +267,7 @@ fn render(decoded: &Decoded<'_>, stats: Stats, options: Options) -> Result<Answe
     };
     // Usually one allocation: the full view echoes the response (about the input's size) plus the summary, issues
     // and stats; `to_vec` would start at 128 bytes and grow by copying (two reallocations even for a 49-byte
-    // no-bid's 350-byte answer). The summary view does not hold the response, so it does not reserve for it.
+    // no-bid's 290-byte answer). The summary view does not hold the response, so it does not reserve for it.
     let echoed = if envelope.response.is_some() {
         stats.bytes
     } else {
@@ -285,7 +275,7 @@ fn render(decoded: &Decoded<'_>, stats: Stats, options: Options) -> Result<Answe
     };
     let mut json = Vec::with_capacity(echoed + 1024);
     // Serializing to memory fails only for non-string map keys or a failing Serialize impl; the model has neither.
-    serde_json::to_writer(&mut json, &envelope).map_err(|e| {
+    render::write(&mut json, &envelope).map_err(|e| {
         tracing::error!(error = %e, "cannot render an answer");
         ApiError::new(
             axum::http::StatusCode::INTERNAL_SERVER_ERROR,

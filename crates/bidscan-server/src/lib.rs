@@ -24,13 +24,17 @@ pub mod app;
 pub mod body;
 pub mod cli;
 pub mod config;
+pub mod dispatch;
 pub mod engine;
 pub mod error;
 pub mod health;
 pub mod linger;
+pub mod log_fields;
 pub mod metrics;
 pub mod offline;
 pub mod openapi;
+pub mod render;
+pub mod request;
 pub mod routes;
 pub mod server;
 

@@ -320,12 +320,22 @@ impl HttpMetrics {
 #[derive(Clone)]
 pub struct TrackLayer {
     http: Arc<HttpMetrics>,
+    /// The route template of every request, when the layer serves one route outside the router.
+    route: Option<&'static str>,
 }
 
 impl TrackLayer {
-    /// Counts into `http`.
+    /// Counts into `http`, under the route the router matched.
     pub fn new(http: Arc<HttpMetrics>) -> TrackLayer {
-        TrackLayer { http }
+        TrackLayer { http, route: None }
+    }
+
+    /// Counts into `http`, every request under `route` (a layer around one route's service, outside the router).
+    pub fn for_route(http: Arc<HttpMetrics>, route: &'static str) -> TrackLayer {
+        TrackLayer {
+            http,
+            route: Some(route),
+        }
     }
 }
 
@@ -336,6 +346,7 @@ impl<S> Layer<S> for TrackLayer {
         Track {
             inner,
             http: self.http.clone(),
+            route: self.route,
         }
     }
 }
@@ -345,6 +356,7 @@ impl<S> Layer<S> for TrackLayer {
 pub struct Track<S> {
     inner: S,
     http: Arc<HttpMetrics>,
+    route: Option<&'static str>,
 }
 
 impl<S, B, R> Service<Request<B>> for Track<S>
@@ -360,7 +372,14 @@ where
     }
 
     fn call(&mut self, req: Request<B>) -> Self::Future {
-        let route = req.extensions().get::<MatchedPath>().cloned();
+        let route = match self.route {
+            Some(route) => Route::Fixed(route),
+            None => req
+                .extensions()
+                .get::<MatchedPath>()
+                .cloned()
+                .map_or(Route::Unmatched, Route::Matched),
+        };
         TrackFuture {
             started: Instant::now(),
             inner: self.inner.call(req),
@@ -376,9 +395,16 @@ pin_project! {
         #[pin]
         inner: F,
         http: Arc<HttpMetrics>,
-        route: Option<MatchedPath>,
+        route: Route,
         started: Instant,
     }
+}
+
+/// The route a [`TrackFuture`] counts under.
+enum Route {
+    Fixed(&'static str),
+    Matched(MatchedPath),
+    Unmatched,
 }
 
 impl<F, R, E> Future for TrackFuture<F>
@@ -391,7 +417,11 @@ where
         let this = self.project();
         let res = ready!(this.inner.poll(cx));
         if let Ok(res) = &res {
-            let route = this.route.as_ref().map(MatchedPath::as_str);
+            let route = match this.route {
+                Route::Fixed(route) => Some(*route),
+                Route::Matched(path) => Some(path.as_str()),
+                Route::Unmatched => None,
+            };
             this.http
                 .observe(route, res.status(), this.started.elapsed());
         }
