@@ -14,6 +14,7 @@ pub mod decoders;
 pub mod families;
 pub mod mirror;
 pub mod model;
+pub mod pairs;
 pub mod verify;
 
 use std::path::PathBuf;

@@ -66,15 +66,25 @@ pub enum DecodeError {
         /// What was wrong.
         message: String,
     },
+    /// `POST /validate`'s envelope is not usable (see [`decode_pair`](crate::decode_pair)): `not_an_envelope`,
+    /// `not_a_bid_request` or `request_without_imp`. An HTTP server answers 422.
+    InvalidEnvelope {
+        /// `not_an_envelope`, `not_a_bid_request` or `request_without_imp`.
+        code: &'static str,
+        /// What was wrong.
+        message: String,
+        /// JSON pointer in the envelope, e.g. `/request/imp`.
+        path: String,
+    },
 }
 
 impl DecodeError {
-    /// `"malformed_json"`, `"not_a_bid_response"`, or the strict-mode issue code.
+    /// `"malformed_json"`, `"not_a_bid_response"`, the strict-mode issue code, or the envelope's code.
     pub fn code(&self) -> &'static str {
         match self {
             DecodeError::Malformed(_) => "malformed_json",
             DecodeError::NotABidResponse { .. } => "not_a_bid_response",
-            DecodeError::Strict { code, .. } => code,
+            DecodeError::Strict { code, .. } | DecodeError::InvalidEnvelope { code, .. } => code,
         }
     }
 
@@ -82,9 +92,9 @@ impl DecodeError {
     pub fn path(&self) -> Option<&str> {
         match self {
             DecodeError::Malformed(e) => e.path(),
-            DecodeError::NotABidResponse { path, .. } | DecodeError::Strict { path, .. } => {
-                Some(path)
-            }
+            DecodeError::NotABidResponse { path, .. }
+            | DecodeError::Strict { path, .. }
+            | DecodeError::InvalidEnvelope { path, .. } => Some(path),
         }
     }
 }
@@ -102,6 +112,7 @@ impl fmt::Display for DecodeError {
                 code,
                 message,
             } => write!(f, "strict mode: {code} at {path}: {message}"),
+            DecodeError::InvalidEnvelope { message, .. } => f.write_str(message),
         }
     }
 }
@@ -160,7 +171,7 @@ pub fn decode<'a>(
     Ok(decoded)
 }
 
-fn map_error(e: JsonError) -> DecodeError {
+pub(crate) fn map_error(e: JsonError) -> DecodeError {
     if e.kind() == ErrorKind::Custom {
         let message = e.message();
         if let Some(at) = message.find(NOT_A_BID_RESPONSE) {
@@ -189,7 +200,7 @@ impl<'a> Decoded<'a> {
     }
 
     /// Sets `status` and `issues` from `response` (see [`from_response`](Self::from_response)).
-    fn check(&mut self, mode: Mode) -> Result<(), DecodeError> {
+    pub(crate) fn check(&mut self, mode: Mode) -> Result<(), DecodeError> {
         // Filled where they stay (a local list moved in afterwards cost a stalled 16-byte reload per document).
         self.issues = coercion_issues(&self.response);
         if mode == Mode::Strict && !self.issues.is_empty() {

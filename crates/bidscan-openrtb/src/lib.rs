@@ -36,9 +36,15 @@
 //!
 //! Issue codes from decoding: see [`CoercionKind::code`]. Validation codes and their sources: see [`validate`].
 //!
+//! # Against the bid request
+//! [`decode_pair`] decodes the `/validate` envelope `{"request": …, "response": …}` (either order, one buffer)
+//! into a [`Pair`]: the typed [`BidRequest`] view and the [`Decoded`] response. [`rules::Validated::new`] then
+//! accepts or rejects each bid under a [`rules::Policy`] (`skip | warn | enforce` per rule), with the IAB
+//! seat-non-bid status codes; the rule table and its sources are in [`rules`].
+//!
 //! # What it does not do
-//! It does not parse JSON (bidscan-json does), look inside `adm` beyond sniffing its kind, check a response
-//! against its bid request (imp ids, floors, currencies offered), substitute macros, or do any I/O.
+//! It does not parse JSON (bidscan-json does), look inside `adm` beyond sniffing its kind and finding insecure
+//! URLs (bidscan-markup), read the parts of a bid request no rule needs, substitute macros, or do any I/O.
 #![forbid(unsafe_code)]
 
 mod adm;
@@ -48,8 +54,11 @@ mod inline;
 mod issue;
 mod lenient;
 pub mod lists;
+mod pair;
 mod paths;
+mod request;
 mod response;
+pub mod rules;
 mod summary;
 pub mod validate;
 
@@ -63,5 +72,7 @@ pub use lists::{
     ApiFramework, CategoryTaxonomy, CreativeAttribute, MarkupType, MediaRating, NoBidReason,
     Protocol, SlotPositionInPod,
 };
+pub use pair::{Pair, decode_pair};
+pub use request::{Banner, BidRequest, Deal, Format, Imp, Native, Pmp, Video};
 pub use response::{BidResponse, SeatBid};
 pub use summary::{BidSummary, Summary};

@@ -123,7 +123,7 @@ pub(crate) fn validate(response: &BidResponse<'_>, status: Status, issues: &mut 
 /// ids: O(n log n) whatever the ids (ids with equal fingerprints only cost string comparisons, never a quadratic
 /// scan), and no hasher state. The entries live on the stack up to [`DuplicateIds::STACK`] bids; the bit set is
 /// allocated only when a duplicate is found (when an issue is reported anyway).
-struct DuplicateIds(Vec<u64>);
+pub(crate) struct DuplicateIds(Vec<u64>);
 
 /// `(fingerprint, id, position)` of one bid.
 type IdEntry<'r> = (u64, &'r str, usize);
@@ -132,7 +132,7 @@ impl DuplicateIds {
     /// Bids whose ids are sorted on the stack (2 KiB); more are sorted in a `Vec`.
     const STACK: usize = 64;
 
-    fn find(response: &BidResponse<'_>) -> DuplicateIds {
+    pub(crate) fn find(response: &BidResponse<'_>) -> DuplicateIds {
         let mut flags = DuplicateIds(Vec::new());
         let bids: usize = response.seatbid.iter().map(|s| s.bid.len()).sum();
         if bids < 2 {
@@ -177,7 +177,7 @@ impl DuplicateIds {
         self.0[word] |= 1 << (position % 64);
     }
 
-    fn contains(&self, position: usize) -> bool {
+    pub(crate) fn contains(&self, position: usize) -> bool {
         self.0
             .get(position / 64)
             .is_some_and(|w| w & (1 << (position % 64)) != 0)

@@ -58,7 +58,7 @@ use crate::engine::Engine;
 use crate::error::{ApiError, json_errors, panic_response};
 use crate::metrics::{HttpMetrics, Metrics, TrackLayer};
 use crate::request::{RequestLayer, RequestService};
-use crate::routes::{batch, decode, ops};
+use crate::routes::{batch, decode, ops, validate};
 
 /// Header echoed on decode responses when the request sends it.
 pub const OPENRTB_VERSION: HeaderName = HeaderName::from_static("x-openrtb-version");
@@ -90,7 +90,8 @@ impl AppState {
             max_depth: config.decode.max_depth,
         };
         Ok(AppState {
-            engine: Engine::new(config.pool.to_pool_config(), reader, metrics),
+            engine: Engine::new(config.pool.to_pool_config(), reader, metrics)
+                .with_policy(config.validate.clone()),
             permits: Arc::new(Semaphore::new(config.server.max_concurrency.max(1))),
             config: Arc::new(config),
             draining: Arc::new(AtomicBool::new(false)),
@@ -111,9 +112,11 @@ impl AppState {
 
 /// The route templates of [`router`], whose metric handles are kept ([`HttpMetrics`]); a route missing here is
 /// still counted, through the slower label lookup.
-const ROUTES: [&str; 7] = [
+const ROUTES: [&str; 9] = [
     "/decode",
     "/decode/batch",
+    "/validate",
+    "/validate/batch",
     "/",
     "/healthz",
     "/readyz",
@@ -150,6 +153,14 @@ fn routes(state: AppState, http: Arc<HttpMetrics>) -> Router {
         .route(
             "/decode/batch",
             guard.batch(post(batch::batch), server.max_batch_bytes),
+        )
+        .route(
+            "/validate",
+            post(validate::validate).layer(guard.decode_layers(server.max_body_bytes)),
+        )
+        .route(
+            "/validate/batch",
+            guard.batch(post(validate::validate_batch), server.max_batch_bytes),
         )
         .route("/", get(ops::index))
         .route("/healthz", get(ops::healthz))

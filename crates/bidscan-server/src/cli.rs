@@ -1,4 +1,4 @@
-//! The command line: `bidscan serve | decode | health`.
+//! The command line: `bidscan serve | decode | validate | health`.
 //!
 //! Exit status: 0 success; 1 failure (a document that could not be decoded, an unhealthy server, a server that
 //! could not start); 2 usage errors (bad arguments, bad configuration, unreadable input path). Never a panic.
@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 
 use crate::config::{Config, LogFormat};
 use crate::engine::View;
+use crate::validation::Work;
 
 /// Exit status for usage errors (bad arguments, configuration or input path).
 pub const EXIT_USAGE: u8 = 2;
@@ -31,6 +32,9 @@ pub enum Command {
     Serve(ServeArgs),
     /// Decode files, a directory or stdin offline; prints the same JSON as POST /decode.
     Decode(DecodeArgs),
+    /// Validate envelopes ({"request", "response"}) from files, a directory or stdin offline; prints the same
+    /// JSON as POST /validate, under the [validate] rules of the configuration.
+    Validate(DecodeArgs),
     /// Probe a running instance: exit 0 when it answers 2xx, 1 otherwise.
     Health(HealthArgs),
 }
@@ -49,7 +53,8 @@ pub struct ServeArgs {
 /// `bidscan decode`.
 #[derive(Debug, clap::Args)]
 pub struct DecodeArgs {
-    /// A bid-response file, a directory of them (*.json, *.ndjson, *.jsonl; not recursive), or `-` for stdin.
+    /// A bid-response file (for `validate`: an envelope file), a directory of them (*.json, *.ndjson, *.jsonl;
+    /// not recursive), or `-` for stdin.
     /// Files ending in .ndjson or .jsonl hold one document per line.
     #[arg(value_name = "FILE|DIR|-")]
     pub input: PathBuf,
@@ -111,7 +116,8 @@ pub fn run() -> ExitCode {
     };
     match cli.command {
         Command::Serve(args) => serve(args),
-        Command::Decode(args) => crate::offline::run(&args),
+        Command::Decode(args) => crate::offline::run(&args, Work::Decode),
+        Command::Validate(args) => crate::offline::run(&args, Work::Validate),
         Command::Health(args) => crate::health::run(&args),
     }
 }

@@ -27,6 +27,10 @@ pub struct Config {
     pub pool: PoolSection,
     /// `[log]`: log format and level.
     pub log: LogConfig,
+    /// `[validate]`: `skip | warn | enforce` per response-validation rule, and `[validate.rates]` for floors in
+    /// another currency (`POST /validate`; see `bidscan_openrtb::rules`).
+    #[serde(default)]
+    pub validate: bidscan_openrtb::rules::Policy,
 }
 
 /// `[server]`.
@@ -189,6 +193,7 @@ impl Config {
         if let Some((key, _)) = positive.iter().find(|(_, v)| *v == 0) {
             return Err(format!("{key} must be greater than 0"));
         }
+        self.validate.rates.check()?;
         if self.decode.max_depth > MAX_DEPTH_LIMIT {
             return Err(format!(
                 "decode.max_depth must be at most {MAX_DEPTH_LIMIT} (each level uses stack), got {}",

@@ -1,5 +1,6 @@
 //! [`Engine`]: the one function that turns a document's bytes into the answer JSON, shared by `POST /decode`,
-//! `POST /decode/batch` and `bidscan decode`, and the per-worker pools of decode state behind it.
+//! `POST /decode/batch` and `bidscan decode` (and, in [`crate::validation`], by the `/validate` routes and
+//! `bidscan validate`), and the per-worker pools of decode state behind it.
 //!
 //! # Where the pooled buffer is filled, and why there
 //! A [`Pool`] is per worker thread (`thread_local!`) and its [`Checkout`](bidscan_pool::Checkout) guard borrows
@@ -22,6 +23,7 @@ use std::sync::{Arc, Weak};
 use std::time::Instant;
 
 use bidscan_json::{Reader, ReaderConfig, Stats};
+use bidscan_openrtb::rules::Policy;
 use bidscan_openrtb::{Decoded, Mode, Status};
 use bidscan_pool::{Budget, Pool, PoolConfig, Reusable};
 use serde::{Deserialize, Serialize};
@@ -117,6 +119,8 @@ pub struct Engine {
     budget: Arc<Budget>,
     observer: Arc<PoolMetrics>,
     metrics: Arc<Metrics>,
+    /// The rules `validate` applies (`[validate]`).
+    policy: Arc<Policy>,
 }
 
 impl Engine {
@@ -136,7 +140,19 @@ impl Engine {
             budget,
             observer,
             metrics,
+            policy: Arc::new(Policy::default()),
         }
+    }
+
+    /// This engine validating with `policy` (the default: every rule enforced, no rates).
+    pub fn with_policy(mut self, policy: Policy) -> Engine {
+        self.policy = Arc::new(policy);
+        self
+    }
+
+    /// The rules `validate` applies.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
     }
 
     /// The metrics this engine counts into.
@@ -176,6 +192,41 @@ impl Engine {
         len: usize,
         options: Options,
     ) -> Result<Answer, ApiError> {
+        self.with_input(chunks, len, |reader, input| {
+            let bytes = input.len();
+            // bidscan_openrtb::decode answers a blank body (no-bid) and a body starting with `<` (XML/HTML, not a
+            // bid response) without running the reader, whose stats would then be the previous document's.
+            let reader_runs = input
+                .iter()
+                .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+                .is_some_and(|&b| b != b'<');
+            let result = bidscan_openrtb::decode(reader, input, options.mode);
+            let stats = if reader_runs {
+                reader.stats()
+            } else {
+                Stats {
+                    bytes,
+                    buffer_bytes_needed: bytes,
+                    ..Stats::default()
+                }
+            };
+            let result = result.map_err(ApiError::from).and_then(|decoded| {
+                self.observe(&decoded);
+                render(&decoded, stats, options)
+            });
+            (result, stats)
+        })
+    }
+
+    /// Runs `work` on this thread's pooled reader and input buffer, the buffer holding the document made of
+    /// `chunks` (`len` bytes in all), then checks the state back in and counts the outcome, size, escapes and
+    /// duration from what `work` returns. Shared by [`answer`](Self::answer) and `validate`.
+    pub(crate) fn with_input<'c>(
+        &self,
+        chunks: impl IntoIterator<Item = &'c [u8]>,
+        len: usize,
+        work: impl FnOnce(&mut Reader, &mut [u8]) -> (Result<Answer, ApiError>, Stats),
+    ) -> Result<Answer, ApiError> {
         let started = Instant::now();
         let pool = self.pool();
         let mut state = pool.checkout();
@@ -193,27 +244,7 @@ impl Engine {
             input.extend_from_slice(chunk);
         }
         *needed = input.len();
-        let bytes = input.len();
-        // bidscan_openrtb::decode answers a blank body (no-bid) and a body starting with `<` (XML/HTML, not a bid
-        // response) without running the reader, whose stats would then be the previous document's.
-        let reader_runs = input
-            .iter()
-            .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-            .is_some_and(|&b| b != b'<');
-        let result = bidscan_openrtb::decode(reader, input, options.mode);
-        let stats = if reader_runs {
-            reader.stats()
-        } else {
-            Stats {
-                bytes,
-                buffer_bytes_needed: bytes,
-                ..Stats::default()
-            }
-        };
-        let result = result.map_err(ApiError::from).and_then(|decoded| {
-            self.observe(&decoded);
-            render(&decoded, stats, options)
-        });
+        let (result, stats) = work(reader, input);
         drop(state);
         self.count(&result, stats, started);
         result
@@ -241,7 +272,7 @@ impl Engine {
     }
 
     /// Counts the bids and issues of a successful decode.
-    fn observe(&self, decoded: &Decoded<'_>) {
+    pub(crate) fn observe(&self, decoded: &Decoded<'_>) {
         self.metrics.bids.inc_by(decoded.bid_count() as u64);
         for issue in &decoded.issues {
             let severity = match issue.severity {
@@ -274,20 +305,23 @@ fn render(decoded: &Decoded<'_>, stats: Stats, options: Options) -> Result<Answe
         0
     };
     let mut json = Vec::with_capacity(echoed + 1024);
-    // Serializing to memory fails only for non-string map keys or a failing Serialize impl; the model has neither.
-    render::write(&mut json, &envelope).map_err(|e| {
-        tracing::error!(error = %e, "cannot render an answer");
-        ApiError::new(
-            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-            "internal",
-            "the answer could not be rendered",
-        )
-    })?;
+    render::write(&mut json, &envelope).map_err(render_failed)?;
     Ok(Answer {
         json,
         status: decoded.status,
         issues: decoded.issues.len(),
     })
+}
+
+/// The 500 for an answer that could not be serialized. Serializing to memory fails only for non-string map keys
+/// or a failing Serialize impl; the model has neither.
+pub(crate) fn render_failed(e: serde_json::Error) -> ApiError {
+    tracing::error!(error = %e, "cannot render an answer");
+    ApiError::new(
+        axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+        "internal",
+        "the answer could not be rendered",
+    )
 }
 
 #[cfg(test)]

@@ -19,7 +19,8 @@ pub struct ApiError {
     /// HTTP status.
     pub status: StatusCode,
     /// Stable snake_case code: `malformed_json`, `payload_too_large`, `unsupported_media_type`,
-    /// `unsupported_encoding`, `bad_encoding`, `bad_body`, `not_a_bid_response`, a strict-mode issue code
+    /// `unsupported_encoding`, `bad_encoding`, `bad_body`, `not_a_bid_response`, `not_an_envelope`,
+    /// `not_a_bid_request`, `request_without_imp`, a strict-mode issue code
     /// (e.g. `number_as_string`), `invalid_query`, `overloaded`, `timeout`, `draining`, `not_found`,
     /// `method_not_allowed`, `internal`.
     pub code: &'static str,
@@ -140,12 +141,22 @@ impl ApiError {
             StatusCode::UNPROCESSABLE_ENTITY if self.code == "not_a_bid_response" => {
                 Some("not_a_bid_response")
             }
+            StatusCode::UNPROCESSABLE_ENTITY if ENVELOPE_CODES.contains(&self.code) => {
+                Some("invalid_envelope")
+            }
             StatusCode::UNPROCESSABLE_ENTITY => Some("strict"),
             StatusCode::PAYLOAD_TOO_LARGE => Some("too_large"),
             _ => None,
         }
     }
 }
+
+/// The codes of [`DecodeError::InvalidEnvelope`] (`POST /validate`).
+const ENVELOPE_CODES: [&str; 3] = [
+    "not_an_envelope",
+    "not_a_bid_request",
+    "request_without_imp",
+];
 
 impl From<DecodeError> for ApiError {
     /// 400 for malformed JSON (with byte, line, column, path), 422 for the rest (with path).
@@ -160,7 +171,9 @@ impl From<DecodeError> for ApiError {
                 })),
                 ..ApiError::new(StatusCode::BAD_REQUEST, e.code(), e.to_string())
             },
-            DecodeError::NotABidResponse { .. } | DecodeError::Strict { .. } => ApiError {
+            DecodeError::NotABidResponse { .. }
+            | DecodeError::Strict { .. }
+            | DecodeError::InvalidEnvelope { .. } => ApiError {
                 position: Some(Box::new(Position {
                     path: e.path().map(str::to_owned),
                     ..Position::default()

@@ -7,7 +7,8 @@
 //!   that `bidscan serve` and the integration tests both use); caps connections and times out slow request
 //!   heads ([`server`]), and closes connections with a lingering close ([`linger`]).
 //! - [`engine::Engine`]: the one function from document bytes to answer JSON, over per-worker pools of decode
-//!   state; shared by `POST /decode`, `POST /decode/batch` and `bidscan decode`.
+//!   state; shared by `POST /decode`, `POST /decode/batch` and `bidscan decode`; [`validation`] adds the one
+//!   behind `POST /validate`, `POST /validate/batch` and `bidscan validate`.
 //! - [`app`]: the router and its tower/tower-http layers; [`routes`]: the handlers; [`body`]: receiving bodies
 //!   under the size limits; [`error::ApiError`]: every error and its one `IntoResponse`.
 //! - [`config::Config`]: compiled-in default, file, `BIDSCAN__SECTION__KEY` environment (figment).
@@ -37,6 +38,7 @@ pub mod render;
 pub mod request;
 pub mod routes;
 pub mod server;
+pub mod validation;
 
 pub use config::Config;
 pub use server::{serve, shutdown_signal};

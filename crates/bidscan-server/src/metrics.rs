@@ -24,11 +24,12 @@ use tower::{Layer, Service};
 pub const INPUT_BUFFER: &str = "input";
 
 /// Every outcome of a decode (`bidscan_decode_outcomes_total{outcome}`).
-pub const OUTCOMES: [&str; 7] = [
+pub const OUTCOMES: [&str; 8] = [
     "bid",
     "nobid",
     "malformed",
     "not_a_bid_response",
+    "invalid_envelope",
     "strict",
     "too_large",
     "internal",
@@ -58,6 +59,9 @@ pub struct Metrics {
     pub bids: IntCounter,
     /// `bidscan_validation_issues_total{code,severity}`.
     pub issues: IntCounterVec,
+    /// `bidscan_bid_rejections_total{rule,statuscode}`: bids rejected by `/validate`, under the first enforced rule
+    /// that rejected each (`bidscan_openrtb::rules`).
+    pub bid_rejections: IntCounterVec,
     /// `bidscan_buffer_grow_total{buffer}`.
     pub buffer_grow: IntCounterVec,
     /// `bidscan_buffer_shrink_total{buffer}`.
@@ -135,6 +139,13 @@ impl Metrics {
                 ),
                 &["code", "severity"],
             )?,
+            bid_rejections: IntCounterVec::new(
+                Opts::new(
+                    "bidscan_bid_rejections_total",
+                    "Bids rejected by /validate, by the first enforced rule and its seat-non-bid status code.",
+                ),
+                &["rule", "statuscode"],
+            )?,
             buffer_grow: IntCounterVec::new(
                 Opts::new(
                     "bidscan_buffer_grow_total",
@@ -189,6 +200,7 @@ impl Metrics {
         r.register(Box::new(self.outcomes.clone()))?;
         r.register(Box::new(self.bids.clone()))?;
         r.register(Box::new(self.issues.clone()))?;
+        r.register(Box::new(self.bid_rejections.clone()))?;
         r.register(Box::new(self.buffer_grow.clone()))?;
         r.register(Box::new(self.buffer_shrink.clone()))?;
         r.register(Box::new(self.buffer_drop.clone()))?;
@@ -220,6 +232,10 @@ impl Metrics {
         self.buffer_retained.with_label_values(&[INPUT_BUFFER]);
         for result in ["hit", "miss"] {
             self.checkouts.with_label_values(&[result]);
+        }
+        for rule in bidscan_openrtb::rules::Rule::ALL {
+            let code = rule.statuscode().to_string();
+            self.bid_rejections.with_label_values(&[rule.name(), &code]);
         }
     }
 

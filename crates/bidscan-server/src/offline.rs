@@ -1,7 +1,8 @@
-//! `bidscan decode FILE|DIR|-`: the service's decode, offline, through the same [`Engine::answer`].
+//! `bidscan decode FILE|DIR|-` and `bidscan validate FILE|DIR|-`: the service's decode and validation, offline,
+//! through the same [`Engine::answer`] and [`Engine::validate`].
 //!
 //! Output on stdout is exactly what the service answers, one compact JSON line per document: the `/decode`
-//! answer, or `{"error": ...}` for a document that fails. Documents come in a stable order: a directory's files
+//! (or `/validate`) answer, or `{"error": ...}` for a document that fails. Documents come in a stable order: a directory's files
 //! sorted by name (`*.json`, `*.ndjson`, `*.jsonl`), the lines of an NDJSON input in order. A one-line note per
 //! failure names the input on stderr, and a progress bar (stderr, only on a terminal) shows runs of more than
 //! [`PROGRESS_ABOVE`] documents.
@@ -20,6 +21,7 @@ use crate::cli::{DecodeArgs, EXIT_USAGE};
 use crate::config::Config;
 use crate::engine::{Engine, Options};
 use crate::metrics::Metrics;
+use crate::validation::Work;
 
 /// Runs above this many documents show a progress bar.
 pub const PROGRESS_ABOVE: usize = 8;
@@ -30,8 +32,8 @@ struct Doc {
     bytes: Vec<u8>,
 }
 
-/// Runs `bidscan decode`.
-pub fn run(args: &DecodeArgs) -> ExitCode {
+/// Runs `bidscan decode` (`work` = decode) or `bidscan validate`.
+pub fn run(args: &DecodeArgs, work: Work) -> ExitCode {
     let config = match Config::load(args.config.as_deref()) {
         Ok(c) => c,
         Err(e) => {
@@ -56,7 +58,8 @@ pub fn run(args: &DecodeArgs) -> ExitCode {
     let reader = bidscan_json::ReaderConfig {
         max_depth: config.decode.max_depth,
     };
-    let engine = Engine::new(config.pool.to_pool_config(), reader, metrics);
+    let engine = Engine::new(config.pool.to_pool_config(), reader, metrics)
+        .with_policy(config.validate.clone());
     let options = Options {
         mode: if args.strict {
             bidscan_openrtb::Mode::Strict
@@ -65,7 +68,7 @@ pub fn run(args: &DecodeArgs) -> ExitCode {
         },
         view: args.view.into(),
     };
-    let tally = decode_all(&engine, &docs, options);
+    let tally = decode_all(&engine, &docs, options, work);
     if docs.len() > 1 {
         eprintln!(
             "bidscan: {} documents: {} decoded ({} with issues), {} failed",
@@ -89,13 +92,13 @@ struct Tally {
     write_failed: bool,
 }
 
-fn decode_all(engine: &Engine, docs: &[Doc], options: Options) -> Tally {
+fn decode_all(engine: &Engine, docs: &[Doc], options: Options, work: Work) -> Tally {
     let bar = progress(docs.len());
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut tally = Tally::default();
     for doc in docs {
-        let line = match engine.answer([doc.bytes.as_slice()], doc.bytes.len(), options) {
+        let line = match engine.run(work, [doc.bytes.as_slice()], doc.bytes.len(), options) {
             Ok(answer) => {
                 tally.with_issues += usize::from(answer.issues > 0);
                 answer.json

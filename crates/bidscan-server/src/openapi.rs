@@ -6,6 +6,7 @@ use crate::config::ModeName;
 use crate::engine::View;
 use crate::error::{ErrorBody, ErrorFields};
 use crate::routes::ops::StatusBody;
+use crate::routes::validate::{ValidateAnswerDoc, ValidateEnvelopeDoc};
 
 /// Shape of the 200 answer of `/decode` (for the document only; the server renders it from the model's types).
 #[derive(utoipa::ToSchema)]
@@ -32,18 +33,29 @@ pub struct DecodeAnswerDoc {
 #[openapi(
     info(
         title = "bidscan",
-        description = "Decodes OpenRTB bid responses and reports what is in them."
+        description = "Decodes OpenRTB bid responses and reports what is in them; validates them against their bid requests."
     ),
     paths(
         crate::routes::decode::decode,
         crate::routes::batch::batch,
+        crate::routes::validate::validate,
+        crate::routes::validate::validate_batch,
         crate::routes::ops::index,
         crate::routes::ops::healthz,
         crate::routes::ops::readyz,
         crate::routes::ops::metrics,
         crate::routes::ops::openapi,
     ),
-    components(schemas(DecodeAnswerDoc, ErrorBody, ErrorFields, StatusBody, ModeName, View))
+    components(schemas(
+        DecodeAnswerDoc,
+        ValidateAnswerDoc,
+        ValidateEnvelopeDoc,
+        ErrorBody,
+        ErrorFields,
+        StatusBody,
+        ModeName,
+        View
+    ))
 )]
 pub struct ApiDoc;
 
@@ -57,6 +69,8 @@ mod tests {
         for path in [
             "/decode",
             "/decode/batch",
+            "/validate",
+            "/validate/batch",
             "/",
             "/healthz",
             "/readyz",
@@ -66,5 +80,10 @@ mod tests {
             assert!(doc["paths"][path].is_object(), "{path} missing");
         }
         assert!(doc["paths"]["/decode"]["post"]["responses"]["422"].is_object());
+        assert!(doc["paths"]["/validate"]["post"]["responses"]["422"].is_object());
+        assert!(
+            doc["components"]["schemas"]["ValidateAnswerDoc"]["properties"]["seatnonbid"]
+                .is_object()
+        );
     }
 }

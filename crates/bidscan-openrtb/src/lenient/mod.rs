@@ -18,7 +18,7 @@ use crate::issue::{Coercion, CoercionKind, JsonType};
 mod objects;
 mod scalar;
 
-pub(crate) use objects::objects;
+pub(crate) use objects::{object, objects};
 pub(crate) use scalar::{Float, Ident, Int, Text, list, scalar};
 
 /// Prefix of the custom error message raised when the body is JSON but not a bid-response object; `decode`

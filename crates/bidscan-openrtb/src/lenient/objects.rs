@@ -1,4 +1,4 @@
-//! Arrays of objects: `seatbid`, `bid`.
+//! Objects and arrays of objects: `seatbid`, `bid`; the request's `imp`, `banner`, `pmp`, ….
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -172,6 +172,83 @@ impl<'de, T: FromMap<'de>> Visitor<'de> for ObjSeed<'_, '_, '_, T> {
     }
     fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
         Ok(self.drop_element(CoercionKind::Null))
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.visit_unit()
+    }
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, seq: S) -> Result<Self::Value, S::Error> {
+        drain_seq(seq)?;
+        Ok(self.wrong(JsonType::Array))
+    }
+    fn visit_bool<E: de::Error>(self, _v: bool) -> Result<Self::Value, E> {
+        Ok(self.wrong(JsonType::Bool))
+    }
+    fn visit_i64<E: de::Error>(self, _v: i64) -> Result<Self::Value, E> {
+        Ok(self.wrong(JsonType::Number))
+    }
+    fn visit_u64<E: de::Error>(self, _v: u64) -> Result<Self::Value, E> {
+        Ok(self.wrong(JsonType::Number))
+    }
+    fn visit_f64<E: de::Error>(self, _v: f64) -> Result<Self::Value, E> {
+        Ok(self.wrong(JsonType::Number))
+    }
+    fn visit_str<E: de::Error>(self, _v: &str) -> Result<Self::Value, E> {
+        Ok(self.wrong(JsonType::String))
+    }
+}
+
+/// Reads the value of the current member as one object (`imp.banner`, `imp.pmp`): `null` is noted and read as
+/// absent, any other type is noted as an error and read as absent.
+pub(crate) fn object<'de, A: MapAccess<'de>, T: FromMap<'de>>(
+    map: &mut A,
+    ctx: &mut Ctx<'_>,
+    field: &'static str,
+) -> Result<Option<T>, A::Error> {
+    map.next_value_seed(OneSeed::<T> {
+        ctx,
+        field,
+        _t: PhantomData,
+    })
+}
+
+struct OneSeed<'c, 'r, T> {
+    ctx: &'c mut Ctx<'r>,
+    field: &'static str,
+    _t: PhantomData<T>,
+}
+
+impl<T> OneSeed<'_, '_, T> {
+    fn wrong(self, found: JsonType) -> Option<T> {
+        let kind = CoercionKind::InvalidType {
+            expected: "an object",
+            found,
+        };
+        self.ctx.note(self.field, None, kind);
+        None
+    }
+}
+
+impl<'de, T: FromMap<'de>> DeserializeSeed<'de> for OneSeed<'_, '_, T> {
+    type Value = Option<T>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de, T: FromMap<'de>> Visitor<'de> for OneSeed<'_, '_, T> {
+    type Value = Option<T>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
+        T::from_map(map, self.ctx.doc).map(Some)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.ctx.note(self.field, None, CoercionKind::Null);
+        Ok(None)
     }
     fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
         self.visit_unit()

@@ -27,6 +27,7 @@ use crate::body::{self, Accepts, Line, Lines};
 use crate::engine::Options;
 use crate::error::{ApiError, ErrorBody};
 use crate::routes::{DecodeParams, invalid_query};
+use crate::validation::Work;
 
 /// Decodes every line of an NDJSON body, answering one NDJSON line per input line as they are decoded.
 #[utoipa::path(
@@ -53,6 +54,17 @@ pub async fn batch(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
+    stream(state, query, headers, body, Work::Decode)
+}
+
+/// The streamed NDJSON answer of `/decode/batch` and `/validate/batch`: `work` on each line.
+pub fn stream(
+    state: AppState,
+    query: Result<Query<DecodeParams>, QueryRejection>,
+    headers: HeaderMap,
+    body: Body,
+    work: Work,
+) -> Result<Response, ApiError> {
     let options = query.map_err(invalid_query)?.0.options(&state);
     body::check_content_type(&headers, Accepts::Ndjson)?;
     let permit = state
@@ -69,6 +81,7 @@ pub async fn batch(
         done: false,
         state,
         options,
+        work,
     };
     let stream = futures_util::stream::unfold(batch, |mut batch| async move {
         let chunk = batch.next_chunk().await?;
@@ -95,6 +108,8 @@ struct Batch {
     done: bool,
     state: AppState,
     options: Options,
+    /// Decode or validate each line.
+    work: Work,
 }
 
 impl Batch {
@@ -138,7 +153,7 @@ impl Batch {
         for line in lines {
             let result = match line {
                 Line::Full(bytes) => engine
-                    .answer([bytes.as_ref()], bytes.len(), self.options)
+                    .run(self.work, [bytes.as_ref()], bytes.len(), self.options)
                     .map(|a| a.json),
                 Line::TooLong => {
                     engine.count_too_large();

@@ -1,14 +1,13 @@
 //! `POST /decode`: one bid response in, the answer out.
 
-use axum::extract::{Query, Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::extract::{Request, State};
+use axum::response::Response;
 
 use crate::app::AppState;
-use crate::body::{self, Accepts};
 use crate::error::{ApiError, ErrorBody};
 use crate::openapi::DecodeAnswerDoc;
-use crate::routes::{DecodeParams, invalid_query};
+use crate::routes::{DecodeParams, one_document};
+use crate::validation::Work;
 
 /// Decodes one bid response: receives the (decompressed) body under `server.max_body_bytes`, then decodes it with
 /// pooled state in one synchronous step (see [`crate::engine`]).
@@ -33,27 +32,5 @@ use crate::routes::{DecodeParams, invalid_query};
     )
 )]
 pub async fn decode(State(state): State<AppState>, request: Request) -> Result<Response, ApiError> {
-    // The request taken apart rather than a `HeaderMap` extractor, which clones every header per request.
-    let (parts, body) = request.into_parts();
-    let options = Query::<DecodeParams>::try_from_uri(&parts.uri)
-        .map_err(invalid_query)?
-        .0
-        .options(&state);
-    body::check_content_type(&parts.headers, Accepts::Json)?;
-    let frames = body::collect(body, state.config.server.max_body_bytes)
-        .await
-        .inspect_err(|e| {
-            if e.status == StatusCode::PAYLOAD_TOO_LARGE {
-                state.engine.count_too_large();
-            }
-        })?;
-    let answer = state.engine.answer(frames.slices(), frames.len, options)?;
-    Ok((
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        )],
-        answer.json,
-    )
-        .into_response())
+    one_document(state, request, Work::Decode).await
 }

@@ -3,15 +3,20 @@
 pub mod batch;
 pub mod decode;
 pub mod ops;
+pub mod validate;
 
 use axum::extract::rejection::QueryRejection;
-use axum::http::StatusCode;
+use axum::extract::{Query, Request};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
 use crate::app::AppState;
+use crate::body::{self, Accepts};
 use crate::config::ModeName;
 use crate::engine::{Options, View};
 use crate::error::ApiError;
+use crate::validation::Work;
 
 /// Query parameters of the decode routes.
 #[derive(Clone, Copy, Debug, Default, Deserialize, utoipa::IntoParams)]
@@ -36,4 +41,38 @@ impl DecodeParams {
 /// 400 `invalid_query` for a query string that does not parse (e.g. `mode=fast`).
 pub fn invalid_query(e: QueryRejection) -> ApiError {
     ApiError::new(StatusCode::BAD_REQUEST, "invalid_query", e.body_text())
+}
+
+/// `/decode` and `/validate`: the options from the query, the (decompressed) JSON body received under
+/// `server.max_body_bytes`, then `work` on it with pooled state in one synchronous step (see [`crate::engine`]).
+pub async fn one_document(
+    state: AppState,
+    request: Request,
+    work: Work,
+) -> Result<Response, ApiError> {
+    // The request taken apart rather than a `HeaderMap` extractor, which clones every header per request.
+    let (parts, body) = request.into_parts();
+    let options = Query::<DecodeParams>::try_from_uri(&parts.uri)
+        .map_err(invalid_query)?
+        .0
+        .options(&state);
+    body::check_content_type(&parts.headers, Accepts::Json)?;
+    let frames = body::collect(body, state.config.server.max_body_bytes)
+        .await
+        .inspect_err(|e| {
+            if e.status == StatusCode::PAYLOAD_TOO_LARGE {
+                state.engine.count_too_large();
+            }
+        })?;
+    let answer = state
+        .engine
+        .run(work, frames.slices(), frames.len, options)?;
+    Ok((
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        answer.json,
+    )
+        .into_response())
 }

@@ -1,0 +1,99 @@
+//! The real request/response pairs of `corpus/validate-pairs/` for the `/validate` cost benches: each as the
+//! envelope `POST /validate` takes and the response alone, byte for byte as it sits in the envelope.
+
+use std::path::PathBuf;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+/// One pair.
+pub struct Pair {
+    /// File name.
+    pub name: String,
+    /// `{"request":…,"response":…}`.
+    pub envelope: Vec<u8>,
+    /// The response member's bytes.
+    pub response: Vec<u8>,
+}
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow)]
+    #[allow(dead_code)]
+    request: &'a RawValue,
+    #[serde(borrow)]
+    response: &'a RawValue,
+}
+
+/// Every pair, sorted by name. Panics when the directory is missing or a file is not an envelope.
+pub fn pairs() -> Vec<Pair> {
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../corpus/validate-pairs"
+    ));
+    let mut out: Vec<Pair> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .map(|p| {
+            let envelope = std::fs::read(&p).unwrap();
+            let e: Envelope<'_> = serde_json::from_slice(&envelope).unwrap();
+            let response = e.response.get().as_bytes().to_vec();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            Pair {
+                name,
+                envelope,
+                response,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
+}
+
+/// The two library calls compared: [`bidscan_openrtb::decode`] of the response, and
+/// [`bidscan_openrtb::decode_pair`] + [`Validated::new`](bidscan_openrtb::rules::Validated::new) of the envelope,
+/// each decoding a fresh copy of its bytes in a reused buffer. Returns the bid count (to keep the work alive).
+pub struct Work {
+    reader: bidscan_json::Reader,
+    buf: Vec<u8>,
+    policy: bidscan_openrtb::rules::Policy,
+}
+
+impl Default for Work {
+    fn default() -> Self {
+        Work {
+            reader: bidscan_json::Reader::default(),
+            buf: Vec::new(),
+            policy: bidscan_openrtb::rules::Policy::default(),
+        }
+    }
+}
+
+impl Work {
+    /// `/decode`'s library call on `response`.
+    pub fn decode(&mut self, response: &[u8]) -> usize {
+        self.buf.clear();
+        self.buf.extend_from_slice(response);
+        bidscan_openrtb::decode(
+            &mut self.reader,
+            &mut self.buf,
+            bidscan_openrtb::Mode::Lenient,
+        )
+        .map_or(0, |d| d.bid_count())
+    }
+
+    /// `/validate`'s library calls on `envelope`.
+    pub fn validate(&mut self, envelope: &[u8]) -> usize {
+        self.buf.clear();
+        self.buf.extend_from_slice(envelope);
+        match bidscan_openrtb::decode_pair(
+            &mut self.reader,
+            &mut self.buf,
+            bidscan_openrtb::Mode::Lenient,
+        ) {
+            Ok(pair) => bidscan_openrtb::rules::Validated::new(pair, &self.policy).rejected() + 1,
+            Err(_) => 0,
+        }
+    }
+}

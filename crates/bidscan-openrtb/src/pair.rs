@@ -1,0 +1,233 @@
+//! The validation envelope: `{"request": <BidRequest>, "response": <BidResponse>}`, decoded from one buffer.
+//!
+//! An exchange builds the envelope by concatenating the bytes it sent and the bytes it got, so the members may
+//! come in either order and anything else at the top level is skipped. Both documents are decoded in place by
+//! one pass of bidscan-json's [`Reader`]: their strings borrow from the same buffer.
+
+use std::fmt;
+
+use bidscan_json::{Error as JsonError, ErrorKind, Reader};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+
+use crate::decode::{self, DecodeError, Decoded, Mode, Status};
+use crate::lenient::{Doc, FromMap, MAX_COERCIONS};
+use crate::request::BidRequest;
+use crate::response::{BidResponse, ResponseSeed};
+
+/// A bid request and the decoded response that answers it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pair<'a> {
+    /// The request (lenient, unreported; see [`BidRequest`]).
+    pub request: BidRequest<'a>,
+    /// The response exactly as [`decode`](crate::decode) would give it: status, typed response, issues with
+    /// pointers relative to the response (`/seatbid/0/bid/0/price`).
+    pub decoded: Decoded<'a>,
+}
+
+/// Prefixes of the custom errors raised here, mapped back to [`DecodeError::InvalidEnvelope`] codes.
+const NOT_AN_ENVELOPE: &str = "not a validation envelope";
+const NOT_A_BID_REQUEST: &str = "not a bid request";
+
+/// Decodes an envelope in place with `reader`, then checks the response as [`decode`](crate::decode) does
+/// (`mode` applies to the response; the request is always read leniently).
+///
+/// `"response": null` is a no-bid (an exchange that got an empty body). Never panics on input.
+///
+/// # Errors
+/// - [`DecodeError::Malformed`]: not JSON; the error's path starts with `/request` or `/response` when the fault is
+///   inside one of them.
+/// - [`DecodeError::NotABidResponse`] (path under `/response`), [`DecodeError::Strict`] (path prefixed with
+///   `/response`).
+/// - [`DecodeError::InvalidEnvelope`]: `not_an_envelope` (the top level is not an object, or `request` or
+///   `response` is missing), `not_a_bid_request` (`request` is not an object), `request_without_imp` (no, or an
+///   empty, `imp` array; OpenRTB 2.6 §3.2.1: `imp` "required", 1+).
+pub fn decode_pair<'a>(
+    reader: &mut Reader,
+    input: &'a mut [u8],
+    mode: Mode,
+) -> Result<Pair<'a>, DecodeError> {
+    let mut pair = Pair {
+        request: BidRequest::default(),
+        decoded: Decoded {
+            status: Status::NoBid,
+            response: BidResponse::default(),
+            issues: Vec::new(),
+        },
+    };
+    let mut seen = Seen::default();
+    let seed = PairSeed {
+        pair: &mut pair,
+        seen: &mut seen,
+    };
+    reader.decode_seed(input, seed).map_err(map_error)?;
+    let missing = match (seen.request, seen.response) {
+        (false, _) => Some("request"),
+        (_, false) => Some("response"),
+        _ => None,
+    };
+    if let Some(member) = missing {
+        return Err(invalid(
+            "not_an_envelope",
+            format!("the envelope has no `{member}` member"),
+            "",
+        ));
+    }
+    if pair.request.imp.is_empty() {
+        return Err(invalid(
+            "request_without_imp",
+            "the bid request offers no impression (OpenRTB 2.6 §3.2.1: imp is required, 1+)".into(),
+            "/request/imp",
+        ));
+    }
+    pair.decoded.check(mode).map_err(|e| match e {
+        DecodeError::Strict {
+            path,
+            code,
+            message,
+        } => DecodeError::Strict {
+            path: format!("/response{path}"),
+            code,
+            message,
+        },
+        other => other,
+    })?;
+    Ok(pair)
+}
+
+fn invalid(code: &'static str, message: String, path: &str) -> DecodeError {
+    DecodeError::InvalidEnvelope {
+        code,
+        message,
+        path: path.to_owned(),
+    }
+}
+
+fn map_error(e: JsonError) -> DecodeError {
+    if e.kind() == ErrorKind::Custom {
+        let message = e.message();
+        for (prefix, code) in [
+            (NOT_AN_ENVELOPE, "not_an_envelope"),
+            (NOT_A_BID_REQUEST, "not_a_bid_request"),
+        ] {
+            if let Some(at) = message.find(prefix) {
+                return invalid(code, message[at..].to_owned(), e.path().unwrap_or(""));
+            }
+        }
+    }
+    decode::map_error(e)
+}
+
+/// Which members were found.
+#[derive(Default)]
+struct Seen {
+    request: bool,
+    response: bool,
+}
+
+enum Member {
+    Request,
+    Response,
+    Other,
+}
+
+struct PairSeed<'p, 'de> {
+    pair: &'p mut Pair<'de>,
+    seen: &'p mut Seen,
+}
+
+impl<'de> DeserializeSeed<'de> for PairSeed<'_, 'de> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for PairSeed<'_, 'de> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{NOT_AN_ENVELOPE}: an object with `request` and `response`"
+        )
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
+        let key = |name: &str| {
+            Some(match name {
+                "request" => Member::Request,
+                "response" => Member::Response,
+                _ => Member::Other,
+            })
+        };
+        while let Some(member) = map.next_key_seed(crate::lenient::KeySeed(key))? {
+            match member {
+                Some(Member::Request) => {
+                    self.pair.request = BidRequest::default();
+                    map.next_value_seed(RequestSeed(&mut self.pair.request))?;
+                    self.seen.request = true;
+                }
+                Some(Member::Response) => {
+                    self.pair.decoded.response = BidResponse::default();
+                    map.next_value_seed(OptionalResponse(&mut self.pair.decoded.response))?;
+                    self.seen.response = true;
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `null`, or a bid response decoded into the place it will stay.
+struct OptionalResponse<'p, 'de>(&'p mut BidResponse<'de>);
+
+impl<'de> DeserializeSeed<'de> for OptionalResponse<'_, 'de> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_option(self)
+    }
+}
+
+impl<'de> Visitor<'de> for OptionalResponse<'_, 'de> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a bid response or null")
+    }
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        ResponseSeed(self.0).deserialize(deserializer)
+    }
+}
+
+/// A bid request decoded into the place it will stay.
+struct RequestSeed<'p, 'de>(&'p mut BidRequest<'de>);
+
+impl<'de> DeserializeSeed<'de> for RequestSeed<'_, 'de> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RequestSeed<'_, 'de> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{NOT_A_BID_REQUEST}: a JSON object")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<(), M::Error> {
+        let mut doc = Doc::default();
+        self.0.read_map(map, &mut doc)?;
+        if doc.order > MAX_COERCIONS {
+            return Err(de::Error::custom(format_args!(
+                "{NOT_A_BID_REQUEST}: more than {MAX_COERCIONS} deviations from the spec's shape"
+            )));
+        }
+        Ok(())
+    }
+}

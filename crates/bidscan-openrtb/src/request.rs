@@ -1,0 +1,347 @@
+//! `BidRequest` (OpenRTB 2.6 §3.2.1): the typed view of the request a response is validated against.
+//!
+//! Only the members response validation needs are read; every other member (`site`, `app`, `device`, `user`,
+//! `regs`, `ext`, …) is skipped undecoded. Decoding is lenient like the response's (numbers as strings, `null`,
+//! single values for arrays, numeric ids are accepted), but nothing is reported: a request is the exchange's own
+//! document, and a value of the wrong type is simply read as absent, so the rule that needs it does not apply.
+
+use std::borrow::Cow;
+
+use serde::de::MapAccess;
+
+use crate::inline::{InlineItem, InlineVec};
+use crate::lenient::{self, Ctx, Doc, FromMap, Ident, Int, Text, members};
+use crate::lists::{CategoryTaxonomy, CreativeAttribute, Protocol};
+
+/// The top-level bid request (OpenRTB 2.6 §3.2.1): what response validation needs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BidRequest<'a> {
+    /// ID of the bid request; a response's `id` should echo it.
+    pub id: Option<Cow<'a, str>>,
+    /// The impressions offered; 1+ required (a request without any is refused: `request_without_imp`).
+    pub imp: Vec<Imp<'a>>,
+    /// Currencies allowed for bids, ISO-4217 alpha codes; empty: any (§3.2.1 `cur`).
+    pub cur: InlineVec<Cow<'a, str>, 2>,
+    /// Blocked advertiser categories, in the `cattax` taxonomy (§3.2.1 `bcat`).
+    pub bcat: InlineVec<Cow<'a, str>, 2>,
+    /// Blocked advertiser domains (§3.2.1 `badv`); a domain also blocks its subdomains.
+    pub badv: InlineVec<Cow<'a, str>, 2>,
+    /// Blocked apps by store id, e.g. `com.foo.mygame` (§3.2.1 `bapp`).
+    pub bapp: InlineVec<Cow<'a, str>, 1>,
+    /// Taxonomy of `bcat`; 1 (IAB Content Taxonomy 1.0) when absent (§3.2.1 `cattax`).
+    pub cattax: Option<CategoryTaxonomy>,
+    /// Time the exchange waits for bids, in milliseconds (§3.2.1 `tmax`).
+    pub tmax: Option<i64>,
+}
+
+/// One impression offered (OpenRTB 2.6 §3.2.4).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Imp<'a> {
+    /// Identifier of the impression within the request; a bid's `impid` names it.
+    pub id: Option<Cow<'a, str>>,
+    /// Minimum bid, CPM, in `bidfloorcur`; 0 when absent.
+    pub bidfloor: Option<f64>,
+    /// Currency of `bidfloor`; `"USD"` when absent.
+    pub bidfloorcur: Option<Cow<'a, str>>,
+    /// 1: the impression requires secure (HTTPS) creative assets and markup; 0 or absent: not required.
+    pub secure: Option<i64>,
+    /// Offered as a banner (§3.2.6).
+    pub banner: Option<Banner>,
+    /// Offered as video (§3.2.7).
+    pub video: Option<Video<'a>>,
+    /// Offered as audio (§3.2.8); the members validation needs are video's.
+    pub audio: Option<Video<'a>>,
+    /// Offered as native (§3.2.9).
+    pub native: Option<Native>,
+    /// Private marketplace deals (§3.2.11).
+    pub pmp: Option<Pmp<'a>>,
+}
+
+/// A banner slot (OpenRTB 2.6 §3.2.6).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Banner {
+    /// Exact width in device-independent pixels (used when `format` is empty).
+    pub w: Option<i64>,
+    /// Exact height in device-independent pixels.
+    pub h: Option<i64>,
+    /// The sizes allowed (§3.2.10); the first is the preferred one.
+    pub format: Vec<Format>,
+    /// Blocked creative attributes (AdCOM "Creative Attributes").
+    pub battr: InlineVec<CreativeAttribute, 4>,
+}
+
+/// One allowed banner size (OpenRTB 2.6 §3.2.10).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Format {
+    /// Width in device-independent pixels.
+    pub w: Option<i64>,
+    /// Height in device-independent pixels.
+    pub h: Option<i64>,
+}
+
+/// A video slot (OpenRTB 2.6 §3.2.7); also read for `imp.audio` (§3.2.8 has the same members).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Video<'a> {
+    /// MIME types supported, e.g. `video/mp4`.
+    pub mimes: InlineVec<Cow<'a, str>, 2>,
+    /// Minimum creative duration, seconds.
+    pub minduration: Option<i64>,
+    /// Maximum creative duration, seconds.
+    pub maxduration: Option<i64>,
+    /// Supported response protocols (AdCOM "Creative Subtypes - Audio/Video").
+    pub protocols: InlineVec<Protocol, 4>,
+    /// Blocked creative attributes.
+    pub battr: InlineVec<CreativeAttribute, 4>,
+}
+
+/// A native slot (OpenRTB 2.6 §3.2.9): only its blocked attributes matter here.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Native {
+    /// Blocked creative attributes.
+    pub battr: InlineVec<CreativeAttribute, 4>,
+}
+
+/// Private marketplace terms of an impression (OpenRTB 2.6 §3.2.11).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Pmp<'a> {
+    /// 1: only bids under one of `deals` are accepted; 0 or absent: all bids are.
+    pub private_auction: Option<i64>,
+    /// The deals offered.
+    pub deals: Vec<Deal<'a>>,
+}
+
+/// One deal (OpenRTB 2.6 §3.2.12).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Deal<'a> {
+    /// Deal id; a bid's `dealid` names it.
+    pub id: Option<Cow<'a, str>>,
+    /// Minimum bid for the deal, CPM, in `bidfloorcur`; 0 when absent.
+    pub bidfloor: Option<f64>,
+    /// Currency of `bidfloor`; `"USD"` when absent.
+    pub bidfloorcur: Option<Cow<'a, str>>,
+}
+
+impl Imp<'_> {
+    /// True when `imp.secure` is 1.
+    pub fn is_secure(&self) -> bool {
+        self.secure == Some(1)
+    }
+}
+
+members! {
+    /// The members of `BidRequest` that are read.
+    RequestMember {
+        Id = "id", Imp = "imp", Cur = "cur", Bcat = "bcat", Badv = "badv", Bapp = "bapp", Cattax = "cattax",
+        Tmax = "tmax",
+    }
+}
+
+members! {
+    /// The members of `Imp` that are read.
+    ImpMember {
+        Id = "id", Bidfloor = "bidfloor", Bidfloorcur = "bidfloorcur", Secure = "secure", Banner = "banner",
+        Video = "video", Audio = "audio", Native = "native", Pmp = "pmp",
+    }
+}
+
+members! {
+    /// The members of `Banner`, `Format`, `Video`/audio and `Native` that are read.
+    SlotMember {
+        W = "w", H = "h", Format = "format", Battr = "battr", Mimes = "mimes", Minduration = "minduration",
+        Maxduration = "maxduration", Protocols = "protocols",
+    }
+}
+
+members! {
+    /// The members of `Pmp` and `Deal` that are read.
+    DealMember {
+        PrivateAuction = "private_auction", Deals = "deals", Id = "id", Bidfloor = "bidfloor",
+        Bidfloorcur = "bidfloorcur",
+    }
+}
+
+fn text<'de, A: MapAccess<'de>>(
+    m: &mut A,
+    c: &mut Ctx<'_>,
+    f: &'static str,
+) -> Result<Option<Cow<'de, str>>, A::Error> {
+    Ok(lenient::scalar::<A, Text<'de>>(m, c, f)?.map(|t| t.0))
+}
+
+fn ident<'de, A: MapAccess<'de>>(
+    m: &mut A,
+    c: &mut Ctx<'_>,
+    f: &'static str,
+) -> Result<Option<Cow<'de, str>>, A::Error> {
+    Ok(lenient::scalar::<A, Ident<'de>>(m, c, f)?.map(|t| t.0))
+}
+
+fn int<'de, A: MapAccess<'de>>(
+    m: &mut A,
+    c: &mut Ctx<'_>,
+    f: &'static str,
+) -> Result<Option<i64>, A::Error> {
+    Ok(lenient::scalar::<A, Int>(m, c, f)?.map(|t| t.0))
+}
+
+fn float<'de, A: MapAccess<'de>>(
+    m: &mut A,
+    c: &mut Ctx<'_>,
+    f: &'static str,
+) -> Result<Option<f64>, A::Error> {
+    Ok(lenient::scalar::<A, lenient::Float>(m, c, f)?.map(|t| t.0))
+}
+
+fn texts<'de, A: MapAccess<'de>, const N: usize>(
+    m: &mut A,
+    c: &mut Ctx<'_>,
+    f: &'static str,
+) -> Result<InlineVec<Cow<'de, str>, N>, A::Error> {
+    lenient::list(m, c, f, |t: Text<'de>| t.0)
+}
+
+fn codes<'de, A: MapAccess<'de>, T: From<i64> + InlineItem, const N: usize>(
+    m: &mut A,
+    c: &mut Ctx<'_>,
+    f: &'static str,
+) -> Result<InlineVec<T, N>, A::Error> {
+    lenient::list(m, c, f, |t: Int| T::from(t.0))
+}
+
+impl<'de> FromMap<'de> for BidRequest<'de> {
+    fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error> {
+        let r = self;
+        // The request's coercions are not reported (see the module docs); they still count against the
+        // document's bound on coercions.
+        lenient::read_members(map, doc, |m, c, member: RequestMember, f| {
+            match member {
+                RequestMember::Id => r.id = ident(m, c, f)?,
+                RequestMember::Imp => r.imp = lenient::objects(m, c, f, false)?,
+                RequestMember::Cur => r.cur = texts(m, c, f)?,
+                RequestMember::Bcat => r.bcat = texts(m, c, f)?,
+                RequestMember::Badv => r.badv = texts(m, c, f)?,
+                RequestMember::Bapp => r.bapp = texts(m, c, f)?,
+                RequestMember::Cattax => r.cattax = int(m, c, f)?.map(CategoryTaxonomy),
+                RequestMember::Tmax => r.tmax = int(m, c, f)?,
+            }
+            Ok(())
+        })?;
+        Ok(())
+    }
+}
+
+impl<'de> FromMap<'de> for Imp<'de> {
+    fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error> {
+        let imp = self;
+        lenient::read_members(map, doc, |m, c, member: ImpMember, f| {
+            match member {
+                ImpMember::Id => imp.id = ident(m, c, f)?,
+                ImpMember::Bidfloor => imp.bidfloor = float(m, c, f)?,
+                ImpMember::Bidfloorcur => imp.bidfloorcur = text(m, c, f)?,
+                ImpMember::Secure => imp.secure = int(m, c, f)?,
+                ImpMember::Banner => imp.banner = lenient::object(m, c, f)?,
+                ImpMember::Video => imp.video = lenient::object(m, c, f)?,
+                ImpMember::Audio => imp.audio = lenient::object(m, c, f)?,
+                ImpMember::Native => imp.native = lenient::object(m, c, f)?,
+                ImpMember::Pmp => imp.pmp = lenient::object(m, c, f)?,
+            }
+            Ok(())
+        })?;
+        Ok(())
+    }
+}
+
+impl<'de> FromMap<'de> for Banner {
+    fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error> {
+        let b = self;
+        lenient::read_members(map, doc, |m, c, member: SlotMember, f| {
+            match member {
+                SlotMember::W => b.w = int(m, c, f)?,
+                SlotMember::H => b.h = int(m, c, f)?,
+                SlotMember::Format => b.format = lenient::objects(m, c, f, false)?,
+                SlotMember::Battr => b.battr = codes(m, c, f)?,
+                _ => m.next_value::<serde::de::IgnoredAny>().map(drop)?,
+            }
+            Ok(())
+        })?;
+        Ok(())
+    }
+}
+
+impl<'de> FromMap<'de> for Format {
+    fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error> {
+        let s = self;
+        lenient::read_members(map, doc, |m, c, member: SlotMember, f| {
+            match member {
+                SlotMember::W => s.w = int(m, c, f)?,
+                SlotMember::H => s.h = int(m, c, f)?,
+                _ => m.next_value::<serde::de::IgnoredAny>().map(drop)?,
+            }
+            Ok(())
+        })?;
+        Ok(())
+    }
+}
+
+impl<'de> FromMap<'de> for Video<'de> {
+    fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error> {
+        let v = self;
+        lenient::read_members(map, doc, |m, c, member: SlotMember, f| {
+            match member {
+                SlotMember::Mimes => v.mimes = texts(m, c, f)?,
+                SlotMember::Minduration => v.minduration = int(m, c, f)?,
+                SlotMember::Maxduration => v.maxduration = int(m, c, f)?,
+                SlotMember::Protocols => v.protocols = codes(m, c, f)?,
+                SlotMember::Battr => v.battr = codes(m, c, f)?,
+                _ => m.next_value::<serde::de::IgnoredAny>().map(drop)?,
+            }
+            Ok(())
+        })?;
+        Ok(())
+    }
+}
+
+impl<'de> FromMap<'de> for Native {
+    fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error> {
+        let n = self;
+        lenient::read_members(map, doc, |m, c, member: SlotMember, f| {
+            match member {
+                SlotMember::Battr => n.battr = codes(m, c, f)?,
+                _ => m.next_value::<serde::de::IgnoredAny>().map(drop)?,
+            }
+            Ok(())
+        })?;
+        Ok(())
+    }
+}
+
+impl<'de> FromMap<'de> for Pmp<'de> {
+    fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error> {
+        let p = self;
+        lenient::read_members(map, doc, |m, c, member: DealMember, f| {
+            match member {
+                DealMember::PrivateAuction => p.private_auction = int(m, c, f)?,
+                DealMember::Deals => p.deals = lenient::objects(m, c, f, false)?,
+                _ => m.next_value::<serde::de::IgnoredAny>().map(drop)?,
+            }
+            Ok(())
+        })?;
+        Ok(())
+    }
+}
+
+impl<'de> FromMap<'de> for Deal<'de> {
+    fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error> {
+        let d = self;
+        lenient::read_members(map, doc, |m, c, member: DealMember, f| {
+            match member {
+                DealMember::Id => d.id = ident(m, c, f)?,
+                DealMember::Bidfloor => d.bidfloor = float(m, c, f)?,
+                DealMember::Bidfloorcur => d.bidfloorcur = text(m, c, f)?,
+                _ => m.next_value::<serde::de::IgnoredAny>().map(drop)?,
+            }
+            Ok(())
+        })?;
+        Ok(())
+    }
+}

@@ -1,0 +1,616 @@
+//! The rules applied to each bid, in the order of the table in [`super`].
+
+use crate::adm::{Adm, AdmKind};
+use crate::bid::Bid;
+use crate::decode::Status;
+use crate::issue::{Issue, Severity};
+use crate::pair::Pair;
+use crate::paths::{self, Object};
+use crate::request::{Imp, Video};
+use crate::response::BidResponse;
+use crate::validate::{DuplicateIds, is_currency_code};
+
+use super::{Action, BidStatus, Findings, Policy, Rule, Verdict};
+
+/// The slot a bid fills.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Media {
+    Banner,
+    Video,
+    Audio,
+    Native,
+}
+
+impl Media {
+    fn of_mtype(mtype: i64) -> Option<Media> {
+        Some(match mtype {
+            1 => Media::Banner,
+            2 => Media::Video,
+            3 => Media::Audio,
+            4 => Media::Native,
+            _ => return None,
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Media::Banner => "banner",
+            Media::Video => "video",
+            Media::Audio => "audio",
+            Media::Native => "native",
+        }
+    }
+
+    fn offered(self, imp: &Imp<'_>) -> bool {
+        match self {
+            Media::Banner => imp.banner.is_some(),
+            Media::Video => imp.video.is_some(),
+            Media::Audio => imp.audio.is_some(),
+            Media::Native => imp.native.is_some(),
+        }
+    }
+}
+
+/// What the markup itself says the bid is: VAST, native JSON, or `<`-led HTML; `None` for no markup or text that
+/// is none of these (`"some-test-ad"`), which contradicts nothing.
+fn markup_media(adm: Option<&Adm<'_>>, imp: &Imp<'_>) -> Option<Media> {
+    let adm = adm?;
+    match adm.kind() {
+        AdmKind::Vast if imp.video.is_none() && imp.audio.is_some() => Some(Media::Audio),
+        AdmKind::Vast => Some(Media::Video),
+        AdmKind::Native => Some(Media::Native),
+        AdmKind::Html
+            if adm
+                .as_markup()
+                .is_some_and(|t| t.trim_start().starts_with('<')) =>
+        {
+            Some(Media::Banner)
+        }
+        AdmKind::Html | AdmKind::None => None,
+    }
+}
+
+/// The bid's media type: `mtype`, else the markup's, else the imp's only slot.
+fn media(bid: &Bid<'_>, imp: &Imp<'_>) -> Option<Media> {
+    if let Some(m) = bid.mtype.and_then(|m| Media::of_mtype(m.0)) {
+        return Some(m);
+    }
+    if let Some(m) = markup_media(bid.adm.as_ref(), imp) {
+        return Some(m);
+    }
+    let mut offered = [Media::Banner, Media::Video, Media::Audio, Media::Native]
+        .into_iter()
+        .filter(|m| m.offered(imp));
+    match (offered.next(), offered.next()) {
+        (Some(only), None) => Some(only),
+        _ => None,
+    }
+}
+
+fn is_blank(v: Option<&str>) -> bool {
+    v.is_none_or(str::is_empty)
+}
+
+/// Starts with `http://`, scheme in any case.
+fn is_http(url: &str) -> bool {
+    url.trim_start()
+        .get(..7)
+        .is_some_and(|s| s.eq_ignore_ascii_case("http://"))
+}
+
+/// An `http://` anywhere (any case; also `http:\/\/`, as written inside JSON text).
+fn contains_http(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.windows(5).enumerate().any(|(i, w)| {
+        w.eq_ignore_ascii_case(b"http:")
+            && (b[i + 5..].starts_with(b"//") || b[i + 5..].starts_with(br"\/\/"))
+    })
+}
+
+/// True when the markup loads something over plain HTTP: HTML by its `src`/`href`/`url(...)` (bidscan-markup),
+/// VAST and native by any `http://` (they hold URLs only).
+fn insecure_markup(adm: &Adm<'_>) -> bool {
+    match adm {
+        Adm::Markup(text) => match AdmKind::sniff(text) {
+            AdmKind::Html => !bidscan_markup::html::inspect(text).secure,
+            AdmKind::Vast | AdmKind::Native => contains_http(text),
+            AdmKind::None => false,
+        },
+        Adm::Object(object) => contains_http(&object.to_json()),
+    }
+}
+
+/// `domain` is `blocked` or one of its subdomains (ASCII case-insensitive).
+fn domain_blocked(domain: &str, blocked: &str) -> bool {
+    let (d, b) = (domain.trim(), blocked.trim());
+    if b.is_empty() || d.len() < b.len() {
+        return false;
+    }
+    let tail = &d.as_bytes()[d.len() - b.len()..];
+    tail.eq_ignore_ascii_case(b.as_bytes())
+        && (d.len() == b.len() || d.as_bytes()[d.len() - b.len() - 1] == b'.')
+}
+
+/// `cat` is `blocked` or under it (`IAB1` blocks `IAB1-5`), ASCII case-insensitive.
+fn category_blocked(cat: &str, blocked: &str) -> bool {
+    let (c, b) = (cat.as_bytes(), blocked.as_bytes());
+    !b.is_empty()
+        && c.len() >= b.len()
+        && c[..b.len()].eq_ignore_ascii_case(b)
+        && (c.len() == b.len() || c[b.len()] == b'-')
+}
+
+/// The imps of the request by id, sorted for lookup (a response may hold thousands of bids).
+struct ImpIndex<'r, 'a>(Vec<(&'r str, &'r Imp<'a>)>);
+
+impl<'r, 'a> ImpIndex<'r, 'a> {
+    fn new(imps: &'r [Imp<'a>]) -> Self {
+        let mut index: Vec<(&str, &Imp<'a>)> = imps
+            .iter()
+            .filter_map(|imp| imp.id.as_deref().map(|id| (id, imp)))
+            .collect();
+        // Stable: with two imps of one id, the first in the request wins.
+        index.sort_by_key(|(id, _)| *id);
+        ImpIndex(index)
+    }
+
+    fn get(&self, id: &str) -> Option<&'r Imp<'a>> {
+        let at = self.0.partition_point(|(k, _)| *k < id);
+        self.0
+            .get(at)
+            .filter(|(k, _)| *k == id)
+            .map(|(_, imp)| *imp)
+    }
+}
+
+/// Applies the rules to every bid of `pair`, reporting findings into `out`; one verdict per bid in document order.
+pub(super) fn check(pair: &Pair<'_>, policy: &Policy, out: &mut Findings<'_>) -> Vec<Verdict> {
+    let request = &pair.request;
+    let response = &pair.decoded.response;
+    let cur = response.cur.as_deref().unwrap_or("USD");
+    let has_bids = pair.decoded.status == Status::Bid;
+    let response_invalid = (has_bids && is_blank(response.id.as_deref()))
+        || response
+            .cur
+            .as_deref()
+            .is_some_and(|c| !is_currency_code(c));
+    let currency_refused =
+        has_bids && !request.cur.is_empty() && !request.cur.iter().any(|c| c == cur);
+    let action = policy.action(Rule::Currency);
+    if currency_refused && action != Action::Skip {
+        let allowed: Vec<&str> = request.cur.iter().map(|c| &**c).collect();
+        let message =
+            format!("the response currency {cur} is not among the request's cur {allowed:?}");
+        let path = paths::field(response, Object::Response, "cur");
+        out.rule(
+            Rule::Currency,
+            action,
+            path,
+            "currency_not_allowed",
+            message,
+        );
+    }
+    let imps = ImpIndex::new(&request.imp);
+    let duplicates = DuplicateIds::find(response);
+    let mut verdicts = Vec::with_capacity(pair.decoded.bid_count());
+    let mut position = 0;
+    for (si, seat) in response.seatbid.iter().enumerate() {
+        for (bi, bid) in seat.bid.iter().enumerate() {
+            let mut one = OneBid {
+                response,
+                cur,
+                policy,
+                out: &mut *out,
+                object: Object::Bid(si, bi),
+                bid,
+                rule: None,
+            };
+            one.run(
+                pair,
+                &imps,
+                response_invalid,
+                currency_refused,
+                duplicates.contains(position),
+            );
+            verdicts.push(Verdict {
+                status: if one.rule.is_some() {
+                    BidStatus::Rejected
+                } else {
+                    BidStatus::Accepted
+                },
+                rule: one.rule,
+            });
+            position += 1;
+        }
+    }
+    verdicts
+}
+
+/// The rules applied to one bid.
+struct OneBid<'c, 'f, 'r, 'a> {
+    response: &'r BidResponse<'a>,
+    /// The response currency (`USD` when absent).
+    cur: &'r str,
+    policy: &'c Policy,
+    out: &'c mut Findings<'f>,
+    object: Object,
+    bid: &'r Bid<'a>,
+    /// The first enforced rule that rejected the bid.
+    rule: Option<Rule>,
+}
+
+impl OneBid<'_, '_, '_, '_> {
+    fn path(&self, field: &str) -> String {
+        paths::field(self.response, self.object, field)
+    }
+
+    /// Reports a finding of `rule` (unless skipped); an enforced one rejects the bid.
+    fn flag(&mut self, rule: Rule, field: &str, code: &'static str, message: String) {
+        let action = self.policy.action(rule);
+        if action == Action::Skip {
+            return;
+        }
+        let path = self.path(field);
+        self.out.rule(rule, action, path, code, message);
+        self.reject(rule);
+    }
+
+    /// Rejects the bid for `rule` when it is enforced (its finding is already reported).
+    fn reject(&mut self, rule: Rule) {
+        if self.policy.action(rule) == Action::Enforce && self.rule.is_none() {
+            self.rule = Some(rule);
+        }
+    }
+
+    fn run(
+        &mut self,
+        pair: &Pair<'_>,
+        imps: &ImpIndex<'_, '_>,
+        response_invalid: bool,
+        currency_refused: bool,
+        duplicate: bool,
+    ) {
+        let bid = self.bid;
+        let impid = bid.impid.as_deref().filter(|i| !i.is_empty());
+        let imp = impid.and_then(|id| imps.get(id));
+        if let (Some(id), None) = (impid, imp) {
+            let message = format!("impid {id:?} is not the id of an imp of the bid request");
+            self.flag(Rule::UnknownImp, "impid", "unknown_impid", message);
+        }
+        let price = bid.price.filter(|p| p.is_finite() && *p >= 0.0);
+        if response_invalid || is_blank(bid.id.as_deref()) || impid.is_none() || price.is_none() {
+            self.reject(Rule::InvalidBid);
+        }
+        if currency_refused {
+            self.reject(Rule::Currency);
+        }
+        let dealid = bid.dealid.as_deref().filter(|d| !d.is_empty());
+        let deals = imp
+            .and_then(|i| i.pmp.as_ref())
+            .map_or(&[][..], |p| &p.deals[..]);
+        let deal = dealid.and_then(|id| deals.iter().find(|d| d.id.as_deref() == Some(id)));
+        let floor = imp.and_then(|i| i.bidfloor.filter(|f| *f > 0.0).map(|f| (i, f)));
+        if let (Some((imp, floor)), Some(price), None) = (floor, price, deal) {
+            let floorcur = imp.bidfloorcur.as_deref().unwrap_or("USD");
+            self.floor(
+                Rule::Floor,
+                price,
+                floor,
+                floorcur,
+                "below_floor",
+                "imp.bidfloor",
+            );
+        }
+        if duplicate {
+            self.reject(Rule::DuplicateId);
+        }
+        if let Some(imp) = imp {
+            self.deal(imp, dealid, deal, price);
+            let media = media(bid, imp);
+            self.attributes(imp, media);
+            self.duration(imp, media);
+            self.size(imp, media);
+            self.secure(imp);
+            self.media_type(imp);
+        }
+        self.advertiser(pair);
+        self.category(pair);
+    }
+
+    /// `price` against `floor` in `floorcur`; a floor in another currency without a rate is a warning.
+    fn floor(
+        &mut self,
+        rule: Rule,
+        price: f64,
+        floor: f64,
+        floorcur: &str,
+        code: &'static str,
+        what: &str,
+    ) {
+        let action = self.policy.action(rule);
+        if action == Action::Skip {
+            return;
+        }
+        let cur = self.cur;
+        match self.policy.rates.convert(floor, floorcur, cur) {
+            // A converted floor carries rounding: a price equal to it within 1e-9 relative clears it.
+            Some(f)
+                if (floorcur == cur && price < f)
+                    || (floorcur != cur && price < f * (1.0 - 1e-9)) =>
+            {
+                let message = if floorcur == cur {
+                    format!("price {price} {cur} is below the {what} {floor} {floorcur}")
+                } else {
+                    format!(
+                        "price {price} {cur} is below the {what} {floor} {floorcur} ({f} {cur})"
+                    )
+                };
+                self.flag(rule, "price", code, message);
+            }
+            Some(_) => {}
+            None => {
+                let issue = Issue {
+                    path: self.path("price"),
+                    code: "floor_rate_missing",
+                    severity: Severity::Warning,
+                    message: format!(
+                        "the {what} {floor} {floorcur} cannot be compared with a price in {cur}: no rate in validate.rates"
+                    )
+                    .into(),
+                };
+                self.out.push(issue, None);
+            }
+        }
+    }
+
+    fn deal(
+        &mut self,
+        imp: &Imp<'_>,
+        dealid: Option<&str>,
+        deal: Option<&crate::request::Deal<'_>>,
+        price: Option<f64>,
+    ) {
+        match (dealid, deal) {
+            (Some(id), None) => {
+                let message = format!(
+                    "dealid {id:?} is not a deal of imp {:?}",
+                    imp.id.as_deref().unwrap_or("")
+                );
+                self.flag(Rule::Deal, "dealid", "unknown_deal", message);
+            }
+            (Some(_), Some(deal)) => {
+                if let (Some(price), Some(floor)) = (price, deal.bidfloor.filter(|f| *f > 0.0)) {
+                    let floorcur = deal.bidfloorcur.as_deref().unwrap_or("USD");
+                    self.floor(
+                        Rule::Deal,
+                        price,
+                        floor,
+                        floorcur,
+                        "below_deal_floor",
+                        "deal's bidfloor",
+                    );
+                }
+            }
+            (None, _) => {
+                if imp
+                    .pmp
+                    .as_ref()
+                    .is_some_and(|p| p.private_auction == Some(1))
+                {
+                    let message = "the imp is a private auction (pmp.private_auction = 1) and the bid names no deal";
+                    self.flag(Rule::Deal, "dealid", "deal_required", message.to_owned());
+                }
+            }
+        }
+    }
+
+    fn attributes(&mut self, imp: &Imp<'_>, media: Option<Media>) {
+        let battr = match media {
+            Some(Media::Banner) => imp.banner.as_ref().map(|b| &b.battr[..]),
+            Some(Media::Video) => imp.video.as_ref().map(|v| &v.battr[..]),
+            Some(Media::Audio) => imp.audio.as_ref().map(|v| &v.battr[..]),
+            Some(Media::Native) => imp.native.as_ref().map(|n| &n.battr[..]),
+            None => None,
+        };
+        let Some(battr) = battr else { return };
+        if let Some(a) = self.bid.attr.iter().find(|a| battr.contains(a)) {
+            let media = media.map_or("", Media::name);
+            let message = format!(
+                "creative attribute {} is blocked by the imp's {media}.battr",
+                a.0
+            );
+            self.flag(Rule::BlockedAttribute, "attr", "blocked_attribute", message);
+        }
+    }
+
+    fn duration(&mut self, imp: &Imp<'_>, media: Option<Media>) {
+        let slot: Option<&Video<'_>> = match media {
+            Some(Media::Video) => imp.video.as_ref(),
+            Some(Media::Audio) => imp.audio.as_ref(),
+            _ => None,
+        };
+        let (Some(slot), Some(dur)) = (slot, self.bid.dur) else {
+            return;
+        };
+        let min = slot.minduration.unwrap_or(0);
+        let max = slot.maxduration.filter(|m| *m > 0);
+        if dur < min || max.is_some_and(|m| dur > m) {
+            let max = max.map_or("none".to_owned(), |m| m.to_string());
+            let message = format!(
+                "dur {dur} s is outside the slot's minduration {min} s and maxduration {max} s"
+            );
+            self.flag(Rule::Duration, "dur", "duration_out_of_range", message);
+        }
+    }
+
+    fn size(&mut self, imp: &Imp<'_>, media: Option<Media>) {
+        let (Some(Media::Banner), Some(banner)) = (media, imp.banner.as_ref()) else {
+            return;
+        };
+        let (Some(w), Some(h)) = (self.bid.w, self.bid.h) else {
+            return;
+        };
+        let mut allowed = banner
+            .format
+            .iter()
+            .filter_map(|f| Some((f.w?, f.h?)))
+            .chain(banner.w.zip(banner.h))
+            .peekable();
+        if allowed.peek().is_none() {
+            return;
+        }
+        let sizes: Vec<(i64, i64)> = allowed.collect();
+        if !sizes.contains(&(w, h)) {
+            let list: Vec<String> = sizes.iter().map(|(w, h)| format!("{w}x{h}")).collect();
+            let message = format!(
+                "banner size {w}x{h} is not among the imp's sizes {}",
+                list.join(", ")
+            );
+            self.flag(Rule::Size, "w", "size_not_allowed", message);
+        }
+    }
+
+    fn secure(&mut self, imp: &Imp<'_>) {
+        if !imp.is_secure() {
+            return;
+        }
+        let bid = self.bid;
+        if bid.adm.as_ref().is_some_and(insecure_markup) {
+            let message = "the imp requires secure creatives (imp.secure = 1) and the markup loads an http:// URL";
+            self.flag(Rule::Secure, "adm", "insecure_markup", message.to_owned());
+        }
+        for (field, url) in [
+            ("nurl", &bid.nurl),
+            ("burl", &bid.burl),
+            ("iurl", &bid.iurl),
+        ] {
+            if url.as_deref().is_some_and(is_http) {
+                let message = format!(
+                    "the imp requires secure creatives (imp.secure = 1) and {field} is http://"
+                );
+                self.flag(Rule::Secure, field, "insecure_url", message);
+            }
+        }
+    }
+
+    fn media_type(&mut self, imp: &Imp<'_>) {
+        let bid = self.bid;
+        let declared = bid.mtype.and_then(|m| Media::of_mtype(m.0));
+        let from_markup = markup_media(bid.adm.as_ref(), imp);
+        match (declared, from_markup) {
+            (Some(m), _) if !m.offered(imp) => {
+                let message = format!(
+                    "mtype {} ({}) is not offered by the imp",
+                    bid.mtype.map_or(0, |m| m.0),
+                    m.name()
+                );
+                self.flag(Rule::MediaType, "mtype", "media_type_not_offered", message);
+            }
+            (Some(m), Some(k)) if m != k && !(m == Media::Audio && k == Media::Video) => {
+                let message = format!("the markup is {} but mtype says {}", k.name(), m.name());
+                self.flag(Rule::MediaType, "adm", "markup_contradicts_mtype", message);
+            }
+            (None, Some(k))
+                if k != Media::Banner
+                    && !k.offered(imp)
+                    && !(k == Media::Video && imp.audio.is_some()) =>
+            {
+                let message = format!(
+                    "the markup is {} and the imp offers no {} slot",
+                    k.name(),
+                    k.name()
+                );
+                self.flag(Rule::MediaType, "adm", "media_type_not_offered", message);
+            }
+            _ => {}
+        }
+    }
+
+    fn advertiser(&mut self, pair: &Pair<'_>) {
+        let request = &pair.request;
+        let bid = self.bid;
+        let blocked = bid.adomain.iter().find_map(|d| {
+            request
+                .badv
+                .iter()
+                .find(|b| domain_blocked(d, b))
+                .map(|b| (d, b))
+        });
+        if let Some((d, b)) = blocked {
+            let message = format!("adomain {d:?} is blocked by badv {b:?}");
+            self.flag(
+                Rule::BlockedAdvertiser,
+                "adomain",
+                "blocked_advertiser",
+                message,
+            );
+        }
+        if let Some(bundle) = bid
+            .bundle
+            .as_deref()
+            .filter(|b| request.bapp.iter().any(|a| a == b))
+        {
+            let message = format!("bundle {bundle:?} is blocked by bapp");
+            self.flag(Rule::BlockedAdvertiser, "bundle", "blocked_app", message);
+        }
+    }
+
+    fn category(&mut self, pair: &Pair<'_>) {
+        let request = &pair.request;
+        let bid = self.bid;
+        let same_taxonomy = bid.cattax.map_or(1, |t| t.0) == request.cattax.map_or(1, |t| t.0);
+        if !same_taxonomy {
+            return;
+        }
+        let blocked = bid.cat.iter().find_map(|c| {
+            request
+                .bcat
+                .iter()
+                .find(|b| category_blocked(c, b))
+                .map(|b| (c, b))
+        });
+        if let Some((c, b)) = blocked {
+            let message = format!("category {c:?} is blocked by bcat {b:?}");
+            self.flag(Rule::BlockedCategory, "cat", "blocked_category", message);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn domains_and_subdomains() {
+        assert!(domain_blocked("ford.com", "ford.com"));
+        assert!(domain_blocked("Shop.Ford.COM", "ford.com"));
+        assert!(!domain_blocked("notford.com", "ford.com"));
+        assert!(!domain_blocked("ford.com", ""));
+        assert!(!domain_blocked("com", "ford.com"));
+    }
+
+    #[test]
+    fn categories_and_subcategories() {
+        assert!(category_blocked("IAB1", "IAB1"));
+        assert!(category_blocked("IAB1-5", "IAB1"));
+        assert!(category_blocked("iab1-5", "IAB1"));
+        assert!(!category_blocked("IAB12", "IAB1"));
+        assert!(!category_blocked("IAB1", "IAB1-5"));
+    }
+
+    #[test]
+    fn insecure_urls_in_text() {
+        assert!(is_http("HTTP://a.example/"));
+        assert!(!is_http("https://a.example/"));
+        assert!(contains_http(
+            r#"{"img":{"url":"http:\/\/a.example\/x.png"}}"#
+        ));
+        assert!(contains_http(
+            "<VAST><MediaFile>http://a.example/v.mp4</MediaFile></VAST>"
+        ));
+        assert!(!contains_http(
+            "<VAST><MediaFile>https://a.example/v.mp4</MediaFile></VAST>"
+        ));
+        assert!(!contains_http("http:"));
+    }
+}

@@ -1,0 +1,169 @@
+//! What a validation answer shows: the summary with each bid's verdict, issues with their status codes, and the
+//! seat-non-bid list (openrtb `extensions/community_extensions/seat-non-bid.md`).
+
+use serde::Serialize;
+
+use crate::bid::Bid;
+use crate::decode::Status;
+use crate::issue::Issue;
+use crate::lists::NoBidReason;
+use crate::summary::{BidSummary, Summary};
+
+use super::{BidStatus, Validated};
+
+/// An issue and its seat-non-bid status code: `{path, code, severity, message, statuscode}`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ValidatedIssue<'i> {
+    /// The issue.
+    #[serde(flatten)]
+    pub issue: &'i Issue,
+    /// The code of the rule that found it (see [`Validated::statuscodes`]); `null` when none.
+    pub statuscode: Option<u16>,
+}
+
+/// A bid's summary line with its verdict: every member of [`BidSummary`], then `status` and `statuscode`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ValidatedBid<'s> {
+    /// The summary line.
+    #[serde(flatten)]
+    pub bid: BidSummary<'s>,
+    /// `"accepted"` or `"rejected"`.
+    pub status: BidStatus,
+    /// The code of the first enforced rule that rejects the bid; `null` when accepted.
+    pub statuscode: Option<u16>,
+}
+
+/// [`Summary`] with each bid's verdict and the counts of accepted and rejected bids.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ValidatedSummary<'s> {
+    /// Bid or no-bid (of the response as sent, before any rejection).
+    pub status: Status,
+    /// `BidResponse.id`.
+    pub id: Option<&'s str>,
+    /// The response currency (`"USD"` when absent).
+    pub cur: &'s str,
+    /// `BidResponse.nbr`.
+    pub nbr: Option<NoBidReason>,
+    /// Number of seat bids.
+    pub seats: usize,
+    /// Number of bids.
+    pub bid_count: usize,
+    /// Issues of severity error (decode's and the rules').
+    pub errors: usize,
+    /// Issues of severity warning.
+    pub warnings: usize,
+    /// Bids accepted.
+    pub accepted: usize,
+    /// Bids rejected.
+    pub rejected: usize,
+    /// One entry per bid, in document order.
+    pub bids: Vec<ValidatedBid<'s>>,
+}
+
+/// The rejected bids of one seat: `{seat, nonbid: [...]}`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SeatNonBid<'s> {
+    /// `SeatBid.seat` (`""` when absent).
+    pub seat: &'s str,
+    /// The seat's rejected bids, in document order.
+    pub nonbid: Vec<NonBid<'s>>,
+}
+
+/// One rejected bid: `{impid, statuscode, ext: {bid}}`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NonBid<'s> {
+    /// `Bid.impid`.
+    pub impid: Option<&'s str>,
+    /// The seat-non-bid status code.
+    pub statuscode: u16,
+    /// `{bid}`: the rejected bid, canonical.
+    pub ext: NonBidExt<'s>,
+}
+
+/// `NonBid.ext`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NonBidExt<'s> {
+    /// The rejected bid as decoded (canonical output).
+    pub bid: &'s Bid<'s>,
+}
+
+impl<'a> Validated<'a> {
+    /// The summary with verdicts (allocates the per-bid list and pointers).
+    pub fn summary(&self) -> ValidatedSummary<'_> {
+        let Summary {
+            status,
+            id,
+            cur,
+            nbr,
+            seats,
+            bid_count,
+            errors,
+            warnings,
+            bids,
+        } = self.pair.decoded.summary();
+        let bids: Vec<ValidatedBid<'_>> = bids
+            .into_iter()
+            .zip(&self.verdicts)
+            .map(|(bid, v)| ValidatedBid {
+                bid,
+                status: v.status,
+                statuscode: v.statuscode(),
+            })
+            .collect();
+        let rejected = self.rejected();
+        ValidatedSummary {
+            status,
+            id,
+            cur,
+            nbr,
+            seats,
+            bid_count,
+            errors,
+            warnings,
+            accepted: bids.len() - rejected,
+            rejected,
+            bids,
+        }
+    }
+
+    /// Every issue with its status code, in order.
+    pub fn issues(&self) -> Vec<ValidatedIssue<'_>> {
+        self.pair
+            .decoded
+            .issues
+            .iter()
+            .zip(&self.statuscodes)
+            .map(|(issue, statuscode)| ValidatedIssue {
+                issue,
+                statuscode: *statuscode,
+            })
+            .collect()
+    }
+
+    /// The rejected bids by seat, seats in order of their first rejected bid (empty when every bid is accepted).
+    pub fn seatnonbid(&self) -> Vec<SeatNonBid<'_>> {
+        let mut out: Vec<SeatNonBid<'_>> = Vec::new();
+        let mut verdicts = self.verdicts.iter();
+        for seat in &self.pair.decoded.response.seatbid {
+            let name = seat.seat.as_deref().unwrap_or("");
+            for (bid, verdict) in seat.bid.iter().zip(verdicts.by_ref()) {
+                let Some(statuscode) = verdict.statuscode() else {
+                    continue;
+                };
+                let nonbid = NonBid {
+                    impid: bid.impid.as_deref(),
+                    statuscode,
+                    ext: NonBidExt { bid },
+                };
+                match out.iter_mut().find(|s| s.seat == name) {
+                    Some(s) => s.nonbid.push(nonbid),
+                    None => out.push(SeatNonBid {
+                        seat: name,
+                        nonbid: vec![nonbid],
+                    }),
+                }
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,155 @@
+//! The `BidRequest` view and the envelope decode: lenient request members, either member order, one buffer,
+//! and the errors with `/request` and `/response` pointers.
+
+use std::borrow::Cow;
+
+use bidscan_json::Reader;
+use bidscan_openrtb::{DecodeError, Mode, Status, decode_pair};
+
+fn pair(text: &str) -> Result<bidscan_openrtb::Pair<'static>, DecodeError> {
+    let buf: &'static mut [u8] = Box::leak(text.as_bytes().to_vec().into_boxed_slice());
+    decode_pair(&mut Reader::default(), buf, Mode::Lenient)
+}
+
+#[test]
+fn the_request_view_reads_what_validation_needs_leniently_in_place() {
+    let text = r#"{"request":{"id":"r\u0031","site":{"page":"https://p.example/","content":{"x":[1,2,{"y":null}]}},
+      "imp":[{"id":1,"bidfloor":"0.75","bidfloorcur":"EUR","secure":1,"tagid":"t",
+              "banner":{"w":300,"h":"250","format":{"w":728,"h":90},"battr":[1,"2",null]},
+              "video":{"mimes":"video/mp4","minduration":5,"maxduration":30,"protocols":[2,3],"battr":[6]},
+              "audio":{"maxduration":60}, "native":{"request":"{}","battr":[4]},
+              "pmp":{"private_auction":1,"deals":[{"id":"d1","bidfloor":2,"bidfloorcur":"USD"},7]}},
+             {"id":"2","banner":"wrong"}],
+      "cur":"USD","bcat":["IAB25"],"badv":["b.example"],"bapp":["com.x"],"cattax":2,"tmax":"120","ext":{"a":1}},
+      "response":{"id":"r1","seatbid":[]}}"#;
+    let p = pair(text).unwrap();
+    let q = &p.request;
+    assert_eq!(q.id.as_deref(), Some("r1"));
+    assert!(
+        matches!(q.id, Some(Cow::Borrowed(_))),
+        "decoded in place and borrowed"
+    );
+    assert_eq!(q.imp.len(), 2);
+    let imp = &q.imp[0];
+    assert_eq!(imp.id.as_deref(), Some("1"), "numeric id as text");
+    assert_eq!(imp.bidfloor, Some(0.75));
+    assert_eq!(imp.bidfloorcur.as_deref(), Some("EUR"));
+    assert!(imp.is_secure());
+    let banner = imp.banner.as_ref().unwrap();
+    assert_eq!((banner.w, banner.h), (Some(300), Some(250)));
+    assert_eq!(banner.format.len(), 1, "a single object read as a list");
+    assert_eq!(
+        (banner.format[0].w, banner.format[0].h),
+        (Some(728), Some(90))
+    );
+    assert_eq!(
+        banner.battr.iter().map(|a| a.0).collect::<Vec<_>>(),
+        vec![1, 2]
+    );
+    let video = imp.video.as_ref().unwrap();
+    assert_eq!(video.mimes.len(), 1);
+    assert_eq!((video.minduration, video.maxduration), (Some(5), Some(30)));
+    assert_eq!(video.protocols.len(), 2);
+    assert_eq!(imp.audio.as_ref().unwrap().maxduration, Some(60));
+    assert_eq!(imp.native.as_ref().unwrap().battr.len(), 1);
+    let pmp = imp.pmp.as_ref().unwrap();
+    assert_eq!(pmp.private_auction, Some(1));
+    assert_eq!(
+        pmp.deals.len(),
+        1,
+        "a deal that is not an object is dropped"
+    );
+    assert_eq!(pmp.deals[0].bidfloor, Some(2.0));
+    assert!(q.imp[1].banner.is_none(), "a wrong-typed slot is absent");
+    assert_eq!(q.cur.len(), 1);
+    assert_eq!(q.cattax.map(|c| c.0), Some(2));
+    assert_eq!(q.tmax, Some(120));
+    assert_eq!(p.decoded.status, Status::NoBid);
+    assert!(
+        p.decoded.issues.is_empty(),
+        "the request's coercions are not reported"
+    );
+}
+
+#[test]
+fn either_member_order_gives_the_same_pair() {
+    let req = r#"{"id":"r","imp":[{"id":"1","bidfloor":1}]}"#;
+    let res = r#"{"id":"r","seatbid":[{"bid":[{"id":"b","impid":"1","price":"2","crid":"c","adm":"<a/>"}]}]}"#;
+    let a = pair(&format!(r#"{{"request":{req},"response":{res}}}"#)).unwrap();
+    let b = pair(&format!(
+        r#"{{"meta":{{"n":1}}, "response" : {res} ,"request":{req}}}"#
+    ))
+    .unwrap();
+    assert_eq!(a, b);
+    assert_eq!(a.decoded.status, Status::Bid);
+    let codes: Vec<&str> = a.decoded.issues.iter().map(|i| i.code).collect();
+    assert_eq!(codes, vec!["number_as_string"]);
+    assert_eq!(
+        a.decoded.issues[0].path, "/seatbid/0/bid/0/price",
+        "relative to the response"
+    );
+    let nobid = pair(&format!(r#"{{"request":{req},"response":null}}"#)).unwrap();
+    assert_eq!(nobid.decoded.status, Status::NoBid);
+}
+
+fn error(text: &str) -> (String, String) {
+    let e = pair(text).unwrap_err();
+    (e.code().to_owned(), e.path().unwrap_or("").to_owned())
+}
+
+#[test]
+fn errors_name_the_part_they_are_in() {
+    let req = r#"{"id":"r","imp":[{"id":"1"}]}"#;
+    let res = r#"{"id":"r","seatbid":[]}"#;
+    let cases = [
+        (
+            format!(r#"{{"request":{{"imp":[{{"id":"1",]}},"response":{res}}}"#),
+            "malformed_json",
+            "/request/imp/0/id",
+        ),
+        (
+            format!(r#"{{"response":{{"seatbid":[{{"bid":[{{"id":x}}]}}]}},"request":{req}}}"#),
+            "malformed_json",
+            "/response/seatbid/0/bid/0/id",
+        ),
+        (
+            format!(r#"{{"request":{req},"response":{{"seatbid":"s"}}}}"#),
+            "not_a_bid_response",
+            "/response/seatbid",
+        ),
+        (
+            format!(r#"{{"request":{req},"response":[1]}}"#),
+            "not_a_bid_response",
+            "/response",
+        ),
+        (
+            format!(r#"{{"request":"x","response":{res}}}"#),
+            "not_a_bid_request",
+            "/request",
+        ),
+        (
+            format!(r#"{{"request":{{"id":"r","imp":[]}},"response":{res}}}"#),
+            "request_without_imp",
+            "/request/imp",
+        ),
+        (
+            format!(r#"{{"request":{{"id":"r"}},"response":{res}}}"#),
+            "request_without_imp",
+            "/request/imp",
+        ),
+        (format!(r#"{{"request":{req}}}"#), "not_an_envelope", ""),
+        ("[]".to_owned(), "not_an_envelope", ""),
+    ];
+    for (text, code, path) in cases {
+        assert_eq!(error(&text), (code.to_owned(), path.to_owned()), "{text}");
+    }
+    let strict = format!(
+        r#"{{"request":{req},"response":{{"id":"r","seatbid":[{{"bid":[{{"id":"b","impid":"1","price":"1"}}]}}]}}}}"#
+    );
+    let buf: &'static mut [u8] = Box::leak(strict.into_bytes().into_boxed_slice());
+    let e = decode_pair(&mut Reader::default(), buf, Mode::Strict).unwrap_err();
+    assert_eq!(
+        (e.code(), e.path()),
+        ("number_as_string", Some("/response/seatbid/0/bid/0/price"))
+    );
+}

@@ -1,0 +1,450 @@
+//! One test per validation rule (`bidscan_openrtb::rules`): an accepted case and a rejected one, with the
+//! verdict, the status code and the finding's pointer asserted; then `warn` and `skip`.
+
+mod pair_common;
+
+use bidscan_openrtb::Severity;
+use bidscan_openrtb::rules::{Action, Policy, Rule};
+use pair_common::*;
+use serde_json::{Value, json};
+
+const B0: &str = "/seatbid/0/bid/0";
+
+/// Asserts that the only bid is accepted and nothing carries a status code.
+fn accepts(request: &Value, response: &Value) {
+    let o = validate(request, response);
+    assert_eq!(o.verdicts, vec![ACCEPTED], "{o:?}");
+    assert_eq!(o.coded(), vec![], "{o:?}");
+}
+
+/// Asserts that the only bid is rejected with `statuscode` and that finding `code` is reported at `path` as an
+/// error with that status code.
+fn rejects(request: &Value, response: &Value, path: &str, code: &str, statuscode: u16) {
+    let o = validate(request, response);
+    assert_eq!(o.verdicts, vec![rejected(statuscode)], "{o:?}");
+    let found = o
+        .findings
+        .iter()
+        .any(|f| f.0 == path && f.1 == code && f.2 == Severity::Error && f.3 == Some(statuscode));
+    assert!(found, "no {code} at {path} with {statuscode}: {o:?}");
+}
+
+fn with_bid(change: impl FnOnce(&mut Value)) -> Value {
+    let mut r = response();
+    change(bid0(&mut r));
+    r
+}
+
+fn with_request(change: impl FnOnce(&mut Value)) -> Value {
+    let mut r = request();
+    change(&mut r);
+    r
+}
+
+#[test]
+fn the_base_pair_is_accepted() {
+    accepts(&request(), &response());
+}
+
+#[test]
+fn unknown_imp_300() {
+    accepts(&request(), &with_bid(|b| b["impid"] = json!("1")));
+    rejects(
+        &request(),
+        &with_bid(|b| b["impid"] = json!("9")),
+        &format!("{B0}/impid"),
+        "unknown_impid",
+        300,
+    );
+}
+
+#[test]
+fn invalid_bid_300() {
+    accepts(&request(), &with_bid(|b| b["price"] = json!("1.25")));
+    let no_price = with_bid(|b| {
+        b.as_object_mut().unwrap().remove("price");
+    });
+    rejects(
+        &request(),
+        &no_price,
+        &format!("{B0}/price"),
+        "missing_price",
+        300,
+    );
+    let no_id = with_bid(|b| b["id"] = json!(""));
+    rejects(&request(), &no_id, &format!("{B0}/id"), "missing_id", 300);
+    let mut bad_cur = response();
+    bad_cur["cur"] = json!("usd");
+    rejects(&request(), &bad_cur, "/cur", "invalid_currency", 300);
+}
+
+#[test]
+fn currency_300() {
+    let usd_eur = with_request(|r| r["cur"] = json!(["EUR", "USD"]));
+    accepts(&usd_eur, &response());
+    let mut no_cur = response();
+    no_cur.as_object_mut().unwrap().remove("cur");
+    accepts(&usd_eur, &no_cur);
+    let eur = with_request(|r| r["cur"] = json!(["EUR"]));
+    rejects(&eur, &no_cur, "/cur", "currency_not_allowed", 300);
+    rejects(&eur, &response(), "/cur", "currency_not_allowed", 300);
+}
+
+#[test]
+fn floor_301() {
+    accepts(&request(), &with_bid(|b| b["price"] = json!(0.5)));
+    rejects(
+        &request(),
+        &with_bid(|b| b["price"] = json!(0.49)),
+        &format!("{B0}/price"),
+        "below_floor",
+        301,
+    );
+}
+
+#[test]
+fn floor_in_another_currency_uses_the_rates_or_warns() {
+    let eur_floor = with_request(|r| {
+        r["imp"][0]["bidfloor"] = json!(1.0);
+        r["imp"][0]["bidfloorcur"] = json!("EUR");
+    });
+    let text = envelope(&eur_floor, &response());
+    let o = validate_text(&text, &Policy::default()).unwrap();
+    assert_eq!(o.verdicts, vec![ACCEPTED], "no rate: not enforced");
+    let warning = (
+        format!("{B0}/price"),
+        "floor_rate_missing",
+        Severity::Warning,
+        None,
+    );
+    assert!(o.findings.contains(&warning), "{o:?}");
+
+    let mut policy = Policy::default();
+    let usd = policy.rates.0.entry("USD".into()).or_default();
+    usd.insert("EUR".into(), 0.5); // 1 EUR = 2 USD: a 1 EUR floor is 2 USD
+    let o = validate_text(&text, &policy).unwrap();
+    assert_eq!(o.verdicts, vec![rejected(301)], "{o:?}");
+    let cleared = envelope(&eur_floor, &with_bid(|b| b["price"] = json!(2.0)));
+    let o = validate_text(&cleared, &policy).unwrap();
+    assert_eq!(o.verdicts, vec![ACCEPTED], "{o:?}");
+}
+
+#[test]
+fn duplicate_id_302() {
+    let mut two = response();
+    let mut second = bid0(&mut two).clone();
+    second["id"] = json!("b2");
+    two["seatbid"][0]["bid"]
+        .as_array_mut()
+        .unwrap()
+        .push(second.clone());
+    let o = validate(&request(), &two);
+    assert_eq!(o.verdicts, vec![ACCEPTED, ACCEPTED]);
+    second["id"] = json!("b1");
+    two["seatbid"][0]["bid"][1] = second;
+    let o = validate(&request(), &two);
+    assert_eq!(o.verdicts, vec![ACCEPTED, rejected(302)], "the later one");
+    let finding = (
+        "/seatbid/0/bid/1/id".to_owned(),
+        "duplicate_bid_id",
+        Severity::Error,
+        Some(302),
+    );
+    assert!(o.findings.contains(&finding), "{o:?}");
+}
+
+#[test]
+fn deal_304() {
+    let pmp = with_request(|r| {
+        r["imp"][0]["pmp"] = json!({"private_auction": 1, "deals": [
+            {"id": "deal-a", "bidfloor": 2.0, "bidfloorcur": "USD"}, {"id": "deal-b"}
+        ]})
+    });
+    // Under a deal, the deal's floor applies and the imp's does not (0.3 < imp floor 0.5).
+    accepts(
+        &pmp,
+        &with_bid(|b| {
+            b["dealid"] = json!("deal-b");
+            b["price"] = json!(0.3)
+        }),
+    );
+    accepts(
+        &pmp,
+        &with_bid(|b| {
+            b["dealid"] = json!("deal-a");
+            b["price"] = json!(2.0)
+        }),
+    );
+    rejects(
+        &pmp,
+        &with_bid(|b| b["dealid"] = json!("deal-z")),
+        &format!("{B0}/dealid"),
+        "unknown_deal",
+        304,
+    );
+    rejects(
+        &pmp,
+        &response(),
+        &format!("{B0}/dealid"),
+        "deal_required",
+        304,
+    );
+    rejects(
+        &pmp,
+        &with_bid(|b| {
+            b["dealid"] = json!("deal-a");
+            b["price"] = json!(1.99)
+        }),
+        &format!("{B0}/price"),
+        "below_deal_floor",
+        304,
+    );
+    rejects(
+        &request(),
+        &with_bid(|b| b["dealid"] = json!("deal-a")),
+        &format!("{B0}/dealid"),
+        "unknown_deal",
+        304,
+    );
+}
+
+#[test]
+fn blocked_attribute_350() {
+    let battr = with_request(|r| r["imp"][0]["banner"]["battr"] = json!([3, 6]));
+    accepts(&battr, &with_bid(|b| b["attr"] = json!([1, 2])));
+    rejects(
+        &battr,
+        &with_bid(|b| b["attr"] = json!([1, 6])),
+        &format!("{B0}/attr"),
+        "blocked_attribute",
+        350,
+    );
+    // The video slot's battr does not apply to a banner bid.
+    let video_battr = with_request(|r| r["imp"][0]["video"] = json!({"battr": [1]}));
+    accepts(&video_battr, &response());
+}
+
+fn video_bid(dur: i64) -> Value {
+    with_bid(|b| {
+        b["impid"] = json!("2");
+        b["mtype"] = json!(2);
+        b["dur"] = json!(dur);
+        b["adm"] = json!("<VAST version=\"4.0\"><Ad/></VAST>");
+        b.as_object_mut().unwrap().remove("w");
+        b.as_object_mut().unwrap().remove("h");
+    })
+}
+
+#[test]
+fn duration_350() {
+    accepts(&request(), &video_bid(30));
+    accepts(&request(), &video_bid(5));
+    rejects(
+        &request(),
+        &video_bid(31),
+        &format!("{B0}/dur"),
+        "duration_out_of_range",
+        350,
+    );
+    rejects(
+        &request(),
+        &video_bid(4),
+        &format!("{B0}/dur"),
+        "duration_out_of_range",
+        350,
+    );
+}
+
+#[test]
+fn size_351() {
+    accepts(
+        &request(),
+        &with_bid(|b| {
+            b["w"] = json!(728);
+            b["h"] = json!(90)
+        }),
+    );
+    let exact = with_request(|r| r["imp"][0]["banner"] = json!({"w": 320, "h": 50}));
+    accepts(
+        &exact,
+        &with_bid(|b| {
+            b["w"] = json!(320);
+            b["h"] = json!(50)
+        }),
+    );
+    rejects(
+        &request(),
+        &with_bid(|b| b["h"] = json!(90)),
+        &format!("{B0}/w"),
+        "size_not_allowed",
+        351,
+    );
+    rejects(
+        &exact,
+        &response(),
+        &format!("{B0}/w"),
+        "size_not_allowed",
+        351,
+    );
+}
+
+#[test]
+fn secure_352() {
+    let secure = with_request(|r| r["imp"][0]["secure"] = json!(1));
+    accepts(
+        &secure,
+        &with_bid(|b| b["nurl"] = json!("https://win.example/n?p=${AUCTION_PRICE}")),
+    );
+    // A plain-HTTP link in text that is not a src/href/url(...) is not loaded by the creative.
+    accepts(
+        &secure,
+        &with_bid(|b| b["adm"] = json!("<div>see http://x.example</div>")),
+    );
+    rejects(
+        &secure,
+        &with_bid(|b| b["adm"] = json!("<img src=\"http://cdn.example/a.png\">")),
+        &format!("{B0}/adm"),
+        "insecure_markup",
+        352,
+    );
+    for field in ["nurl", "burl", "iurl"] {
+        let res = with_bid(|b| b[field] = json!("http://tracker.example/x"));
+        rejects(&secure, &res, &format!("{B0}/{field}"), "insecure_url", 352);
+    }
+    // Not a secure imp: the same markup is accepted.
+    accepts(
+        &request(),
+        &with_bid(|b| b["nurl"] = json!("http://tracker.example/x")),
+    );
+}
+
+#[test]
+fn media_type_353() {
+    accepts(&request(), &video_bid(10));
+    rejects(
+        &request(),
+        &with_bid(|b| b["mtype"] = json!(2)),
+        &format!("{B0}/mtype"),
+        "media_type_not_offered",
+        353,
+    );
+    // Video markup on the banner-only imp, with or without mtype.
+    let vast = "<VAST version=\"4.0\"><Ad/></VAST>";
+    let no_mtype = with_bid(|b| {
+        b["adm"] = json!(vast);
+        b.as_object_mut().unwrap().remove("mtype");
+    });
+    rejects(
+        &request(),
+        &no_mtype,
+        &format!("{B0}/adm"),
+        "media_type_not_offered",
+        353,
+    );
+    let contradicts = with_bid(|b| b["adm"] = json!(vast));
+    rejects(
+        &request(),
+        &contradicts,
+        &format!("{B0}/adm"),
+        "markup_contradicts_mtype",
+        353,
+    );
+    // Ambiguous text contradicts nothing.
+    accepts(&request(), &with_bid(|b| b["adm"] = json!("some-test-ad")));
+}
+
+#[test]
+fn blocked_advertiser_356() {
+    let badv = with_request(|r| {
+        r["badv"] = json!(["blocked.example"]);
+        r["bapp"] = json!(["com.blocked.app"]);
+    });
+    accepts(
+        &badv,
+        &with_bid(|b| {
+            b["adomain"] = json!(["notblocked.example"]);
+            b["bundle"] = json!("com.ok")
+        }),
+    );
+    rejects(
+        &badv,
+        &with_bid(|b| b["adomain"] = json!(["shop.Blocked.example"])),
+        &format!("{B0}/adomain"),
+        "blocked_advertiser",
+        356,
+    );
+    rejects(
+        &badv,
+        &with_bid(|b| b["bundle"] = json!("com.blocked.app")),
+        &format!("{B0}/bundle"),
+        "blocked_app",
+        356,
+    );
+}
+
+#[test]
+fn blocked_category_357() {
+    let bcat = with_request(|r| r["bcat"] = json!(["IAB25", "IAB7-39"]));
+    accepts(&bcat, &with_bid(|b| b["cat"] = json!(["IAB7", "IAB250"])));
+    rejects(
+        &bcat,
+        &with_bid(|b| b["cat"] = json!(["IAB25-3"])),
+        &format!("{B0}/cat"),
+        "blocked_category",
+        357,
+    );
+    rejects(
+        &bcat,
+        &with_bid(|b| b["cat"] = json!(["IAB7-39"])),
+        &format!("{B0}/cat"),
+        "blocked_category",
+        357,
+    );
+    // Another taxonomy (cattax 2 on the bid, 1 by default on the request): not compared.
+    accepts(
+        &bcat,
+        &with_bid(|b| {
+            b["cat"] = json!(["IAB25-3"]);
+            b["cattax"] = json!(2)
+        }),
+    );
+}
+
+#[test]
+fn the_first_enforced_rule_gives_the_code_and_warn_or_skip_keep_the_bid() {
+    // Below the floor (301) and a blocked category (357): 301 comes first.
+    let req = with_request(|r| r["bcat"] = json!(["IAB2"]));
+    let res = with_bid(|b| b["price"] = json!(0.1));
+    assert_eq!(validate(&req, &res).verdicts, vec![rejected(301)]);
+
+    let text = envelope(&req, &res);
+    let warn_floor = Policy {
+        floor: Action::Warn,
+        ..Policy::default()
+    };
+    let o = validate_text(&text, &warn_floor).unwrap();
+    assert_eq!(o.verdicts, vec![rejected(357)], "{o:?}");
+    let warning = (
+        format!("{B0}/price"),
+        "below_floor",
+        Severity::Warning,
+        Some(301),
+    );
+    assert!(o.findings.contains(&warning), "{o:?}");
+
+    let o = validate_text(&text, &Policy::all(Action::Warn)).unwrap();
+    assert_eq!(o.verdicts, vec![ACCEPTED]);
+    assert_eq!(o.coded().len(), 2, "{o:?}");
+
+    let o = validate_text(&text, &Policy::all(Action::Skip)).unwrap();
+    assert_eq!(o.verdicts, vec![ACCEPTED]);
+    assert_eq!(o.coded(), vec![], "{o:?}");
+}
+
+#[test]
+fn every_rule_is_in_the_policy_and_has_a_code() {
+    for rule in Rule::ALL {
+        assert!((300..400).contains(&rule.statuscode()), "{rule:?}");
+        assert!(!rule.name().is_empty());
+    }
+}

@@ -1,0 +1,238 @@
+//! Real pairs: `corpus/validate-pairs/` holds 249 request/response pairs from prebid-server's adapter fixtures
+//! (what each adapter sent, what its bidder answered; see the directory's SOURCES.tsv, Apache-2.0). Every pair
+//! validates without a panic and gives the verdicts recorded in `VERDICTS.tsv` (written by
+//! `BIDSCAN_BLESS=1 cargo test -p bidscan-openrtb --test rules_corpus`, and reviewed); then each pair is mutated
+//! once per rule on its first accepted bid, and that bid must be rejected with the rule's code.
+
+mod pair_common;
+
+use std::fmt::Write;
+use std::path::PathBuf;
+
+use bidscan_openrtb::rules::{BidStatus, Policy};
+use pair_common::*;
+use serde_json::{Value, json};
+
+fn dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpus/validate-pairs")
+}
+
+fn pairs() -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = std::fs::read_dir(dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(&p).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn verdict_text(o: &Outcome) -> String {
+    let parts: Vec<String> = o
+        .verdicts
+        .iter()
+        .map(|(s, c)| match (s, c) {
+            (BidStatus::Accepted, _) => "accepted".to_owned(),
+            (BidStatus::Rejected, Some(c)) => c.to_string(),
+            (BidStatus::Rejected, None) => "rejected?".to_owned(),
+        })
+        .collect();
+    if parts.is_empty() {
+        "nobid".to_owned()
+    } else {
+        parts.join(" ")
+    }
+}
+
+#[test]
+fn every_real_pair_validates_with_the_recorded_verdicts() {
+    let pairs = pairs();
+    assert!(pairs.len() >= 50, "{} pairs", pairs.len());
+    let mut table = String::from("file\tverdicts (per bid: accepted or the status code)\n");
+    for (name, text) in &pairs {
+        let o = validate_text(text, &Policy::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        writeln!(table, "{name}\t{}", verdict_text(&o)).unwrap();
+    }
+    let path = dir().join("VERDICTS.tsv");
+    if std::env::var_os("BIDSCAN_BLESS").is_some() {
+        std::fs::write(&path, &table).unwrap();
+    }
+    let recorded = std::fs::read_to_string(&path).unwrap();
+    for (want, got) in recorded.lines().zip(table.lines()) {
+        assert_eq!(want, got);
+    }
+    assert_eq!(recorded.lines().count(), table.lines().count());
+}
+
+/// The envelope of a pair as values.
+fn split(text: &str) -> (Value, Value) {
+    let v: Value = serde_json::from_str(text).unwrap();
+    (v["request"].clone(), v["response"].clone())
+}
+
+/// Where the first accepted bid with a known imp is: (seat index, bid index, its verdict index, imp index).
+fn target(req: &Value, res: &Value, o: &Outcome) -> Option<(usize, usize, usize, usize)> {
+    let mut position = 0;
+    for (si, seat) in res["seatbid"].as_array()?.iter().enumerate() {
+        for (bi, bid) in seat["bid"].as_array()?.iter().enumerate() {
+            if !bid.is_object() {
+                return None; // dropped elements would shift positions: not a simple pair
+            }
+            let imp = req["imp"]
+                .as_array()?
+                .iter()
+                .position(|imp| imp["id"].is_string() && imp["id"] == bid["impid"]);
+            if let (Some(k), Some((BidStatus::Accepted, _))) = (imp, o.verdicts.get(position)) {
+                return Some((si, bi, position, k));
+            }
+            position += 1;
+        }
+    }
+    None
+}
+
+fn price(bid: &Value) -> f64 {
+    bid["price"]
+        .as_f64()
+        .or_else(|| bid["price"].as_str().and_then(|s| s.parse().ok()))
+        .unwrap()
+}
+
+/// The slots an imp offers, as (mtype, member).
+fn slots(imp: &Value) -> Vec<(i64, &'static str)> {
+    [(1, "banner"), (2, "video"), (3, "audio"), (4, "native")]
+        .into_iter()
+        .filter(|(_, m)| imp[*m].is_object())
+        .collect()
+}
+
+type Mutation = fn(&mut Value, &mut Value, usize, usize, usize) -> Option<u16>;
+
+/// Each rule's mutation: changes request and/or response so that bid (seat, bid) of imp `k` breaks only that
+/// rule's check; returns the code expected, or `None` when the pair cannot be mutated for the rule.
+const MUTATIONS: [(&str, Mutation); 13] = [
+    ("unknown_imp", |_, r, s, b, _| {
+        r["seatbid"][s]["bid"][b]["impid"] = json!("bidscan-no-such-imp");
+        Some(300)
+    }),
+    ("invalid_bid", |_, r, s, b, _| {
+        r["seatbid"][s]["bid"][b].as_object_mut()?.remove("price");
+        Some(300)
+    }),
+    ("currency", |q, _, _, _, _| {
+        q["cur"] = json!(["ZZZ"]);
+        Some(300)
+    }),
+    ("floor", |q, r, s, b, k| {
+        let cur = r["cur"].as_str().unwrap_or("USD").to_owned();
+        let bid = &mut r["seatbid"][s]["bid"][b];
+        bid.as_object_mut()?.remove("dealid");
+        let floor = price(bid) * 2.0 + 1.0;
+        q["imp"][k]["bidfloor"] = json!(floor);
+        q["imp"][k]["bidfloorcur"] = json!(cur);
+        Some(301)
+    }),
+    ("duplicate_id", |_, r, s, b, _| {
+        let bid = r["seatbid"][s]["bid"][b].clone();
+        r["seatbid"][s]["bid"].as_array_mut()?.push(bid);
+        Some(302)
+    }),
+    ("deal", |q, r, s, b, k| {
+        q["imp"][k].as_object_mut()?.remove("bidfloor");
+        r["seatbid"][s]["bid"][b]["dealid"] = json!("bidscan-no-such-deal");
+        Some(304)
+    }),
+    ("blocked_attribute", |q, r, s, b, k| {
+        let (mtype, slot) = *slots(&q["imp"][k]).first()?;
+        q["imp"][k][slot]["battr"] = json!([6]);
+        let bid = &mut r["seatbid"][s]["bid"][b];
+        bid["mtype"] = json!(mtype);
+        bid["attr"] = json!([6]);
+        Some(350)
+    }),
+    ("duration", |q, r, s, b, k| {
+        q["imp"][k]["video"]
+            .as_object_mut()?
+            .insert("maxduration".into(), json!(30));
+        let bid = &mut r["seatbid"][s]["bid"][b];
+        bid["mtype"] = json!(2);
+        bid["dur"] = json!(100_000);
+        Some(350)
+    }),
+    ("size", |q, r, s, b, k| {
+        q["imp"][k]["banner"]
+            .as_object_mut()?
+            .insert("format".into(), json!([{"w": 300, "h": 250}]));
+        let bid = r["seatbid"][s]["bid"][b].as_object_mut()?;
+        bid.remove("attr");
+        bid.insert("mtype".into(), json!(1));
+        bid.insert("w".into(), json!(1));
+        bid.insert("h".into(), json!(1));
+        Some(351)
+    }),
+    ("secure", |q, r, s, b, k| {
+        q["imp"][k]["secure"] = json!(1);
+        r["seatbid"][s]["bid"][b]["nurl"] = json!("http://bidscan.invalid/win");
+        Some(352)
+    }),
+    ("media_type", |q, r, s, b, k| {
+        let offered: Vec<i64> = slots(&q["imp"][k]).iter().map(|(m, _)| *m).collect();
+        let missing = (1..=4).find(|m| !offered.contains(m))?;
+        r["seatbid"][s]["bid"][b]["mtype"] = json!(missing);
+        Some(353)
+    }),
+    ("blocked_advertiser", |q, r, s, b, _| {
+        q["badv"] = json!(["bidscan-blocked.example"]);
+        r["seatbid"][s]["bid"][b]["adomain"] = json!(["ads.bidscan-blocked.example"]);
+        Some(356)
+    }),
+    ("blocked_category", |q, r, s, b, _| {
+        q.as_object_mut()?.remove("cattax");
+        q["bcat"] = json!(["IAB25"]);
+        let bid = r["seatbid"][s]["bid"][b].as_object_mut()?;
+        bid.remove("cattax");
+        bid.insert("cat".into(), json!(["IAB25-3"]));
+        Some(357)
+    }),
+];
+
+#[test]
+fn each_rule_rejects_a_mutated_real_pair_with_its_code() {
+    let policy = Policy::default();
+    let mut applied = [0usize; MUTATIONS.len()];
+    for (name, text) in pairs() {
+        let (req, res) = split(&text);
+        let original = validate_text(&text, &policy).unwrap();
+        let Some((s, b, position, k)) = target(&req, &res, &original) else {
+            continue;
+        };
+        for (i, (rule, mutate)) in MUTATIONS.iter().enumerate() {
+            let (mut q, mut r) = (req.clone(), res.clone());
+            let Some(code) = mutate(&mut q, &mut r, s, b, k) else {
+                continue;
+            };
+            let o = validate_text(&envelope(&q, &r), &policy)
+                .unwrap_or_else(|e| panic!("{name} / {rule}: {e}"));
+            let at = if *rule == "duplicate_id" {
+                // The copy, appended to the target's seat bid.
+                let before: usize = r["seatbid"].as_array().unwrap()[..=s]
+                    .iter()
+                    .map(|seat| seat["bid"].as_array().map_or(0, Vec::len))
+                    .sum();
+                before - 1
+            } else {
+                position
+            };
+            assert_eq!(o.verdicts[at], rejected(code), "{name} / {rule}: {o:?}");
+            applied[i] += 1;
+        }
+    }
+    for ((rule, _), n) in MUTATIONS.iter().zip(applied) {
+        let least = if *rule == "duration" { 10 } else { 50 };
+        assert!(n >= least, "{rule}: only {n} real pairs mutated");
+    }
+}

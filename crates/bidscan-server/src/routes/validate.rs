@@ -1,0 +1,116 @@
+//! `POST /validate` and `POST /validate/batch`: a bid response judged against the bid request it answers.
+//!
+//! The body is the envelope `{"request": <BidRequest>, "response": <BidResponse>}` (either member order). The
+//! answer is `/decode`'s, with each `summary.bids[i]` marked `status` (`accepted`/`rejected`) and `statuscode`,
+//! each issue's `statuscode`, and `seatnonbid` (the rules and codes: `bidscan_openrtb::rules`; their
+//! `skip | warn | enforce` under `[validate]` in the configuration). Same encodings, limits and error shapes as
+//! `/decode`; the batch route is `/decode/batch`'s with one envelope per line.
+
+use axum::body::Body;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, Request, State};
+use axum::http::HeaderMap;
+use axum::response::Response;
+
+use crate::app::AppState;
+use crate::error::{ApiError, ErrorBody};
+use crate::routes::{DecodeParams, batch, one_document};
+use crate::validation::Work;
+
+/// Shape of the `/validate` body (for the document only).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct ValidateEnvelopeDoc {
+    /// The OpenRTB 2.5/2.6 bid request as sent: `id`, `imp` (1+: `id`, `bidfloor`, `bidfloorcur`, `secure`,
+    /// `banner`, `video`, `audio`, `native`, `pmp`), `cur`, `bcat`, `badv`, `bapp`, `cattax`, `tmax` are read;
+    /// everything else is skipped.
+    #[schema(value_type = Object)]
+    request: (),
+    /// The bid response as received (`null`: a no-bid).
+    #[schema(value_type = Option<Object>)]
+    response: Option<()>,
+}
+
+/// Shape of the 200 answer of `/validate` (for the document only).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct ValidateAnswerDoc {
+    /// `bid` or `nobid` (the response as sent).
+    status: String,
+    /// The canonical bid response; omitted with `view=summary`.
+    #[schema(value_type = Option<Object>)]
+    response: Option<()>,
+    /// `/decode`'s summary plus `accepted` and `rejected` counts; every `bids[i]` also has `status`
+    /// (`accepted` | `rejected`) and `statuscode` (seat-non-bid code of the first enforced rule that rejects
+    /// it, `null` when accepted).
+    #[schema(value_type = Object)]
+    summary: (),
+    /// Findings `{path, code, severity, message, statuscode}`; paths relative to the response
+    /// (`/seatbid/0/bid/0/price`). Codes: 300 unknown imp / invalid bid / currency, 301 below floor,
+    /// 302 duplicate, 304 deal, 350 attribute or duration, 351 size, 352 not secure, 353 media type,
+    /// 356 advertiser or app blocked, 357 category blocked.
+    #[schema(value_type = Vec<Object>)]
+    issues: (),
+    /// The rejected bids, IAB seat-non-bid shape: `[{seat, nonbid: [{impid, statuscode, ext: {bid}}]}]`.
+    #[schema(value_type = Vec<Object>)]
+    seatnonbid: (),
+    /// Reader counters over the whole envelope.
+    #[schema(value_type = Object)]
+    stats: (),
+}
+
+/// Validates one bid response against its request.
+#[utoipa::path(
+    post,
+    path = "/validate",
+    tag = "validate",
+    params(DecodeParams),
+    request_body(
+        content = ValidateEnvelopeDoc,
+        content_type = "application/json",
+        description = "{\"request\": <bid request>, \"response\": <bid response>}, either order. Content-Encoding gzip, deflate, br or zstd accepted."
+    ),
+    responses(
+        (status = 200, description = "Validated: each bid accepted or rejected", body = ValidateAnswerDoc),
+        (status = 400, description = "Malformed JSON (path starts with /request or /response), bad query or bad encoding", body = ErrorBody),
+        (status = 408, description = "Body not received in time", body = ErrorBody),
+        (status = 413, description = "Body too large on the wire or after decompression", body = ErrorBody),
+        (status = 415, description = "Unsupported Content-Type or Content-Encoding", body = ErrorBody),
+        (status = 422, description = "not_an_envelope, not_a_bid_request, request_without_imp, not_a_bid_response, or a strict-mode failure", body = ErrorBody),
+        (status = 503, description = "Overloaded; see Retry-After", body = ErrorBody),
+    )
+)]
+pub async fn validate(
+    State(state): State<AppState>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    one_document(state, request, Work::Validate).await
+}
+
+/// Validates every line of an NDJSON body (one envelope per line), answering one NDJSON line per input line.
+#[utoipa::path(
+    post,
+    path = "/validate/batch",
+    tag = "validate",
+    params(DecodeParams),
+    request_body(
+        content = String,
+        content_type = "application/x-ndjson",
+        description = "One {\"request\", \"response\"} envelope per line. Content-Encoding gzip, deflate, br or zstd accepted."
+    ),
+    responses(
+        (status = 200, description = "One line per input line: the /validate answer or {\"error\": ...}", content_type = "application/x-ndjson", body = String),
+        (status = 400, description = "Bad query", body = ErrorBody),
+        (status = 413, description = "Body too large on the wire (Content-Length)", body = ErrorBody),
+        (status = 415, description = "Unsupported Content-Type or Content-Encoding", body = ErrorBody),
+        (status = 503, description = "Overloaded; see Retry-After", body = ErrorBody),
+    )
+)]
+pub async fn validate_batch(
+    State(state): State<AppState>,
+    query: Result<Query<DecodeParams>, QueryRejection>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    batch::stream(state, query, headers, body, Work::Validate)
+}

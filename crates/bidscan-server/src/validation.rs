@@ -1,0 +1,114 @@
+//! Validation of a bid response against its bid request, in the [`Engine`]: the one function behind
+//! `POST /validate`, `POST /validate/batch` and `bidscan validate`, and [`Work`], which the batch route and the
+//! command line use to run either decode or validate.
+//!
+//! The envelope (`{"request": …, "response": …}`) is decoded in place in the same pooled buffer as `/decode`'s
+//! body ([`Engine::with_input`]), by `bidscan_openrtb::decode_pair`, then judged by `bidscan_openrtb::rules`
+//! under the server's `[validate]` policy.
+
+use bidscan_json::Stats;
+use bidscan_openrtb::rules::{SeatNonBid, Validated, ValidatedIssue, ValidatedSummary};
+use bidscan_openrtb::{BidResponse, Status};
+use serde::Serialize;
+
+use crate::engine::{Answer, Engine, Options, View, render_failed};
+use crate::error::ApiError;
+
+/// What a route or command does with each document.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Work {
+    /// Decode a bid response (`/decode`).
+    #[default]
+    Decode,
+    /// Validate a bid response against its request (`/validate`).
+    Validate,
+}
+
+/// The 200 body of `/validate`: `/decode`'s answer with verdicts, status codes and `seatnonbid`. The request is
+/// not echoed.
+#[derive(Serialize)]
+struct ValidateAnswer<'a> {
+    status: Status,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response: Option<&'a BidResponse<'a>>,
+    summary: ValidatedSummary<'a>,
+    issues: Vec<ValidatedIssue<'a>>,
+    seatnonbid: Vec<SeatNonBid<'a>>,
+    stats: Stats,
+}
+
+impl Engine {
+    /// Runs `work` on the document made of `chunks` (`len` bytes in all): [`answer`](Engine::answer) or
+    /// [`validate`](Engine::validate).
+    pub fn run<'c>(
+        &self,
+        work: Work,
+        chunks: impl IntoIterator<Item = &'c [u8]>,
+        len: usize,
+        options: Options,
+    ) -> Result<Answer, ApiError> {
+        match work {
+            Work::Decode => self.answer(chunks, len, options),
+            Work::Validate => self.validate(chunks, len, options),
+        }
+    }
+
+    /// Validates the envelope made of `chunks` (`len` bytes in all) under this engine's policy and renders the
+    /// answer. Synchronous, with pooled state, counted like [`answer`](Engine::answer), plus
+    /// `bidscan_bid_rejections_total{rule,statuscode}` once per rejected bid.
+    ///
+    /// # Errors
+    /// [`ApiError`] 400 (malformed JSON; the path starts with `/request` or `/response`) or 422 (not an envelope,
+    /// request not an object or without `imp`, response not a bid response, strict-mode failure).
+    pub fn validate<'c>(
+        &self,
+        chunks: impl IntoIterator<Item = &'c [u8]>,
+        len: usize,
+        options: Options,
+    ) -> Result<Answer, ApiError> {
+        self.with_input(chunks, len, |reader, input| {
+            let result = bidscan_openrtb::decode_pair(reader, input, options.mode);
+            let stats = reader.stats();
+            let result = result.map_err(ApiError::from).and_then(|pair| {
+                let validated = Validated::new(pair, self.policy());
+                self.observe(&validated.pair.decoded);
+                self.count_rejections(&validated);
+                render(&validated, stats, options)
+            });
+            (result, stats)
+        })
+    }
+
+    fn count_rejections(&self, validated: &Validated<'_>) {
+        let rejections = &self.metrics().bid_rejections;
+        for rule in validated.verdicts.iter().filter_map(|v| v.rule) {
+            let code = rule.statuscode().to_string();
+            rejections.with_label_values(&[rule.name(), &code]).inc();
+        }
+    }
+}
+
+fn render(validated: &Validated<'_>, stats: Stats, options: Options) -> Result<Answer, ApiError> {
+    let decoded = &validated.pair.decoded;
+    let answer = ValidateAnswer {
+        status: decoded.status,
+        response: (options.view == View::Full).then_some(&decoded.response),
+        summary: validated.summary(),
+        issues: validated.issues(),
+        seatnonbid: validated.seatnonbid(),
+        stats,
+    };
+    // The full view echoes the response (under the envelope's size) and the rejected bids once more.
+    let echoed = if answer.response.is_some() {
+        stats.bytes
+    } else {
+        0
+    };
+    let mut json = Vec::with_capacity(echoed + 1024);
+    serde_json::to_writer(&mut json, &answer).map_err(render_failed)?;
+    Ok(Answer {
+        json,
+        status: decoded.status,
+        issues: decoded.issues.len(),
+    })
+}
