@@ -54,20 +54,11 @@ pub fn pairs() -> Vec<Pair> {
 /// The two library calls compared: [`bidscan_openrtb::decode`] of the response, and
 /// [`bidscan_openrtb::decode_pair`] + [`Validated::new`](bidscan_openrtb::rules::Validated::new) of the envelope,
 /// each decoding a fresh copy of its bytes in a reused buffer. Returns the bid count (to keep the work alive).
+#[derive(Default)]
 pub struct Work {
     reader: bidscan_json::Reader,
     buf: Vec<u8>,
     policy: bidscan_openrtb::rules::Policy,
-}
-
-impl Default for Work {
-    fn default() -> Self {
-        Work {
-            reader: bidscan_json::Reader::default(),
-            buf: Vec::new(),
-            policy: bidscan_openrtb::rules::Policy::default(),
-        }
-    }
 }
 
 impl Work {
