@@ -23,6 +23,9 @@ pub fn model(data: &[u8]) {
         Err(DecodeError::NotABidResponse { path, .. }) => {
             assert!(path.is_empty() || path.starts_with('/'), "{path:?}");
         }
+        Err(DecodeError::InvalidEnvelope { .. }) => {
+            panic!("decode of a bid response failed with an envelope error")
+        }
     }
     if let Err(e) = &lenient {
         let _ = e.to_string();
