@@ -155,7 +155,8 @@ members! {
     }
 }
 
-fn text<'de, A: MapAccess<'de>>(
+/// Reads the current member leniently (shared with the request view).
+pub(crate) fn text<'de, A: MapAccess<'de>>(
     m: &mut A,
     c: &mut Ctx<'_>,
     f: &'static str,
@@ -163,7 +164,8 @@ fn text<'de, A: MapAccess<'de>>(
     Ok(lenient::scalar::<A, Text<'de>>(m, c, f)?.map(|t| t.0))
 }
 
-fn ident<'de, A: MapAccess<'de>>(
+/// Reads the current member leniently (shared with the request view).
+pub(crate) fn ident<'de, A: MapAccess<'de>>(
     m: &mut A,
     c: &mut Ctx<'_>,
     f: &'static str,
@@ -171,7 +173,8 @@ fn ident<'de, A: MapAccess<'de>>(
     Ok(lenient::scalar::<A, Ident<'de>>(m, c, f)?.map(|t| t.0))
 }
 
-fn int<'de, A: MapAccess<'de>>(
+/// Reads the current member leniently (shared with the request view).
+pub(crate) fn int<'de, A: MapAccess<'de>>(
     m: &mut A,
     c: &mut Ctx<'_>,
     f: &'static str,
@@ -187,7 +190,8 @@ fn code<'de, A: MapAccess<'de>, T: From<i64>>(
     Ok(int(m, c, f)?.map(T::from))
 }
 
-fn codes<'de, A: MapAccess<'de>, T: From<i64> + InlineItem, const N: usize>(
+/// Reads the current member leniently (shared with the request view).
+pub(crate) fn codes<'de, A: MapAccess<'de>, T: From<i64> + InlineItem, const N: usize>(
     m: &mut A,
     c: &mut Ctx<'_>,
     f: &'static str,
@@ -195,7 +199,8 @@ fn codes<'de, A: MapAccess<'de>, T: From<i64> + InlineItem, const N: usize>(
     lenient::list(m, c, f, |t: Int| T::from(t.0))
 }
 
-fn texts<'de, A: MapAccess<'de>, const N: usize>(
+/// Reads the current member leniently (shared with the request view).
+pub(crate) fn texts<'de, A: MapAccess<'de>, const N: usize>(
     m: &mut A,
     c: &mut Ctx<'_>,
     f: &'static str,

@@ -9,8 +9,9 @@ use std::borrow::Cow;
 
 use serde::de::MapAccess;
 
-use crate::inline::{InlineItem, InlineVec};
-use crate::lenient::{self, Ctx, Doc, FromMap, Ident, Int, Text, members};
+use crate::bid::{codes, ident, int, text, texts};
+use crate::inline::InlineVec;
+use crate::lenient::{self, Ctx, Doc, FromMap, members};
 use crate::lists::{CategoryTaxonomy, CreativeAttribute, Protocol};
 
 /// The top-level bid request (OpenRTB 2.6 §3.2.1): what response validation needs.
@@ -160,52 +161,12 @@ members! {
     }
 }
 
-fn text<'de, A: MapAccess<'de>>(
-    m: &mut A,
-    c: &mut Ctx<'_>,
-    f: &'static str,
-) -> Result<Option<Cow<'de, str>>, A::Error> {
-    Ok(lenient::scalar::<A, Text<'de>>(m, c, f)?.map(|t| t.0))
-}
-
-fn ident<'de, A: MapAccess<'de>>(
-    m: &mut A,
-    c: &mut Ctx<'_>,
-    f: &'static str,
-) -> Result<Option<Cow<'de, str>>, A::Error> {
-    Ok(lenient::scalar::<A, Ident<'de>>(m, c, f)?.map(|t| t.0))
-}
-
-fn int<'de, A: MapAccess<'de>>(
-    m: &mut A,
-    c: &mut Ctx<'_>,
-    f: &'static str,
-) -> Result<Option<i64>, A::Error> {
-    Ok(lenient::scalar::<A, Int>(m, c, f)?.map(|t| t.0))
-}
-
 fn float<'de, A: MapAccess<'de>>(
     m: &mut A,
     c: &mut Ctx<'_>,
     f: &'static str,
 ) -> Result<Option<f64>, A::Error> {
     Ok(lenient::scalar::<A, lenient::Float>(m, c, f)?.map(|t| t.0))
-}
-
-fn texts<'de, A: MapAccess<'de>, const N: usize>(
-    m: &mut A,
-    c: &mut Ctx<'_>,
-    f: &'static str,
-) -> Result<InlineVec<Cow<'de, str>, N>, A::Error> {
-    lenient::list(m, c, f, |t: Text<'de>| t.0)
-}
-
-fn codes<'de, A: MapAccess<'de>, T: From<i64> + InlineItem, const N: usize>(
-    m: &mut A,
-    c: &mut Ctx<'_>,
-    f: &'static str,
-) -> Result<InlineVec<T, N>, A::Error> {
-    lenient::list(m, c, f, |t: Int| T::from(t.0))
 }
 
 impl<'de> FromMap<'de> for BidRequest<'de> {
