@@ -1,5 +1,5 @@
-//! Property: the verdicts and findings of `/validate` do not depend on the order of members (the envelope's
-//! `request`/`response` and every object's) or on whitespace.
+//! Properties: the verdicts and findings of `/validate` do not depend on the order of members (the envelope's
+//! `request`/`response` and every object's) or on whitespace; a damaged real pair never panics.
 
 mod pair_common;
 
@@ -163,5 +163,49 @@ proptest! {
         );
         prop_assert_eq!(&plain, &validate_text(&pretty, &policy).unwrap());
         prop_assert_eq!(plain.verdicts.len(), seats.iter().map(Vec::len).sum::<usize>());
+    }
+}
+
+/// The real pairs (`corpus/validate-pairs/`), for damaging.
+fn real_pairs() -> &'static [String] {
+    static PAIRS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    PAIRS.get_or_init(|| {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/validate-pairs");
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        files.sort();
+        files
+            .iter()
+            .map(|p| std::fs::read_to_string(p).unwrap())
+            .collect()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// A damaged real envelope (cut short, or one byte replaced) validates or fails with an error; never a panic,
+    /// and a success keeps the answer's invariants (checked by `validate_text`).
+    #[test]
+    fn damaged_real_pairs_never_panic(pick in any::<prop::sample::Index>(), at in any::<prop::sample::Index>(),
+                                      byte in any::<u8>(), cut in any::<bool>()) {
+        let text = pick.get(real_pairs());
+        let mut bytes = text.as_bytes().to_vec();
+        let i = at.index(bytes.len());
+        if cut {
+            bytes.truncate(i);
+        } else {
+            bytes[i] = byte;
+        }
+        let mut reader = bidscan_json::Reader::default();
+        if let Ok(pair) = bidscan_openrtb::decode_pair(&mut reader, &mut bytes, bidscan_openrtb::Mode::Lenient) {
+            let v = bidscan_openrtb::rules::Validated::new(pair, &Policy::default());
+            prop_assert_eq!(v.statuscodes.len(), v.pair.decoded.issues.len());
+            prop_assert_eq!(v.verdicts.len(), v.pair.decoded.bid_count());
+            let _ = (v.summary(), v.issues(), v.seatnonbid());
+        }
     }
 }
