@@ -23,10 +23,66 @@ use std::path::PathBuf;
 ///
 /// Panics if the corpus directory is missing: benches cannot run without it.
 pub fn corpus() -> Vec<(String, Vec<u8>)> {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../corpus/bid-responses"
-    ));
+    load_dir("bid-responses")
+}
+
+/// Which copy of the real bodies (`corpus/real-fixtures/`, prebid-server's adapter fixtures) to load.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Real {
+    /// As fetched: 97% pretty-printed (`corpus/real-fixtures/`).
+    Fetched,
+    /// The compact twin (`corpus/real-fixtures-compact/`, whitespace outside strings removed).
+    Compact,
+}
+
+impl Real {
+    /// Family name in tables: `real` or `real_compact`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Real::Fetched => "real",
+            Real::Compact => "real_compact",
+        }
+    }
+}
+
+/// Every real body of `which` (1,155, invalid ones included) as (file stem, bytes), sorted by name.
+///
+/// Panics if the directory is missing.
+pub fn real_all(which: Real) -> Vec<(String, Vec<u8>)> {
+    load_dir(match which {
+        Real::Fetched => "real-fixtures",
+        Real::Compact => "real-fixtures-compact",
+    })
+}
+
+/// The real bodies of `which` that every decoder decodes to bidscan's values ([`verify::check_document`]:
+/// bidscan in strict mode, the peers' strict derives): the ones a speed comparison can use. The others need a
+/// lenient coercion (numbers as strings, ...), are not bid responses, or are not JSON.
+pub fn real(which: Real) -> Vec<(String, Vec<u8>)> {
+    real_all(which)
+        .into_iter()
+        .filter(|(name, doc)| verify::check_document(name, doc).is_empty())
+        .collect()
+}
+
+/// The documents of the family or corpus called `name`: a synthetic family (`vast`, `nobid`, ..., `corpus`; see
+/// [`families`]), `real` or `real_compact` (see [`real`]). `None` for an unknown name.
+pub fn family_docs(name: &str) -> Option<Vec<(String, Vec<u8>)>> {
+    match name {
+        "real" => return Some(real(Real::Fetched)),
+        "real_compact" => return Some(real(Real::Compact)),
+        _ => {}
+    }
+    let corpus = corpus();
+    let names: Vec<&str> = corpus.iter().map(|(n, _)| n.as_str()).collect();
+    let family = families::families(&names)
+        .into_iter()
+        .find(|f| f.name == name)?;
+    Some(family.docs.iter().map(|&i| corpus[i].clone()).collect())
+}
+
+fn load_dir(sub: &str) -> Vec<(String, Vec<u8>)> {
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus")).join(sub);
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|entry| entry.ok().map(|e| e.path()))
@@ -94,6 +150,16 @@ mod tests {
         assert_eq!(total, 24);
         assert_eq!(fams.len(), 13);
         assert_eq!(fams.last().unwrap().docs.len(), 24);
+    }
+
+    #[test]
+    fn most_real_bodies_are_comparable_and_both_copies_keep_the_same_ones() {
+        let fetched = real(Real::Fetched);
+        let compact = real(Real::Compact);
+        assert_eq!(real_all(Real::Fetched).len(), 1155);
+        assert!(fetched.len() > 900, "{}", fetched.len());
+        let names = |v: &[(String, Vec<u8>)]| v.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&fetched), names(&compact));
     }
 
     #[test]

@@ -92,6 +92,35 @@ fn main() {
             cells.join(" | ")
         );
     }
+    // The real bodies (as fetched and compacted): means and the largest count seen on one document.
+    for which in [bidscan_bench::Real::Fetched, bidscan_bench::Real::Compact] {
+        let docs = bidscan_bench::real(which);
+        let n = docs.len() as f64;
+        let measured: Vec<Vec<(f64, f64)>> = docs
+            .iter()
+            .map(|(_, doc)| {
+                Decoder::ALL
+                    .iter()
+                    .map(|&d| measure(&mut decoders, d, doc))
+                    .collect()
+            })
+            .collect();
+        let cells: Vec<String> = (0..Decoder::ALL.len())
+            .map(|k| {
+                let (c, b) = measured
+                    .iter()
+                    .fold((0.0, 0.0), |(c, b), m| (c + m[k].0, b + m[k].1));
+                let most = measured.iter().map(|m| m[k].0).fold(0.0, f64::max);
+                format!("{} (max {most:.0})", cell((c / n, b / n)))
+            })
+            .collect();
+        println!(
+            "| {} ({}) | {} |",
+            which.name(),
+            docs.len(),
+            cells.join(" | ")
+        );
+    }
     println!("\nPer document:\n");
     header("document (bytes)");
     for (i, (name, doc)) in corpus.iter().enumerate() {

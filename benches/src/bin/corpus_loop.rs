@@ -2,7 +2,8 @@
 //! counts, which are repeatable where wall-clock timing on a shared machine is not.
 //!
 //! `corpus_loop DECODER [PASSES] [FAMILY]` — DECODER is one of memcpy, bidscan, bidscan-mirror, serde_json, sonic-rs,
-//! simd-json, jiter; PASSES defaults to 10; FAMILY (e.g. `vast`, default `corpus`) as in the criterion groups.
+//! simd-json, jiter; PASSES defaults to 10; FAMILY (e.g. `vast`, default `corpus`) as in the criterion groups, or `real` /
+//! `real_compact` (the real bodies, see `bidscan_bench::real`).
 //! One untimed pass runs first (reused buffers grow, lazy CPU-feature detection happens). Instructions per pass
 //! = (Ir at PASSES=11 − Ir at PASSES=1) / 10, which cancels start-up and corpus loading:
 //!
@@ -31,20 +32,11 @@ fn main() {
         }
     };
     let family_name = args.get(2).map_or("corpus", String::as_str);
-    let corpus = bidscan_bench::corpus();
-    let names: Vec<&str> = corpus.iter().map(|(n, _)| n.as_str()).collect();
-    let Some(family) = bidscan_bench::families::families(&names)
-        .into_iter()
-        .find(|f| f.name == family_name)
-    else {
+    let Some(family) = bidscan_bench::family_docs(family_name) else {
         eprintln!("no family {family_name}");
         std::process::exit(2);
     };
-    let docs: Vec<&[u8]> = family
-        .docs
-        .iter()
-        .map(|&i| corpus[i].1.as_slice())
-        .collect();
+    let docs: Vec<&[u8]> = family.iter().map(|(_, d)| d.as_slice()).collect();
     let mut decoders = Decoders::default();
     let mut total = 0usize;
     for doc in &docs {

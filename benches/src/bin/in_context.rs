@@ -3,8 +3,10 @@
 //! a server sees them). The difference is what a family-by-family bench cannot show: mispredicted branches and
 //! cold caches when the document changes.
 //!
-//! `in_context [DECODER] [ROUNDS]` (default `bidscan`, 200 rounds): per document, the minimum over the rounds of
-//! one decode timed alone (after 3 untimed decodes of it) and inside a corpus pass; markdown on stdout.
+//! `in_context [DECODER] [ROUNDS] [CORPUS]` (default `bidscan`, 200 rounds, the synthetic `corpus`; CORPUS may
+//! be any family, `real` or `real_compact`): per document, the minimum over the rounds of one decode timed alone
+//! (after 3 untimed decodes of it) and inside a corpus pass; markdown on stdout (per document for up to 40
+//! documents, then the totals).
 #![forbid(unsafe_code)]
 
 use std::hint::black_box;
@@ -20,7 +22,11 @@ fn main() {
         std::process::exit(2);
     };
     let rounds: usize = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(200);
-    let corpus = bidscan_bench::corpus();
+    let which = args.get(2).map_or("corpus", String::as_str);
+    let Some(corpus) = bidscan_bench::family_docs(which) else {
+        eprintln!("unknown corpus {which}");
+        std::process::exit(2);
+    };
     let mut decoders = Decoders::default();
     let mut alone = vec![f64::MAX; corpus.len()];
     let mut in_pass = vec![f64::MAX; corpus.len()];
@@ -42,7 +48,7 @@ fn main() {
     }
     println!("| document ({name}) | alone ns | in a corpus pass ns | ratio |");
     println!("|---|---:|---:|---:|");
-    for (i, (doc, _)) in corpus.iter().enumerate() {
+    for (i, (doc, _)) in corpus.iter().enumerate().filter(|_| corpus.len() <= 40) {
         println!(
             "| {doc} | {:.0} | {:.0} | {:.2} |",
             alone[i],

@@ -4,7 +4,8 @@
 //! decoder, the minimum and the median time per pass over the family's documents, and bidscan's ratio to the
 //! fastest peer on both. Same decoders and same `Decoders::run` as the criterion bench; values are checked first.
 //!
-//! `interleaved [ROUNDS] [FAMILY...]` (default 60 rounds, every family and `corpus`), markdown on stdout.
+//! `interleaved [ROUNDS] [FAMILY...]` (default 60 rounds, every family, `corpus`, then the real bodies as fetched,
+//! `real`, and compacted, `real_compact`: those of [`bidscan_bench::real`]), markdown on stdout.
 #![forbid(unsafe_code)]
 
 use std::hint::black_box;
@@ -24,6 +25,20 @@ fn main() {
         std::process::exit(1);
     }
     let names: Vec<&str> = corpus.iter().map(|(n, _)| n.as_str()).collect();
+    let real = bidscan_bench::real(bidscan_bench::Real::Fetched);
+    let real_compact = bidscan_bench::real(bidscan_bench::Real::Compact);
+    let mut sets: Vec<(&str, Vec<&[u8]>)> = bidscan_bench::families::families(&names)
+        .into_iter()
+        .map(|f| {
+            (
+                f.name,
+                f.docs.iter().map(|&i| corpus[i].1.as_slice()).collect(),
+            )
+        })
+        .collect();
+    for (name, docs) in [("real", &real), ("real_compact", &real_compact)] {
+        sets.push((name, docs.iter().map(|(_, d)| d.as_slice()).collect()));
+    }
     let mut decoders = Decoders::default();
     let peers = Decoder::PEERS;
     let cols: Vec<&str> = Decoder::ALL.iter().map(|d| d.name()).collect();
@@ -32,15 +47,10 @@ fn main() {
         cols.join(" | ")
     );
     println!("|---|{}---|---:|---:|", "---:|".repeat(cols.len()));
-    for family in bidscan_bench::families::families(&names) {
-        if !wanted.is_empty() && !wanted.contains(&family.name) {
+    for (family, docs) in sets {
+        if !wanted.is_empty() && !wanted.contains(&family) {
             continue;
         }
-        let docs: Vec<&[u8]> = family
-            .docs
-            .iter()
-            .map(|&i| corpus[i].1.as_slice())
-            .collect();
         let bytes: usize = docs.iter().map(|d| d.len()).sum();
         let pass = |decoders: &mut Decoders, d: Decoder| {
             docs.iter()
@@ -92,7 +102,7 @@ fn main() {
             .collect();
         println!(
             "| {} ({bytes}) | {} | {} | {:.2}× | {:.2}× |",
-            family.name,
+            family,
             cells.join(" | "),
             best.name(),
             stats[idx(best)].0 / ours.0,

@@ -1,8 +1,9 @@
 //! Decodes one corpus document N times with one decoder: a target for `perf record` and
 //! `valgrind --tool=callgrind` on a single document (instructions per document = (Ir at 2N − Ir at N) / N).
 //!
-//! `one_doc DECODER DOCUMENT N` (DOCUMENT: a file stem of `corpus/bid-responses`, e.g. `nobid_nbr`); prints the
-//! mean time per decode to stderr.
+//! `one_doc DECODER DOCUMENT N` (DOCUMENT: a file stem of `corpus/bid-responses`, e.g. `nobid_nbr`, or the path
+//! of any file, e.g. `corpus/real-fixtures/pubrise_exemplary-simple-native.json`); prints the mean time per
+//! decode to stderr.
 #![forbid(unsafe_code)]
 
 use std::hint::black_box;
@@ -21,8 +22,12 @@ fn main() {
         std::process::exit(2);
     };
     let corpus = bidscan_bench::corpus();
-    let Some((_, doc)) = corpus.iter().find(|(stem, _)| stem == name) else {
-        eprintln!("no document {name} in the corpus");
+    let from_file = std::fs::read(name).ok();
+    let Some(doc) = from_file
+        .as_ref()
+        .or_else(|| corpus.iter().find(|(stem, _)| stem == name).map(|(_, d)| d))
+    else {
+        eprintln!("no document {name} in the corpus, and no such file");
         std::process::exit(2);
     };
     let mut decoders = Decoders::default();

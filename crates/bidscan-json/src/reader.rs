@@ -122,6 +122,16 @@ impl Reader {
         result
     }
 
+    /// Sets the stats to those of a `bytes`-long document that was answered without decoding it (a caller's fast
+    /// path: a blank body, `{}`), so [`stats`](Self::stats) never reports the previous document's counters.
+    pub fn reset_stats(&mut self, bytes: usize) {
+        self.stats = Stats {
+            bytes,
+            buffer_bytes_needed: bytes,
+            ..Stats::default()
+        };
+    }
+
     /// Stats of the last [`decode`](Self::decode), complete or not.
     pub fn stats(&self) -> Stats {
         self.stats
@@ -187,6 +197,20 @@ mod tests {
             reader.decode(&mut doc).unwrap();
         assert_eq!(reader.path.capacity(), cap);
         assert!(reader.path.is_empty());
+    }
+
+    #[test]
+    fn reset_stats_forgets_the_previous_document() {
+        let mut reader = Reader::default();
+        let mut doc = br#"["a\nb"]"#.to_vec();
+        let _: Vec<&str> = reader.decode(&mut doc).unwrap();
+        assert_eq!(reader.stats().escapes, 1);
+        reader.reset_stats(7);
+        let s = reader.stats();
+        assert_eq!(
+            (s.bytes, s.buffer_bytes_needed, s.strings, s.escapes),
+            (7, 7, 0, 0)
+        );
     }
 
     #[test]

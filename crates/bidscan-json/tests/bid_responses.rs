@@ -37,6 +37,45 @@ fn every_bid_response_decodes_to_serde_json_s_value() {
     }
 }
 
+/// Every body of `corpus/SUB` (the real fixtures as fetched, or their compact twin).
+fn real(sub: &str) -> Vec<(String, Vec<u8>)> {
+    let dir = format!("{}/../../corpus/{sub}", env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn every_real_body_decodes_to_serde_json_s_value_or_both_reject_it() {
+    for sub in ["real-fixtures", "real-fixtures-compact"] {
+        let files = real(sub);
+        assert_eq!(files.len(), 1155, "{sub}");
+        let mut rejected = 0;
+        for (name, bytes) in &files {
+            // Every scanner body, and the value, skip and raw paths (`common::decode_value`).
+            let ours = common::decode_value(bytes, &ReaderConfig::default());
+            let theirs = serde_json::from_slice::<serde_json::Value>(bytes);
+            match (ours, theirs) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{sub}/{name}"),
+                (Err(_), Err(_)) => rejected += 1,
+                (a, b) => panic!("{sub}/{name}: ours {a:?}, serde_json {b:?}"),
+            }
+        }
+        // The fixtures' authors left 17 bodies that are not JSON on purpose (corpus/real-fixtures/README.md).
+        assert_eq!(rejected, 17, "{sub}");
+    }
+}
+
 #[derive(Deserialize)]
 struct Response<'a> {
     #[serde(borrow)]

@@ -36,6 +36,37 @@ proptest! {
     }
 
     #[test]
+    fn whitespace_heavy_documents_decode_like_serde_json(
+        doc in strat::doc(),
+        ws in prop::collection::vec(prop::sample::select(vec![3u8, 4, 11, 12, 99, 131, 203, 251, 0, 1, 2]), 1..12),
+    ) {
+        // Indentation runs, CRLF and tabs before and after every token (`strat::render` picks 3 and 4 for them).
+        let text = strat::render(&doc, &ws);
+        let theirs = serde_json_value(text.as_bytes());
+        prop_assert!(theirs.is_ok(), "generator produced invalid JSON: {text}");
+        let ours = common::decode_value(text.as_bytes(), &ReaderConfig::default());
+        prop_assert_eq!(ours.ok(), theirs.ok(), "{}", text);
+    }
+
+    #[test]
+    fn whitespace_heavy_corrupted_documents_are_rejected_like_serde_json(
+        doc in strat::doc(),
+        mutations in prop::collection::vec(mutation(), 1..4),
+    ) {
+        let mut bytes = strat::render(&doc, &[3, 131, 4, 0, 251]).into_bytes();
+        for m in &mutations {
+            m.apply(&mut bytes);
+        }
+        let theirs = serde_json_value(&bytes);
+        let ours = common::decode_value(&bytes, &ReaderConfig::default());
+        match (&ours, &theirs) {
+            (Ok(a), Ok(b)) => prop_assert_eq!(a, b),
+            (Err(a), Err(_)) => prop_assert!(a.kind() != ErrorKind::Custom, "{a}"),
+            _ => prop_assert!(false, "{:?}: ours {:?} theirs {:?}", String::from_utf8_lossy(&bytes), ours, theirs),
+        }
+    }
+
+    #[test]
     fn corrupted_documents_are_rejected_like_serde_json(
         doc in strat::doc(),
         mutations in prop::collection::vec(mutation(), 1..4),

@@ -40,6 +40,38 @@ fn syntax_errors_have_byte_line_column_and_path() {
     assert_eq!((e.line(), e.column(), e.byte()), (2, 2, 10));
 }
 
+/// (line, column) of `byte` counted in the original text, as RFC 8259 whitespace newlines.
+fn place_by_counting(text: &str, byte: usize) -> (usize, usize) {
+    let before = &text.as_bytes()[..byte];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    (line, byte - start + 1)
+}
+
+#[test]
+fn errors_after_long_whitespace_runs_have_the_right_line_and_column() {
+    // Runs of every length around the 16-byte chunks of the whitespace skip, newlines at every place in them.
+    for indent in [0, 1, 7, 15, 16, 17, 31, 32, 33, 40] {
+        for (prefix, newlines) in [("\n", 1), ("\r\n", 1), ("\n\n \n", 3), ("\t", 0)] {
+            let pad = " ".repeat(indent);
+            let text = format!(
+                "{{{prefix}{pad}\"a\": 1,{prefix}{pad}\"b\":{prefix}{pad}[1,{prefix}{pad}tru]}}"
+            );
+            let e = err_borrowed(&text);
+            assert_eq!(e.kind(), ErrorKind::Syntax, "{text:?}");
+            assert_eq!(
+                (e.line(), e.column()),
+                place_by_counting(&text, e.byte()),
+                "{text:?}"
+            );
+            assert_eq!(e.line(), 1 + 4 * newlines, "{text:?}");
+        }
+    }
+}
+
 #[test]
 fn string_errors_point_into_the_string() {
     let e = err_borrowed(r#"{"a":[{"b":"xy\q"}]}"#);

@@ -141,15 +141,15 @@ pub fn decode<'a>(
     input: &'a mut [u8],
     mode: Mode,
 ) -> Result<Decoded<'a>, DecodeError> {
-    match input.iter().find(|b| !is_ws(**b)) {
-        None => {
-            return Ok(Decoded {
-                status: Status::NoBid,
-                response: BidResponse::default(),
-                issues: Vec::new(),
-            });
+    let start = input.iter().position(|b| !is_ws(*b));
+    match start.map(|at| &input[at..]) {
+        // A blank body, and `{}` (the most common no-bid shape that has a body): answered without the reader.
+        None => return Ok(answered_without_reader(reader, input.len())),
+        Some(rest) if is_empty_object(rest) => {
+            return Ok(answered_without_reader(reader, input.len()));
         }
-        Some(b'<') => {
+        Some([b'<', ..]) => {
+            reader.reset_stats(input.len());
             return Err(DecodeError::NotABidResponse {
                 message: format!("{NOT_A_BID_RESPONSE}: the body is XML or HTML, not JSON"),
                 path: String::new(),
@@ -169,6 +169,27 @@ pub fn decode<'a>(
         .map_err(map_error)?;
     decoded.check(mode)?;
     Ok(decoded)
+}
+
+/// A no-bid decided before the reader runs; the reader's stats are reset to this body's.
+fn answered_without_reader<'a>(reader: &mut Reader, bytes: usize) -> Decoded<'a> {
+    reader.reset_stats(bytes);
+    Decoded {
+        status: Status::NoBid,
+        response: BidResponse::default(),
+        issues: Vec::new(),
+    }
+}
+
+/// Whether `rest` (starting at a non-whitespace byte) is `{`, optional whitespace, `}`, optional whitespace.
+fn is_empty_object(rest: &[u8]) -> bool {
+    match rest.split_first() {
+        Some((b'{', after)) => {
+            let mut tail = after.iter().skip_while(|b| is_ws(**b));
+            tail.next() == Some(&b'}') && tail.all(|b| is_ws(*b))
+        }
+        _ => false,
+    }
 }
 
 pub(crate) fn map_error(e: JsonError) -> DecodeError {

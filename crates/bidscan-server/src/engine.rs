@@ -193,23 +193,10 @@ impl Engine {
         options: Options,
     ) -> Result<Answer, ApiError> {
         self.with_input(chunks, len, |reader, input| {
-            let bytes = input.len();
-            // bidscan_openrtb::decode answers a blank body (no-bid) and a body starting with `<` (XML/HTML, not a
-            // bid response) without running the reader, whose stats would then be the previous document's.
-            let reader_runs = input
-                .iter()
-                .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-                .is_some_and(|&b| b != b'<');
+            // bidscan_openrtb::decode resets the reader's stats when it answers without running it (blank body,
+            // `{}`, XML/HTML), so they are always this document's.
             let result = bidscan_openrtb::decode(reader, input, options.mode);
-            let stats = if reader_runs {
-                reader.stats()
-            } else {
-                Stats {
-                    bytes,
-                    buffer_bytes_needed: bytes,
-                    ..Stats::default()
-                }
-            };
+            let stats = reader.stats();
             let result = result.map_err(ApiError::from).and_then(|decoded| {
                 self.observe(&decoded);
                 render(&decoded, stats, options)

@@ -18,7 +18,7 @@ use crate::error::{Error, ErrorKind, Place, Result};
 use crate::number::{self, Number};
 use crate::path::{Seg, render};
 use crate::reader::Stats;
-use crate::scan::{ScanImpl, Scanner, str_from_validated};
+use crate::scan::{self, ScanImpl, Scanner, str_from_validated};
 use crate::string;
 
 /// The decoder for one document.
@@ -118,9 +118,40 @@ impl<'de> Deserializer<'de> {
         self.skip_ws()
     }
 
-    /// [`ws`](Self::ws) once the next byte may be whitespace.
-    #[inline(never)]
+    /// [`ws`](Self::ws) once the next byte may be whitespace. A single space before a token (`"key": value`,
+    /// the pretty printers' colon) is settled here; longer runs go to [`skip_ws_run`](Self::skip_ws_run).
+    #[inline(always)]
     fn skip_ws(&mut self) -> Option<u8> {
+        if let Some(&[b' ', next]) = self.input.get(self.idx..self.idx + 2).map(|p| p as &[u8])
+            && next > b' '
+        {
+            self.idx += 1;
+            return Some(next);
+        }
+        self.skip_ws_run()
+    }
+
+    /// Skips a whitespace run 16 bytes at a time (one compare pass finds the first non-whitespace byte and the
+    /// newlines before it, for error places), byte by byte in the last 15 bytes of the document.
+    #[inline(never)]
+    fn skip_ws_run(&mut self) -> Option<u8> {
+        while let Some(chunk) = self
+            .input
+            .get(self.idx..)
+            .and_then(|rest| rest.first_chunk::<16>())
+        {
+            let (ws, newlines) = scan::whitespace16(chunk);
+            let run = (!ws).trailing_zeros(); // 0..=16: `!ws` has bit 16 and above set
+            let passed = newlines & !(u32::MAX << run);
+            if passed != 0 {
+                self.line += passed.count_ones() as usize;
+                self.line_start = self.pos() + (32 - passed.leading_zeros()) as usize;
+            }
+            self.idx += run as usize;
+            if run < 16 {
+                return Some(chunk[run as usize]);
+            }
+        }
         loop {
             match *self.input.get(self.idx)? {
                 b' ' | b'\t' | b'\r' => self.idx += 1,

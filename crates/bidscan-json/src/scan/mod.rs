@@ -257,6 +257,36 @@ pub(crate) fn stops16(chunk: &[u8; 16]) -> u64 {
     unsafe { x86::sse2::mask16(chunk) }
 }
 
+/// Whitespace flags of 16 bytes: `(whitespace, newlines)`, bit `i` set when `chunk[i]` is JSON whitespace
+/// (space, `\t`, `\n`, `\r`; RFC 8259 §2), resp. a `\n`. One SSE2 pass on x86_64 (baseline, inlined anywhere);
+/// a byte loop the compiler vectorises elsewhere. The reader's whitespace skip: pretty-printed bodies put a
+/// newline and 8–40 bytes of indentation before most tokens.
+#[inline(always)]
+pub(crate) fn whitespace16(chunk: &[u8; 16]) -> (u32, u32) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 CPU has it.
+        unsafe { x86::sse2::whitespace16(chunk) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        whitespace16_portable(chunk)
+    }
+}
+
+/// [`whitespace16`] byte by byte: the portable body and the tests' reference.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline]
+pub(crate) fn whitespace16_portable(chunk: &[u8; 16]) -> (u32, u32) {
+    let mut ws = 0;
+    let mut newlines = 0;
+    for (k, &b) in chunk.iter().enumerate() {
+        ws |= u32::from(matches!(b, b' ' | b'\t' | b'\n' | b'\r')) << k;
+        newlines |= u32::from(b == b'\n') << k;
+    }
+    (ws, newlines)
+}
+
 /// Moves `window[gap..gap + len]` down to `window[..len]` in whole 16-byte chunks, front to back, and returns
 /// true; or returns false without touching anything unless `gap >= 16` and `window` holds at least 16 bytes
 /// past the run (`window.len() >= gap + len + 16`).

@@ -196,3 +196,23 @@ fn escaped_bytes_pairs_backslashes_like_the_reference() {
         }
     }
 }
+
+#[test]
+fn whitespace16_matches_the_byte_reference_on_every_byte_value() {
+    for b in 0..=255u8 {
+        for k in 0..16 {
+            let mut chunk = [b'a'; 16];
+            chunk[k] = b;
+            chunk[(k + 5) % 16] = b'\n';
+            assert_eq!(
+                super::whitespace16(&chunk),
+                super::whitespace16_portable(&chunk),
+                "byte {b:#04x} at {k}"
+            );
+        }
+    }
+    let (ws, nl) = super::whitespace16(b"\n  \t\r\"a\" :  \n  }");
+    let bits = |ks: &[u32]| ks.iter().fold(0u32, |m, &k| m | (1 << k));
+    assert_eq!(ws, bits(&[0, 1, 2, 3, 4, 8, 10, 11, 12, 13, 14]));
+    assert_eq!(nl, bits(&[0, 12]));
+}

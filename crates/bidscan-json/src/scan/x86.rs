@@ -26,6 +26,24 @@ pub(super) mod sse2 {
         u64::from(_mm_movemask_epi8(any) as u16)
     }
 
+    /// Whitespace flags of 16 bytes: `(whitespace, newlines)`, bit `i` set when `block[i]` is JSON whitespace
+    /// (space, `\t`, `\n`, `\r`; RFC 8259 §2), resp. `\n`.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    pub(in crate::scan) fn whitespace16(block: &[u8; 16]) -> (u32, u32) {
+        // SAFETY: `block` is 16 readable bytes; `loadu` has no alignment requirement.
+        let v = unsafe { _mm_loadu_si128(block.as_ptr().cast::<__m128i>()) };
+        let space = _mm_cmpeq_epi8(v, _mm_set1_epi8(b' ' as i8));
+        let newline = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\n' as i8));
+        let tab = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\t' as i8));
+        let cr = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\r' as i8));
+        let ws = _mm_or_si128(_mm_or_si128(space, newline), _mm_or_si128(tab, cr));
+        (
+            u32::from(_mm_movemask_epi8(ws) as u16),
+            u32::from(_mm_movemask_epi8(newline) as u16),
+        )
+    }
+
     #[inline]
     #[target_feature(enable = "sse2")]
     fn mask64(block: &[u8; WIDTH]) -> u64 {

@@ -133,10 +133,20 @@ fn space(ws: &[u8], k: &mut usize, out: &mut String) {
         return;
     }
     *k += 1;
-    match ws[*k % ws.len()] % 8 {
+    let pick = ws[*k % ws.len()];
+    match pick % 8 {
         0 => out.push(' '),
         1 => out.push('\n'),
         2 => out.push_str("\r\n\t "),
+        // Pretty printers: a newline and an indentation of 0–47 spaces (PHP, Java: 8–40), or CRLF and tabs.
+        3 => {
+            out.push('\n');
+            out.extend(std::iter::repeat_n(' ', usize::from(pick / 8) % 48));
+        }
+        4 => {
+            out.push_str("\r\n");
+            out.extend(std::iter::repeat_n('\t', usize::from(pick / 8) % 6));
+        }
         _ => {}
     }
 }
