@@ -44,6 +44,7 @@ seed() {
   if [ -z "$(ls -A "$dir")" ]; then
     cp "$repo"/corpus/bid-responses/*.json "$dir"/
     cp "$repo"/corpus/jsontestsuite/*.json "$dir"/
+    cp "$repo"/corpus/real-fixtures/*.json "$dir"/  # real bodies, 97% pretty-printed (whitespace runs)
     cp "$fuzz"/seeds/* "$dir"/
   fi
 }
