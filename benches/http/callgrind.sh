@@ -12,6 +12,7 @@
 #   benches/http/callgrind.sh bidscan corpus/bid-responses/nobid_nbr.json
 #   benches/http/callgrind.sh baseline corpus/bid-responses/vast_020k.json
 # LOG_LEVEL=info measures bidscan at its default log level (one INFO span per request) instead of warn.
+# QUERY='?view=summary' posts to /decode?view=summary (both servers take it).
 # Prints "SERVER DOC instructions-per-request"; the callgrind output (the N2 − N1 requests only) stays in $OUT for
 # callgrind_annotate.
 set -euo pipefail
@@ -21,6 +22,7 @@ BIDSCAN_BIN=${BIDSCAN_BIN:-$TARGET/release/bidscan}
 BASELINE_BIN=${BASELINE_BIN:-$TARGET/release/baseline_server}
 SERVER=${1:?bidscan or baseline}
 DOC=${2:?a document to POST}
+QUERY=${QUERY:-}
 N1=${N1:-1000}
 N2=${N2:-3000}
 PORT=${PORT:-18190}
@@ -43,13 +45,13 @@ PID=$!
 trap 'kill -INT $PID 2>/dev/null || true; wait $PID 2>/dev/null || true' EXIT
 
 requests() { # N: N kept-alive POST /decode of $DOC, each answered 200
-    python3 - "$PORT" "$DOC" "$1" <<'EOF'
+    python3 - "$PORT" "$DOC" "$1" "$QUERY" <<'EOF'
 import http.client, sys
-port, path, n = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+port, path, n, query = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4]
 body = open(path, "rb").read()
 c = http.client.HTTPConnection("127.0.0.1", port)
 for _ in range(n):
-    c.request("POST", "/decode", body=body, headers={"content-type": "application/json"})
+    c.request("POST", "/decode" + query, body=body, headers={"content-type": "application/json"})
     r = c.getresponse()
     r.read()
     if r.status != 200:

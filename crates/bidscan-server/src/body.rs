@@ -181,25 +181,28 @@ pub fn check_content_type(headers: &HeaderMap, accepts: Accepts) -> Result<(), A
         return Ok(());
     };
     let raw = value.to_str().unwrap_or("");
-    let essence = raw
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    let json_like = essence == "application/json"
-        || (essence.starts_with("application/") && essence.ends_with("+json"))
-        || matches!(
-            essence.as_str(),
-            "text/plain" | "application/octet-stream" | "application/x-www-form-urlencoded"
-        );
-    let ndjson = matches!(
-        essence.as_str(),
-        "application/x-ndjson"
-            | "application/ndjson"
-            | "application/jsonl"
-            | "application/jsonlines"
-    );
+    // Media types are case-insensitive (RFC 9110 §8.3.1); compared without lower-casing into a new string.
+    let essence = raw.split(';').next().unwrap_or("").trim();
+    let is = |name: &str| essence.eq_ignore_ascii_case(name);
+    let json_like = is("application/json")
+        || (essence.len() >= "application/".len() + "+json".len()
+            && essence.as_bytes()[.."application/".len()].eq_ignore_ascii_case(b"application/")
+            && essence.as_bytes()[essence.len() - "+json".len()..].eq_ignore_ascii_case(b"+json"))
+        || [
+            "text/plain",
+            "application/octet-stream",
+            "application/x-www-form-urlencoded",
+        ]
+        .into_iter()
+        .any(is);
+    let ndjson = [
+        "application/x-ndjson",
+        "application/ndjson",
+        "application/jsonl",
+        "application/jsonlines",
+    ]
+    .into_iter()
+    .any(is);
     if json_like || (accepts == Accepts::Ndjson && ndjson) {
         Ok(())
     } else {
@@ -417,6 +420,8 @@ mod tests {
             "application/json",
             "application/json; charset=utf-8",
             "application/vnd.x+json",
+            "Application/JSON; charset=utf-8",
+            "APPLICATION/VND.X+JSON",
             "text/plain",
         ] {
             assert!(check_content_type(&ct(ok), Accepts::Json).is_ok(), "{ok}");
@@ -426,6 +431,7 @@ mod tests {
             "application/xml",
             "multipart/form-data; boundary=x",
             "text/html",
+            "application+json",
         ] {
             let e = check_content_type(&ct(bad), Accepts::Json).unwrap_err();
             assert_eq!(e.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{bad}");

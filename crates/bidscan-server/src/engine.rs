@@ -247,29 +247,19 @@ impl Engine {
             Ok(_) => "nobid",
             Err(e) => e.outcome().unwrap_or("internal"),
         };
-        m.outcomes.with_label_values(&[outcome]).inc();
+        m.count_outcome(outcome);
     }
 
     /// Counts a document refused before decoding because it was too large.
     pub fn count_too_large(&self) {
-        self.metrics
-            .outcomes
-            .with_label_values(&["too_large"])
-            .inc();
+        self.metrics.count_outcome("too_large");
     }
 
     /// Counts the bids and issues of a successful decode.
     pub(crate) fn observe(&self, decoded: &Decoded<'_>) {
         self.metrics.bids.inc_by(decoded.bid_count() as u64);
         for issue in &decoded.issues {
-            let severity = match issue.severity {
-                bidscan_openrtb::Severity::Error => "error",
-                bidscan_openrtb::Severity::Warning => "warning",
-            };
-            self.metrics
-                .issues
-                .with_label_values(&[issue.code, severity])
-                .inc();
+            self.metrics.count_issue(issue.code, issue.severity);
         }
     }
 }

@@ -27,15 +27,19 @@ impl<'writer> FormatFields<'writer> for JsonSpanFields {
         mut writer: Writer<'writer>,
         fields: R,
     ) -> fmt::Result {
-        writer.write_char('{')?;
+        // Built in a string sized once and handed over in one piece: the writer is the span's empty `String`
+        // behind a `dyn Write`, which would otherwise be grown by every small write (and each write dispatched).
+        let mut json = String::with_capacity(128);
+        json.push('{');
         let mut visitor = Visitor {
-            out: &mut writer,
+            out: &mut json,
             first: true,
             result: Ok(()),
         };
         fields.record(&mut visitor);
         visitor.result?;
-        writer.write_char('}')
+        json.push('}');
+        writer.write_str(&json)
     }
 
     /// Fields recorded after the span was created (`Span::record`) go inside the same object.

@@ -6,12 +6,13 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, RwLock};
 use std::task::{Context, Poll, ready};
 use std::time::{Duration, Instant};
 
 use axum::extract::MatchedPath;
 use axum::http::{Request, Response, StatusCode};
+use bidscan_openrtb::Severity;
 use bidscan_pool::{Budget, DropReason, Event, Observer};
 use pin_project_lite::pin_project;
 use prometheus::{
@@ -72,6 +73,11 @@ pub struct Metrics {
     pub buffer_retained: IntGaugeVec,
     /// `bidscan_pool_checkouts_total{result}`, result `hit` or `miss`.
     pub checkouts: IntCounterVec,
+    /// The series of `outcomes`, one per [`OUTCOMES`] entry (in that order), resolved once: counting a decode
+    /// then hashes no label.
+    outcome_counters: Vec<IntCounter>,
+    /// The series of `issues` used so far, found by code and severity without hashing labels.
+    issue_counters: RwLock<Vec<(&'static str, Severity, IntCounter)>>,
 }
 
 fn histogram(name: &str, help: &str, buckets: Vec<f64>) -> prometheus::Result<Histogram> {
@@ -88,7 +94,7 @@ impl Metrics {
         let seconds = prometheus::exponential_buckets(1e-5, 2.5, 16)?; // 10 µs .. ~9.3 s
         let bytes = prometheus::exponential_buckets(256.0, 4.0, 9)?; // 256 B .. 16 MiB
         let escapes = prometheus::exponential_buckets(1.0, 4.0, 10)?; // 1 .. 262144
-        let m = Metrics {
+        let mut m = Metrics {
             http_requests: IntCounterVec::new(
                 Opts::new(
                     "bidscan_http_requests_total",
@@ -182,10 +188,54 @@ impl Metrics {
                 &["result"],
             )?,
             registry,
+            outcome_counters: Vec::new(),
+            issue_counters: RwLock::new(Vec::new()),
         };
         m.register_all()?;
         m.initialize_labels();
+        m.outcome_counters = OUTCOMES
+            .iter()
+            .map(|o| m.outcomes.with_label_values(&[o]))
+            .collect();
         Ok(m)
+    }
+
+    /// Counts one decode with `outcome` (one of [`OUTCOMES`]; another name goes through the label lookup).
+    pub fn count_outcome(&self, outcome: &str) {
+        match OUTCOMES.iter().position(|&o| o == outcome) {
+            Some(i) => self.outcome_counters[i].inc(),
+            None => self.outcomes.with_label_values(&[outcome]).inc(),
+        }
+    }
+
+    /// Counts one validation issue (`bidscan_validation_issues_total{code,severity}`). The series is created on
+    /// first use, as the label lookup would; its handle is kept.
+    pub fn count_issue(&self, code: &'static str, severity: Severity) {
+        let found = |seen: &[(&'static str, Severity, IntCounter)]| {
+            seen.iter()
+                .find(|(c, s, _)| *s == severity && *c == code)
+                .map(|(_, _, counter)| counter.clone())
+        };
+        let cached = self
+            .issue_counters
+            .read()
+            .ok()
+            .and_then(|seen| found(&seen));
+        let counter = match cached {
+            Some(counter) => counter,
+            None => {
+                let counter = self
+                    .issues
+                    .with_label_values(&[code, severity_label(severity)]);
+                if let Ok(mut seen) = self.issue_counters.write()
+                    && found(&seen).is_none()
+                {
+                    seen.push((code, severity, counter.clone()));
+                }
+                counter
+            }
+        };
+        counter.inc();
     }
 
     fn register_all(&self) -> prometheus::Result<()> {
@@ -247,6 +297,14 @@ impl Metrics {
         let mut out = Vec::with_capacity(16 * 1024);
         TextEncoder::new().encode(&self.registry.gather(), &mut out)?;
         String::from_utf8(out).map_err(|e| prometheus::Error::Msg(e.to_string()))
+    }
+}
+
+/// The `severity` label of an issue.
+pub fn severity_label(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
     }
 }
 
@@ -511,6 +569,34 @@ impl Observer for PoolMetrics {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cached_outcome_and_issue_series_are_the_labelled_ones() {
+        let m = Metrics::new().unwrap();
+        assert!(
+            !m.render()
+                .unwrap()
+                .contains("bidscan_validation_issues_total{")
+        );
+        m.count_issue("missing_crid", Severity::Warning);
+        m.count_issue("missing_crid", Severity::Warning);
+        m.count_issue("missing_crid", Severity::Error);
+        m.count_outcome("nobid");
+        m.count_outcome("nobid");
+        m.count_outcome("too_large");
+        m.count_outcome("not_in_the_list");
+        let issues = |severity| {
+            m.issues
+                .with_label_values(&["missing_crid", severity])
+                .get()
+        };
+        assert_eq!((issues("warning"), issues("error")), (2, 1));
+        let outcome = |o| m.outcomes.with_label_values(&[o]).get();
+        assert_eq!(outcome("nobid"), 2);
+        assert_eq!(outcome("too_large"), 1);
+        assert_eq!(outcome("not_in_the_list"), 1);
+        assert_eq!(outcome("bid"), 0);
+    }
 
     #[test]
     fn every_design_metric_is_exposed() {

