@@ -68,12 +68,14 @@ fn is_url_attribute(before: &[u8]) -> bool {
     name.eq_ignore_ascii_case(b"src") || name.eq_ignore_ascii_case(b"href")
 }
 
-/// `before` ends just before a `(`: true when it ends with `url` (any case) not preceded by a name byte.
+/// `before` ends just before a `(`: true when it ends with `url` (any case) not preceded by a CSS identifier
+/// byte (so `background:url(` counts, `myurl(` does not).
 fn is_css_url(before: &[u8]) -> bool {
     let n = before.len();
     n >= 3
         && before[n - 3..].eq_ignore_ascii_case(b"url")
-        && (n == 3 || !is_name_byte(before[n - 4]))
+        && (n == 3
+            || !(before[n - 4].is_ascii_alphanumeric() || matches!(before[n - 4], b'-' | b'_')))
 }
 
 /// The URL value starting at `from` (after `=` or `(`): its offset when it starts with `http://`.
@@ -152,6 +154,8 @@ mod tests {
     #[test]
     fn css_url_and_escaped_quotes_in_javascript() {
         let css = "<div style=\"background-image: url( \"http://a/bg.png\" )\"></div>";
+        let tight = "<div style=\"background:url(http://a/bg.png)\"></div>";
+        assert_eq!(first(tight), Some(tight.find("http://").unwrap()));
         assert_eq!(first(css), Some(css.find("http://").unwrap()));
         let js = r#"<script>document.write('<img src=\"http://a/p.gif\">');</script>"#;
         let info = inspect(js);

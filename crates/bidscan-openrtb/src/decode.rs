@@ -3,9 +3,11 @@
 use std::fmt;
 
 use bidscan_json::{Error as JsonError, ErrorKind, Reader};
+use bidscan_markup::Inspector;
 
 use crate::issue::{Coercion, Issue};
 use crate::lenient::NOT_A_BID_RESPONSE;
+use crate::markup::{self, Markup};
 use crate::paths::{self, Object};
 use crate::response::{BidResponse, ResponseSeed};
 use crate::validate;
@@ -40,8 +42,11 @@ pub struct Decoded<'a> {
     pub status: Status,
     /// The typed response (`Default::default()` for an empty body); strings borrow from the input.
     pub response: BidResponse<'a>,
-    /// Coercions and type errors in document order, then validation findings in document order.
+    /// Coercions and type errors in document order, then validation findings in document order, then markup
+    /// findings (at `…/bid/N/adm`) in document order.
     pub issues: Vec<Issue>,
+    /// One [`Markup`] per bid in document order, when decoded by [`decode_inspected`]; empty otherwise.
+    pub markup: Vec<Markup<'a>>,
 }
 
 /// Why a body could not be decoded at all.
@@ -141,6 +146,28 @@ pub fn decode<'a>(
     input: &'a mut [u8],
     mode: Mode,
 ) -> Result<Decoded<'a>, DecodeError> {
+    decode_with(reader, input, mode, None)
+}
+
+/// [`decode`], then every bid's `adm` inspected with `inspector` (see [`markup`](crate::markup)): `markup` gets one
+/// entry per bid, `issues` the markup findings, and the summary's `adm` objects the details. Costs one pass over
+/// each markup and one `Vec` per document; native JSON is copied into the inspector's scratch buffer, so the
+/// response's `adm` is left intact.
+pub fn decode_inspected<'a>(
+    reader: &mut Reader,
+    input: &'a mut [u8],
+    mode: Mode,
+    inspector: &mut Inspector,
+) -> Result<Decoded<'a>, DecodeError> {
+    decode_with(reader, input, mode, Some(inspector))
+}
+
+fn decode_with<'a>(
+    reader: &mut Reader,
+    input: &'a mut [u8],
+    mode: Mode,
+    inspector: Option<&mut Inspector>,
+) -> Result<Decoded<'a>, DecodeError> {
     let start = input.iter().position(|b| !is_ws(*b));
     match start.map(|at| &input[at..]) {
         // A blank body, and `{}` (the most common no-bid shape that has a body): answered without the reader.
@@ -163,11 +190,12 @@ pub fn decode<'a>(
         status: Status::NoBid,
         response: BidResponse::default(),
         issues: Vec::new(),
+        markup: Vec::new(),
     };
     reader
         .decode_seed(input, ResponseSeed(&mut decoded.response))
         .map_err(map_error)?;
-    decoded.check(mode)?;
+    decoded.check(mode, inspector)?;
     Ok(decoded)
 }
 
@@ -178,6 +206,7 @@ fn answered_without_reader<'a>(reader: &mut Reader, bytes: usize) -> Decoded<'a>
         status: Status::NoBid,
         response: BidResponse::default(),
         issues: Vec::new(),
+        markup: Vec::new(),
     }
 }
 
@@ -215,13 +244,14 @@ impl<'a> Decoded<'a> {
             status: Status::NoBid,
             response,
             issues: Vec::new(),
+            markup: Vec::new(),
         };
-        decoded.check(mode)?;
+        decoded.check(mode, None)?;
         Ok(decoded)
     }
 
     /// Sets `status` and `issues` from `response` (see [`from_response`](Self::from_response)).
-    pub(crate) fn check(&mut self, mode: Mode) -> Result<(), DecodeError> {
+    pub(crate) fn check(&mut self, mode: Mode, inspector: Option<&mut Inspector>) -> Result<(), DecodeError> {
         // Filled where they stay (a local list moved in afterwards cost a stalled 16-byte reload per document).
         self.issues = coercion_issues(&self.response);
         if mode == Mode::Strict && !self.issues.is_empty() {
@@ -238,6 +268,15 @@ impl<'a> Decoded<'a> {
             Status::Bid
         };
         validate::validate(&self.response, self.status, &mut self.issues);
+        if let Some(inspector) = inspector {
+            self.markup = Vec::with_capacity(count_bids(&self.response));
+            markup::inspect(
+                &self.response,
+                inspector,
+                &mut self.markup,
+                &mut self.issues,
+            );
+        }
         validate::truncate(&mut self.issues);
         Ok(())
     }

@@ -14,8 +14,11 @@
 //!   `f64`, a bid's lists (`adomain`, `cat`, `attr`, `apis`) are [`InlineVec`]s that keep their first items
 //!   inline. They implement `Deserialize` (with bidscan-json and with serde_json, for differential tests) and
 //!   `Serialize` (the canonical output: spec member order, absent members omitted, `ext` verbatim).
-//! - [`Summary`]: one line per bid (id, impid, price, cur, seat, adomain, crid, dealid, mtype, w, h, adm kind
-//!   and size).
+//! - [`Summary`]: one line per bid (id, impid, price, cur, seat, adomain, crid, dealid, mtype, w, h, and an
+//!   `adm` object: kind, size and what inspection found).
+//! - [`decode_inspected`] with a [`bidscan_markup::Inspector`]: also reads every bid's markup (VAST, native,
+//!   HTML; see [`markup`]), one [`Markup`](markup::Markup) per bid in [`Decoded::markup`], findings as issues at
+//!   `/seatbid/i/bid/j/adm`.
 //!
 //! # How lenient decoding works
 //! The `Deserialize` impls are hand-written and mode-free: each member is read with a visitor that accepts
@@ -43,8 +46,8 @@
 //! seat-non-bid status codes; the rule table and its sources are in [`rules`].
 //!
 //! # What it does not do
-//! It does not parse JSON (bidscan-json does), look inside `adm` beyond sniffing its kind and finding insecure
-//! URLs (bidscan-markup), read the parts of a bid request no rule needs, substitute macros, or do any I/O.
+//! It does not parse JSON (bidscan-json does) or markup (bidscan-markup does), read the parts of a bid
+//! request no rule needs, substitute macros, or do any I/O.
 #![forbid(unsafe_code)]
 
 mod adm;
@@ -54,6 +57,7 @@ mod inline;
 mod issue;
 mod lenient;
 pub mod lists;
+pub mod markup;
 mod pair;
 mod paths;
 mod request;
@@ -64,7 +68,8 @@ pub mod validate;
 
 pub use adm::{Adm, AdmKind, AdmObject};
 pub use bid::Bid;
-pub use decode::{DecodeError, Decoded, Mode, Status, decode};
+pub use bidscan_markup::Inspector;
+pub use decode::{DecodeError, Decoded, Mode, Status, decode, decode_inspected};
 pub use inline::{InlineItem, InlineVec};
 pub use issue::{Coercion, CoercionKind, Issue, JsonType, Severity};
 pub use lenient::{MAX_COERCIONS, MAX_OBJECTS};

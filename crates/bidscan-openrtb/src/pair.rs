@@ -52,6 +52,7 @@ pub fn decode_pair<'a>(
             status: Status::NoBid,
             response: BidResponse::default(),
             issues: Vec::new(),
+            markup: Vec::new(),
         },
     };
     let mut seen = Seen::default();
@@ -79,7 +80,7 @@ pub fn decode_pair<'a>(
             "/request/imp",
         ));
     }
-    pair.decoded.check(mode).map_err(|e| match e {
+    pair.decoded.check(mode, None).map_err(|e| match e {
         DecodeError::Strict {
             path,
             code,

@@ -4,10 +4,10 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 
-use crate::adm::AdmKind;
 use crate::decode::{Decoded, Status};
 use crate::issue::Severity;
 use crate::lists::{MarkupType, NoBidReason};
+use crate::markup::AdmSummary;
 use crate::paths::{self, Object};
 
 /// Summary of a decoded response, borrowing from it. Every member is always written (`null` when absent).
@@ -60,10 +60,9 @@ pub struct BidSummary<'s> {
     pub w: Option<i64>,
     /// `Bid.h`.
     pub h: Option<i64>,
-    /// Kind of markup: `"vast"`, `"html"`, `"native"` or `"none"` (see [`AdmKind::sniff`]).
-    pub adm_kind: AdmKind,
-    /// Size of the markup in bytes (decoded string, or canonical JSON of an object `adm`); 0 when absent.
-    pub adm_bytes: usize,
+    /// The markup: kind, size in bytes and, when [`decode_inspected`](crate::decode_inspected) read it, what
+    /// inspection found (see [`AdmSummary`]).
+    pub adm: AdmSummary<'s>,
 }
 
 impl Decoded<'_> {
@@ -87,8 +86,7 @@ impl Decoded<'_> {
                     mtype: bid.mtype,
                     w: bid.w,
                     h: bid.h,
-                    adm_kind: bid.adm.as_ref().map_or(AdmKind::None, |a| a.kind()),
-                    adm_bytes: bid.adm.as_ref().map_or(0, |a| a.len_bytes()),
+                    adm: AdmSummary::new(bid, self.markup.get(bids.len())),
                 });
             }
         }

@@ -154,7 +154,7 @@ fn summary_sniffs_markup_kinds() {
         let s = d.summary();
         assert_eq!(s.bid_count, d.bid_count(), "{name}");
         for b in &s.bids {
-            let kind = serde_json::to_value(b.adm_kind).unwrap();
+            let kind = serde_json::to_value(b.adm.kind).unwrap();
             let expected = match &name[..] {
                 n if n.starts_with("vast") => "vast",
                 n if n.starts_with("native") => "native",

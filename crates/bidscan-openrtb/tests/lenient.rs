@@ -216,8 +216,8 @@ fn adm_object_is_kept_verbatim() {
         "{canonical}"
     );
     let summary = d.summary();
-    assert_eq!(summary.bids[0].adm_kind, bidscan_openrtb::AdmKind::Native);
-    assert_eq!(summary.bids[0].adm_bytes, native.len());
+    assert_eq!(summary.bids[0].adm.kind, bidscan_openrtb::AdmKind::Native);
+    assert_eq!(summary.bids[0].adm.bytes, native.len());
 }
 
 #[test]

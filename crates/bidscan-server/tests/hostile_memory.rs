@@ -134,7 +134,9 @@ async fn fifty_megabyte_adm_is_413_by_default_and_decodes_with_a_raised_limit() 
     let (code, v) = json(server.post("/decode?view=summary", &[], body).await).await;
     assert_eq!(code, 200, "{v}");
     let bid = &v["summary"]["bids"][0];
-    let adm_bytes = bid["adm_bytes"].as_u64().unwrap_or_else(|| panic!("{bid}"));
+    let adm_bytes = bid["adm"]["bytes"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{bid}"));
     assert!(adm_bytes > 48_000_000, "{bid}"); // 50 MiB of JSON text, less its escapes
     assert_eq!(v["stats"]["bytes"], doc.len());
     let grew = growth(base);
