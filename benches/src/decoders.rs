@@ -18,6 +18,10 @@ pub enum Decoder {
     /// into the peers' mirror model with `ext` skipped — the same target as simd-json and jiter, so the reader
     /// is compared with them without the OpenRTB layer (lenient visitors, `ext` capture, validation).
     BidscanMirror,
+    /// `bidscan_openrtb::decode_inspected`: [`Bidscan`](Decoder::Bidscan) plus reading every bid's `adm`
+    /// (bidscan-markup, reused `Inspector`). Not in [`ALL`](Decoder::ALL): timed against `bidscan` by the
+    /// `inspect` binary (issue 15).
+    BidscanInspect,
     /// `serde_json::from_slice` into `bidscan_openrtb::BidResponse` (the real model; no validation).
     SerdeJson,
     /// `sonic_rs::from_slice` into the mirror model, `ext` kept as `LazyValue`.
@@ -55,6 +59,7 @@ impl Decoder {
             Decoder::Memcpy => "memcpy",
             Decoder::Bidscan => "bidscan",
             Decoder::BidscanMirror => "bidscan-mirror",
+            Decoder::BidscanInspect => "bidscan+inspect",
             Decoder::SerdeJson => "serde_json",
             Decoder::SonicRs => "sonic-rs",
             Decoder::SimdJson => "simd-json",
@@ -62,9 +67,13 @@ impl Decoder {
         }
     }
 
-    /// The decoder called `name` (see [`name`](Self::name)).
+    /// The decoder called `name` (see [`name`](Self::name)), [`BidscanInspect`](Decoder::BidscanInspect)
+    /// included.
     pub fn from_name(name: &str) -> Option<Decoder> {
-        Decoder::ALL.into_iter().find(|d| d.name() == name)
+        Decoder::ALL
+            .into_iter()
+            .chain([Decoder::BidscanInspect])
+            .find(|d| d.name() == name)
     }
 }
 
@@ -75,6 +84,7 @@ impl Decoder {
 /// (`swar`, `sse2`, `avx2`, `avx512`, `neon`; ignored when not available), to compare bodies in one run.
 pub struct Decoders {
     reader: bidscan_json::Reader,
+    inspector: bidscan_openrtb::Inspector,
     input: Vec<u8>,
     simd: simd_json::Buffers,
 }
@@ -92,6 +102,7 @@ impl Default for Decoders {
         }
         Decoders {
             reader,
+            inspector: bidscan_openrtb::Inspector::new(),
             input: Vec::new(),
             simd: simd_json::Buffers::default(),
         }
@@ -114,6 +125,17 @@ impl Decoders {
                     &mut self.reader,
                     &mut self.input,
                     bidscan_openrtb::Mode::Lenient,
+                )
+                .expect("bidscan decodes the corpus");
+                black_box(&decoded).bid_count()
+            }
+            Decoder::BidscanInspect => {
+                self.copy_in(doc);
+                let decoded = bidscan_openrtb::decode_inspected(
+                    &mut self.reader,
+                    &mut self.input,
+                    bidscan_openrtb::Mode::Lenient,
+                    &mut self.inspector,
                 )
                 .expect("bidscan decodes the corpus");
                 black_box(&decoded).bid_count()

@@ -29,6 +29,22 @@ pub fn canonical(decoder: Decoder, doc: &[u8]) -> Result<Option<(Value, bool)>, 
                     .map_err(|e| e.to_string())?;
             Ok(Some((json(&decoded.response)?, true)))
         }
+        Decoder::BidscanInspect => {
+            let mut input = doc.to_vec();
+            let mut reader = bidscan_json::Reader::default();
+            let mut inspector = bidscan_openrtb::Inspector::new();
+            let decoded = bidscan_openrtb::decode_inspected(
+                &mut reader,
+                &mut input,
+                bidscan_openrtb::Mode::Strict,
+                &mut inspector,
+            )
+            .map_err(|e| e.to_string())?;
+            if decoded.markup.len() != decoded.bid_count() {
+                return Err("decode_inspected: one markup entry per bid expected".to_owned());
+            }
+            Ok(Some((json(&decoded.response)?, true)))
+        }
         Decoder::BidscanMirror => {
             let mut input = doc.to_vec();
             let r: mirror::BidResponse<'_, Skipped> =
@@ -96,7 +112,10 @@ pub fn check_document(name: &str, doc: &[u8]) -> Vec<String> {
         Err(e) => return vec![format!("{name}: bidscan: {e}")],
     };
     let mut problems = Vec::new();
-    for peer in Decoder::PEERS.into_iter().chain([Decoder::BidscanMirror]) {
+    for peer in Decoder::PEERS
+        .into_iter()
+        .chain([Decoder::BidscanMirror, Decoder::BidscanInspect])
+    {
         match canonical(peer, doc) {
             Ok(Some((value, has_ext))) => {
                 let mut expected = reference.clone();

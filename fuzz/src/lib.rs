@@ -11,15 +11,20 @@
 //!   (compared as values *and* as serialized text, so `-0` vs `0` and `1.0` vs `1` count), and the same
 //!   OpenRTB `Decoded` when the model is decoded by both. Known, documented differences are skipped, each named
 //!   in [`KnownDifference`].
+//! - [`markup`]: bidscan-markup's VAST, native and HTML inspectors on arbitrary text (never a panic, offsets and
+//!   line/column inside the markup, `well_formed` exactly without an error), and `decode_inspected` on the same
+//!   bytes (it adds markup findings and changes nothing else).
 //!
-//! What it does not do: generate structured inputs (libFuzzer mutates bytes, guided by `fuzz/json.dict`), or
+//! What it does not do: generate structured inputs (libFuzzer mutates bytes, guided by `fuzz/json.dict`, and `fuzz/markup.dict` for the markup target), or
 //! check performance.
 
 mod differential;
+mod markup;
 mod model;
 mod reader;
 
 pub use differential::{KnownDifference, differential};
+pub use markup::markup;
 pub use model::model;
 pub use reader::reader;
 

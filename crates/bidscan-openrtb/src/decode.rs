@@ -251,7 +251,11 @@ impl<'a> Decoded<'a> {
     }
 
     /// Sets `status` and `issues` from `response` (see [`from_response`](Self::from_response)).
-    pub(crate) fn check(&mut self, mode: Mode, inspector: Option<&mut Inspector>) -> Result<(), DecodeError> {
+    pub(crate) fn check(
+        &mut self,
+        mode: Mode,
+        inspector: Option<&mut Inspector>,
+    ) -> Result<(), DecodeError> {
         // Filled where they stay (a local list moved in afterwards cost a stalled 16-byte reload per document).
         self.issues = coercion_issues(&self.response);
         if mode == Mode::Strict && !self.issues.is_empty() {

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::config::{Config, LogFormat};
-use crate::engine::View;
+use crate::engine::{Inspect, View};
 use crate::validation::Work;
 
 /// Exit status for usage errors (bad arguments, configuration or input path).
@@ -64,6 +64,9 @@ pub struct DecodeArgs {
     /// `full` (with the canonical response) or `summary`.
     #[arg(long, value_enum, default_value = "full")]
     pub view: ViewArg,
+    /// `all` (read every bid's ad markup: VAST, native, HTML) or `none` (only its kind and size).
+    #[arg(long, value_enum, default_value = "all")]
+    pub inspect: InspectArg,
     /// Read stdin (or any file) as NDJSON: one document per line.
     #[arg(long)]
     pub ndjson: bool,
@@ -89,6 +92,24 @@ impl From<ViewArg> for View {
         match v {
             ViewArg::Full => View::Full,
             ViewArg::Summary => View::Summary,
+        }
+    }
+}
+
+/// `--inspect` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum InspectArg {
+    /// Inspect every bid's markup.
+    All,
+    /// Do not.
+    None,
+}
+
+impl From<InspectArg> for Inspect {
+    fn from(v: InspectArg) -> Inspect {
+        match v {
+            InspectArg::All => Inspect::All,
+            InspectArg::None => Inspect::None,
         }
     }
 }

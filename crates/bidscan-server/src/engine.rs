@@ -24,7 +24,7 @@ use std::time::Instant;
 
 use bidscan_json::{Reader, ReaderConfig, Stats};
 use bidscan_openrtb::rules::Policy;
-use bidscan_openrtb::{Decoded, Mode, Status};
+use bidscan_openrtb::{AdmKind, Decoded, Inspector, Mode, Status};
 use bidscan_pool::{Budget, Pool, PoolConfig, Reusable};
 use serde::{Deserialize, Serialize};
 
@@ -43,6 +43,18 @@ pub enum View {
     Summary,
 }
 
+/// Whether to read each bid's ad markup (bidscan-markup: VAST, native, HTML).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Inspect {
+    /// Inspect every bid's `adm`: the summary's `adm` objects carry the details, findings are issues at
+    /// `…/bid/N/adm`, and `bidscan_adm_total` counts the bids.
+    #[default]
+    All,
+    /// Only sniff the kind and count the bytes (`{"kind","bytes"}`).
+    None,
+}
+
 /// What a decode should do.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Options {
@@ -50,6 +62,8 @@ pub struct Options {
     pub mode: Mode,
     /// Full or summary.
     pub view: View,
+    /// Read the ad markup or not.
+    pub inspect: Inspect,
 }
 
 /// The answer of a successful decode, as rendered: the JSON bytes plus what callers count.
@@ -63,10 +77,13 @@ pub struct Answer {
     pub issues: usize,
 }
 
-/// What one pool item holds: the reader (scratch, config) and the input buffer the document is decoded in.
+/// What one pool item holds: the reader (scratch, config), the markup inspector (its own reader and a scratch
+/// buffer of at most 256 KiB kept, `bidscan_markup::MAX_RETAINED_SCRATCH`) and the input buffer the
+/// document is decoded in.
 #[derive(Debug)]
 pub struct DecodeState {
     reader: Reader,
+    inspector: Inspector,
     /// The document; strings are decoded over their escaped form, so it is rewritten by each decode.
     input: Vec<u8>,
     /// Length of the last document, kept across `reset` for the retention policy.
@@ -77,6 +94,7 @@ impl DecodeState {
     fn new() -> DecodeState {
         DecodeState {
             reader: Reader::default(),
+            inspector: Inspector::new(),
             input: Vec::new(),
             needed: 0,
         }
@@ -192,10 +210,15 @@ impl Engine {
         len: usize,
         options: Options,
     ) -> Result<Answer, ApiError> {
-        self.with_input(chunks, len, |reader, input| {
+        self.with_input(chunks, len, |reader, inspector, input| {
             // bidscan_openrtb::decode resets the reader's stats when it answers without running it (blank body,
-            // `{}`, XML/HTML), so they are always this document's.
-            let result = bidscan_openrtb::decode(reader, input, options.mode);
+            // `{}`, XML/HTML), so they are always this document's. The inspector has a reader of its own.
+            let result = match options.inspect {
+                Inspect::All => {
+                    bidscan_openrtb::decode_inspected(reader, input, options.mode, inspector)
+                }
+                Inspect::None => bidscan_openrtb::decode(reader, input, options.mode),
+            };
             let stats = reader.stats();
             let result = result.map_err(ApiError::from).and_then(|decoded| {
                 self.observe(&decoded);
@@ -205,14 +228,14 @@ impl Engine {
         })
     }
 
-    /// Runs `work` on this thread's pooled reader and input buffer, the buffer holding the document made of
+    /// Runs `work` on this thread's pooled reader, markup inspector and input buffer, the buffer holding the document made of
     /// `chunks` (`len` bytes in all), then checks the state back in and counts the outcome, size, escapes and
     /// duration from what `work` returns. Shared by [`answer`](Self::answer) and `validate`.
     pub(crate) fn with_input<'c>(
         &self,
         chunks: impl IntoIterator<Item = &'c [u8]>,
         len: usize,
-        work: impl FnOnce(&mut Reader, &mut [u8]) -> (Result<Answer, ApiError>, Stats),
+        work: impl FnOnce(&mut Reader, &mut Inspector, &mut [u8]) -> (Result<Answer, ApiError>, Stats),
     ) -> Result<Answer, ApiError> {
         let started = Instant::now();
         let pool = self.pool();
@@ -222,6 +245,7 @@ impl Engine {
         }
         let DecodeState {
             reader,
+            inspector,
             input,
             needed,
         } = &mut *state;
@@ -231,7 +255,7 @@ impl Engine {
             input.extend_from_slice(chunk);
         }
         *needed = input.len();
-        let (result, stats) = work(reader, input);
+        let (result, stats) = work(reader, inspector, input);
         drop(state);
         self.count(&result, stats, started);
         result
@@ -260,6 +284,23 @@ impl Engine {
         self.metrics.bids.inc_by(decoded.bid_count() as u64);
         for issue in &decoded.issues {
             self.metrics.count_issue(issue.code, issue.severity);
+        }
+        for markup in &decoded.markup {
+            let kind = match markup.kind() {
+                AdmKind::Vast => "vast",
+                AdmKind::Native => "native",
+                AdmKind::Html => "html",
+                AdmKind::None => "none",
+            };
+            let well_formed = if markup.well_formed() {
+                "true"
+            } else {
+                "false"
+            };
+            self.metrics
+                .adm
+                .with_label_values(&[kind, well_formed])
+                .inc();
         }
     }
 }

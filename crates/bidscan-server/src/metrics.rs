@@ -63,6 +63,8 @@ pub struct Metrics {
     /// `bidscan_bid_rejections_total{rule,statuscode}`: bids rejected by `/validate`, under the first enforced rule
     /// that rejected each (`bidscan_openrtb::rules`).
     pub bid_rejections: IntCounterVec,
+    /// `bidscan_adm_total{kind, well_formed}`: bids whose markup was inspected.
+    pub adm: IntCounterVec,
     /// `bidscan_buffer_grow_total{buffer}`.
     pub buffer_grow: IntCounterVec,
     /// `bidscan_buffer_shrink_total{buffer}`.
@@ -151,6 +153,14 @@ impl Metrics {
                     "Bids rejected by /validate, by the first enforced rule and its seat-non-bid status code.",
                 ),
                 &["rule", "statuscode"],
+            )?,
+            adm: IntCounterVec::new(
+                Opts::new(
+                    "bidscan_adm_total",
+                    "Bids whose ad markup was inspected, by kind (vast, native, html, none) and well_formed \
+                     (false: VAST that is not well-formed XML, native that is not a native response).",
+                ),
+                &["kind", "well_formed"],
             )?,
             buffer_grow: IntCounterVec::new(
                 Opts::new(
@@ -251,6 +261,7 @@ impl Metrics {
         r.register(Box::new(self.bids.clone()))?;
         r.register(Box::new(self.issues.clone()))?;
         r.register(Box::new(self.bid_rejections.clone()))?;
+        r.register(Box::new(self.adm.clone()))?;
         r.register(Box::new(self.buffer_grow.clone()))?;
         r.register(Box::new(self.buffer_shrink.clone()))?;
         r.register(Box::new(self.buffer_drop.clone()))?;

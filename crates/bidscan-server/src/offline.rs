@@ -67,6 +67,7 @@ pub fn run(args: &DecodeArgs, work: Work) -> ExitCode {
             bidscan_openrtb::Mode::Lenient
         },
         view: args.view.into(),
+        inspect: args.inspect.into(),
     };
     let tally = decode_all(&engine, &docs, options, work);
     if docs.len() > 1 {

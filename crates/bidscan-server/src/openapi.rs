@@ -3,7 +3,7 @@
 use utoipa::OpenApi;
 
 use crate::config::ModeName;
-use crate::engine::View;
+use crate::engine::{Inspect, View};
 use crate::error::{ErrorBody, ErrorFields};
 use crate::routes::ops::StatusBody;
 use crate::routes::validate::{ValidateAnswerDoc, ValidateEnvelopeDoc};
@@ -54,7 +54,8 @@ pub struct DecodeAnswerDoc {
         ErrorFields,
         StatusBody,
         ModeName,
-        View
+        View,
+        Inspect
     ))
 )]
 pub struct ApiDoc;

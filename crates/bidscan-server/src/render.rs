@@ -10,7 +10,7 @@
 //! through serde_json, so those rules live in one place.
 
 use bidscan_json::Stats;
-use bidscan_openrtb::{AdmKind, BidResponse, BidSummary, Issue, Status, Summary};
+use bidscan_openrtb::{BidResponse, BidSummary, Issue, Status, Summary};
 use serde::Serialize;
 
 /// The 200 body. `response` is omitted with `view=summary`. Rendered by [`write`]; `Serialize` is the reference
@@ -129,15 +129,10 @@ fn bid_summary(out: &mut Vec<u8>, b: &BidSummary<'_>) {
     opt_int(out, b.w);
     out.extend_from_slice(b",\"h\":");
     opt_int(out, b.h);
-    out.extend_from_slice(b",\"adm_kind\":");
-    out.extend_from_slice(match b.adm_kind {
-        AdmKind::Vast => b"\"vast\"",
-        AdmKind::Html => b"\"html\"",
-        AdmKind::Native => b"\"native\"",
-        AdmKind::None => b"\"none\"",
-    });
-    out.extend_from_slice(b",\"adm_bytes\":");
-    int(out, b.adm_bytes);
+    out.extend_from_slice(b",\"adm\":");
+    // The markup object through its own `Serialize` (its shape depends on the kind and on inspection): one
+    // place for its rules, as for the response and the issues.
+    serde_json::to_writer(&mut *out, &b.adm).unwrap_or(());
     out.push(b'}');
 }
 

@@ -66,7 +66,7 @@ impl Engine {
         len: usize,
         options: Options,
     ) -> Result<Answer, ApiError> {
-        self.with_input(chunks, len, |reader, input| {
+        self.with_input(chunks, len, |reader, _inspector, input| {
             let result = bidscan_openrtb::decode_pair(reader, input, options.mode);
             let stats = reader.stats();
             let result = result.map_err(ApiError::from).and_then(|pair| {

@@ -47,6 +47,33 @@ async fn decode_prints_what_the_service_answers() {
 }
 
 #[test]
+fn decode_inspects_markup_unless_told_not_to() {
+    let file = format!("{CORPUS}/vast_020k.json");
+    for (flag, keys) in [("all", 11), ("none", 2)] {
+        let out = bidscan(
+            &["decode", &file, "--view", "summary", "--inspect", flag],
+            b"",
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let adm = v["summary"]["bids"][0]["adm"].as_object().unwrap().clone();
+        assert_eq!(adm.len(), keys, "--inspect {flag}: {adm:?}");
+        assert_eq!(adm["kind"], "vast");
+    }
+    assert_eq!(
+        bidscan(&["decode", &file, "--inspect", "some"], b"")
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
 fn decode_a_directory_one_line_per_file() {
     let out = bidscan(&["decode", CORPUS, "--view", "summary"], b"");
     assert_eq!(

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use crate::app::AppState;
 use crate::body::{self, Accepts};
 use crate::config::ModeName;
-use crate::engine::{Options, View};
+use crate::engine::{Inspect, Options, View};
 use crate::error::ApiError;
 use crate::validation::Work;
 
@@ -26,6 +26,8 @@ pub struct DecodeParams {
     pub mode: Option<ModeName>,
     /// `full` (with the canonical `response`) or `summary` (without it). Default `full`.
     pub view: Option<View>,
+    /// `all` (read every bid's ad markup: VAST, native, HTML) or `none` (only its kind and size). Default `all`.
+    pub inspect: Option<Inspect>,
 }
 
 impl DecodeParams {
@@ -34,6 +36,7 @@ impl DecodeParams {
         Options {
             mode: self.mode.unwrap_or(state.config.decode.mode).into(),
             view: self.view.unwrap_or_default(),
+            inspect: self.inspect.unwrap_or_default(),
         }
     }
 }

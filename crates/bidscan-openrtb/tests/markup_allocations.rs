@@ -1,0 +1,85 @@
+//! Inspecting markup adds a constant number of allocation calls per document, whatever the markup's length
+//! (issue 15): the per-bid `markup` list, and per VAST bid what quick-xml's reader keeps for the open elements'
+//! names (growing with nesting depth, not length). Native JSON is decoded in the inspector's reused scratch
+//! buffer, HTML allocates nothing. Counted with `stats_alloc` (this file holds a single test).
+
+use std::alloc::System;
+
+use bidscan_openrtb::{Inspector, Mode, decode, decode_inspected};
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+/// Allocation calls (`alloc` + `realloc`) inspection may add to a clean single-bid VAST document: the `markup`
+/// list, and quick-xml's two name buffers growing to the corpus VAST documents' depth (6 calls measured).
+const MAX_EXTRA_VAST: u64 = 1 + 6;
+/// … to a clean native or HTML document: the `markup` list only.
+const MAX_EXTRA_OTHER: u64 = 1;
+
+fn calls(f: impl FnOnce()) -> u64 {
+    let region = Region::new(GLOBAL);
+    f();
+    let change = region.change();
+    (change.allocations + change.reallocations) as u64
+}
+
+#[test]
+fn inspection_adds_a_constant_number_of_allocations() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/bid-responses");
+    let mut reader = bidscan_json::Reader::default();
+    let mut inspector = Inspector::new();
+    let mut vast_extra = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let original = std::fs::read(&path).unwrap();
+        // Warm up both (the readers and the inspector's scratch size themselves once).
+        drop(
+            decode_inspected(
+                &mut reader,
+                &mut original.clone(),
+                Mode::Lenient,
+                &mut inspector,
+            )
+            .unwrap(),
+        );
+        let mut input = original.clone();
+        let plain = calls(|| drop(decode(&mut reader, &mut input, Mode::Lenient).unwrap()));
+        let mut input = original.clone();
+        let mut issues = 0;
+        let inspected = calls(|| {
+            let d =
+                decode_inspected(&mut reader, &mut input, Mode::Lenient, &mut inspector).unwrap();
+            issues = d.issues.len();
+        });
+        let extra = inspected - plain;
+        if issues > 0 {
+            continue; // an issue allocates its pointer and message; the corpus documents are clean
+        }
+        let bound = if name.starts_with("vast") {
+            MAX_EXTRA_VAST
+        } else {
+            MAX_EXTRA_OTHER
+        };
+        let bids = if name.starts_with("multiseat") { 48 } else { 1 };
+        if bids == 1 {
+            assert!(
+                extra <= bound,
+                "{name}: {extra} extra allocation calls (bound {bound})"
+            );
+        }
+        if name.starts_with("vast_0") || name.starts_with("vast_1") {
+            vast_extra.push((name, extra));
+        }
+    }
+    // vast_012k … vast_110k: the same markup structure at 14 KB to 113 KB costs the same allocations.
+    assert!(vast_extra.len() >= 6, "{vast_extra:?}");
+    assert!(
+        vast_extra.windows(2).all(|w| w[0].1 == w[1].1),
+        "grows with length: {vast_extra:?}"
+    );
+}
