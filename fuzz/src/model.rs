@@ -17,6 +17,7 @@ pub fn model(data: &[u8]) {
     match &lenient {
         Ok(d) => check_decoded(d),
         Err(DecodeError::Strict { .. }) => panic!("lenient decode failed with a strict-mode error"),
+        Err(DecodeError::ByteOrderMark) => panic!("lenient decode refused a byte order mark"),
         Err(DecodeError::Malformed(e)) => {
             assert!(!json_ok, "valid JSON reported as malformed: {e}");
         }
@@ -46,6 +47,10 @@ pub fn model(data: &[u8]) {
                 "strict failure {code} at {path} is not a lenient issue: {:?}",
                 l.issues
             );
+        }
+        (Ok(l), Err(DecodeError::ByteOrderMark)) => {
+            assert!(data.starts_with(bidscan_openrtb::BOM));
+            assert_eq!(l.issues.first().map(|i| i.code), Some("utf8_bom"));
         }
         (Err(l), Err(s)) => assert_eq!(l.code(), s.code(), "same failure in both modes"),
         (l, s) => panic!(

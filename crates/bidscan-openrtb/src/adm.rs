@@ -7,6 +7,7 @@ use bidscan_json::RawJson;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
+use crate::compact::Compact;
 use crate::issue::{CoercionKind, JsonType};
 use crate::lenient::{CowStr, Ctx};
 
@@ -22,8 +23,8 @@ pub enum Adm<'a> {
 
 /// An `adm` sent as a JSON object: its members in input order, each value kept as raw JSON.
 ///
-/// Canonical output writes `{"name":<raw value>,…}`: every member value verbatim, member names re-escaped and
-/// the whitespace between members dropped.
+/// Canonical output writes `{"name":<raw value>,…}`: every member value verbatim but for whitespace outside
+/// strings ([`crate::compact`]), member names re-escaped and the whitespace between members dropped.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct AdmObject<'a> {
     /// `(member name, raw value)` pairs in input order (duplicates kept).
@@ -41,7 +42,7 @@ impl Serialize for AdmObject<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.members.len()))?;
         for (name, value) in &self.members {
-            map.serialize_entry(name, value)?;
+            map.serialize_entry(name, &Compact(value))?;
         }
         map.end()
     }

@@ -135,8 +135,11 @@ pub struct Bid<'a> {
     /// Pod position the bid is eligible for (AdCOM "Slot Position in Pod"); 0 (any) when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slotinpod: Option<SlotPositionInPod>,
-    /// Bidder-specific extensions, verbatim.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Bidder-specific extensions, verbatim (written compact: see [`crate::compact`]).
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::compact::ext"
+    )]
     pub ext: Option<RawJson<'a>>,
     /// Coercions applied while decoding this bid (empty for a bid in the spec's shape). Not serialized.
     #[serde(skip)]

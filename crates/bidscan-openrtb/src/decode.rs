@@ -5,7 +5,7 @@ use std::fmt;
 use bidscan_json::{Error as JsonError, ErrorKind, Reader};
 use bidscan_markup::Inspector;
 
-use crate::issue::{Coercion, Issue};
+use crate::issue::{Coercion, Issue, Severity};
 use crate::lenient::NOT_A_BID_RESPONSE;
 use crate::markup::{self, Markup};
 use crate::paths::{self, Object};
@@ -81,13 +81,17 @@ pub enum DecodeError {
         /// JSON pointer in the envelope, e.g. `/request/imp`.
         path: String,
     },
+    /// Strict mode: the body starts with a UTF-8 byte order mark, which RFC 8259 §8.1 forbids senders to add
+    /// (lenient mode ignores it with a `utf8_bom` warning). Code `malformed_json`, at byte 0; an HTTP server
+    /// answers 400.
+    ByteOrderMark,
 }
 
 impl DecodeError {
     /// `"malformed_json"`, `"not_a_bid_response"`, the strict-mode issue code, or the envelope's code.
     pub fn code(&self) -> &'static str {
         match self {
-            DecodeError::Malformed(_) => "malformed_json",
+            DecodeError::Malformed(_) | DecodeError::ByteOrderMark => "malformed_json",
             DecodeError::NotABidResponse { .. } => "not_a_bid_response",
             DecodeError::Strict { code, .. } | DecodeError::InvalidEnvelope { code, .. } => code,
         }
@@ -100,6 +104,7 @@ impl DecodeError {
             DecodeError::NotABidResponse { path, .. }
             | DecodeError::Strict { path, .. }
             | DecodeError::InvalidEnvelope { path, .. } => Some(path),
+            DecodeError::ByteOrderMark => Some(""),
         }
     }
 }
@@ -118,6 +123,10 @@ impl fmt::Display for DecodeError {
                 message,
             } => write!(f, "strict mode: {code} at {path}: {message}"),
             DecodeError::InvalidEnvelope { message, .. } => f.write_str(message),
+            DecodeError::ByteOrderMark => f.write_str(
+                "malformed JSON: a UTF-8 byte order mark (EF BB BF) at line 1 column 1 (byte 0); RFC 8259 §8.1 \
+                 does not allow one (lenient mode ignores it)",
+            ),
         }
     }
 }
@@ -136,11 +145,17 @@ fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
+/// The UTF-8 byte order mark, EF BB BF.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// Decodes one bid-response body in place with `reader` (strings decoded over their escaped form and borrowed),
 /// then records issues and validates (see [`Decoded::from_response`]).
 ///
 /// An empty or all-whitespace body is a no-bid. A body whose first byte is `<` (XML, HTML) is
-/// [`DecodeError::NotABidResponse`]. Never panics on input.
+/// [`DecodeError::NotABidResponse`]. A body that starts with a UTF-8 byte order mark ([`BOM`]) is decoded as if
+/// the mark were whitespace, with a `utf8_bom` warning at path `""` (RFC 8259 §8.1: senders must not add one,
+/// parsers may ignore it); in strict mode it is [`DecodeError::ByteOrderMark`]. Positions in errors and issues
+/// count the mark's three bytes. Never panics on input.
 pub fn decode<'a>(
     reader: &mut Reader,
     input: &'a mut [u8],
@@ -163,6 +178,37 @@ pub fn decode_inspected<'a>(
 }
 
 fn decode_with<'a>(
+    reader: &mut Reader,
+    input: &'a mut [u8],
+    mode: Mode,
+    inspector: Option<&mut Inspector>,
+) -> Result<Decoded<'a>, DecodeError> {
+    let bom = input.starts_with(BOM);
+    if bom {
+        if mode == Mode::Strict {
+            reader.reset_stats(input.len());
+            return Err(DecodeError::ByteOrderMark);
+        }
+        // Blanked rather than skipped, so that byte offsets stay those of the body as sent.
+        input[..BOM.len()].fill(b' ');
+    }
+    let mut decoded = decode_json(reader, input, mode, inspector)?;
+    if bom {
+        decoded.issues.insert(0, bom_issue());
+    }
+    Ok(decoded)
+}
+
+fn bom_issue() -> Issue {
+    Issue {
+        path: String::new(),
+        code: "utf8_bom",
+        severity: Severity::Warning,
+        message: "the body starts with a UTF-8 byte order mark (RFC 8259 §8.1); ignored".into(),
+    }
+}
+
+fn decode_json<'a>(
     reader: &mut Reader,
     input: &'a mut [u8],
     mode: Mode,

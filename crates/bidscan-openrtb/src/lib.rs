@@ -13,7 +13,8 @@
 //!   [`RawJson`](bidscan_json::RawJson) (kept verbatim), code lists are open newtypes ([`lists`]), `price` is
 //!   `f64`, a bid's lists (`adomain`, `cat`, `attr`, `apis`) are [`InlineVec`]s that keep their first items
 //!   inline. They implement `Deserialize` (with bidscan-json and with serde_json, for differential tests) and
-//!   `Serialize` (the canonical output: spec member order, absent members omitted, `ext` verbatim).
+//!   `Serialize` (the canonical output: spec member order, absent members omitted, `ext` verbatim but compact:
+//!   [`compact`]).
 //! - [`Summary`]: one line per bid (id, impid, price, cur, seat, adomain, crid, dealid, mtype, w, h, and an
 //!   `adm` object: kind, size and what inspection found).
 //! - [`decode_inspected`] with a [`bidscan_markup::Inspector`]: also reads every bid's markup (VAST, native,
@@ -52,6 +53,7 @@
 
 mod adm;
 mod bid;
+pub mod compact;
 mod decode;
 mod inline;
 mod issue;
@@ -69,7 +71,7 @@ pub mod validate;
 pub use adm::{Adm, AdmKind, AdmObject};
 pub use bid::Bid;
 pub use bidscan_markup::Inspector;
-pub use decode::{DecodeError, Decoded, Mode, Status, decode, decode_inspected};
+pub use decode::{BOM, DecodeError, Decoded, Mode, Status, decode, decode_inspected};
 pub use inline::{InlineItem, InlineVec};
 pub use issue::{Coercion, CoercionKind, Issue, JsonType, Severity};
 pub use lenient::{MAX_COERCIONS, MAX_OBJECTS};

@@ -39,8 +39,11 @@ pub struct BidResponse<'a> {
     /// Reason for not bidding (OpenRTB 3.0 "List: No-Bid Reason Codes").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nbr: Option<NoBidReason>,
-    /// Bidder-specific extensions, verbatim.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Bidder-specific extensions, verbatim (written compact: see [`crate::compact`]).
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::compact::ext"
+    )]
     pub ext: Option<RawJson<'a>>,
     /// Coercions applied to this object's own members while decoding. Not serialized.
     #[serde(skip)]
@@ -59,8 +62,11 @@ pub struct SeatBid<'a> {
     /// 0 (default): impressions can be won individually; 1: won or lost as a group.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub group: Option<i64>,
-    /// Bidder-specific extensions, verbatim.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Bidder-specific extensions, verbatim (written compact: see [`crate::compact`]).
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::compact::ext"
+    )]
     pub ext: Option<RawJson<'a>>,
     /// Coercions applied to this object's own members while decoding. Not serialized.
     #[serde(skip)]
