@@ -4,7 +4,8 @@
 //! carrying it, echo it; what tower-http's `SetRequestId` → `Trace` → `PropagateRequestId` did, folded into one
 //! layer: see [`crate::request`]), which wraps the whole router, then, per route, metrics ([`TrackLayer`], `route` = the route template) → `CatchPanic`
 //! (500 JSON) → [`CloseIfUnreadLayer`] (an error answered before the body was read gets `Connection: close`) →
-//! [`json_errors`] (error bodies of the layers below get the JSON shape).
+//! [`RequireHostLayer`] (HTTP/1.1 without one `Host`: 400) → [`json_errors`] (error bodies of the layers below
+//! get the JSON shape).
 //!
 //! The layers are plain tower layers where one does the job (axum's `from_fn` and `map_response` box a future per
 //! request), and every `Router::layer` or `MethodRouter::layer` call adds a boxed service that each request
@@ -13,10 +14,12 @@
 //!
 //! `/decode` adds, outermost first: `PropagateHeader(x-openrtb-version)` → `AnswerErrors` (shed → 503 with
 //! `Retry-After`, timeout → 408) → `LoadShed` → `GlobalConcurrencyLimit` (one semaphore, [`AppState::permits`],
-//! shared with the batch route) → `Timeout` → `RequestBodyLimit` (wire bytes, 413) → `RequestDecompression`
-//! (gzip, deflate, br, zstd; other encodings 415). `/decode/batch` streams, so it differs (see
+//! shared with the batch route) → `Timeout` → [`InflateLayer`] (wire bytes, 413,
+//! counted as outcome `too_large`; then gzip, deflate, br, zstd; other encodings 415; bytes after the compressed
+//! stream 400). `/decode/batch` streams, so it differs (see
 //! `DecodeGuard::batch`). Operational routes (`/`, `/healthz`, `/readyz`, `/metrics`, `/openapi.json`) are
-//! never shed, limited or timed out, so probes and scrapes keep working under overload.
+//! never shed, limited or timed out, so probes and scrapes keep working under overload; `/metrics` and
+//! `/openapi.json` are compressed like `/decode`.
 //!
 //! Timeouts answer 408 Request Timeout: the deadline covers receiving the body, which is where a request can be
 //! slow (decoding is bounded by the body limit and takes milliseconds at most); 504 would claim an upstream that
@@ -46,16 +49,17 @@ use tower::timeout::TimeoutLayer;
 use tower::util::MapResponseLayer;
 use tower::{BoxError, Layer, Service, ServiceBuilder};
 use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::decompression::{RequestDecompression, RequestDecompressionLayer};
-use tower_http::limit::{RequestBodyLimit, RequestBodyLimitLayer};
 use tower_http::propagate_header::{PropagateHeader, PropagateHeaderLayer};
 use tower_http::timeout::RequestBodyTimeoutLayer;
 
-use crate::body::{CloseIfUnreadLayer, NormalizeEncoding, NormalizeEncodingLayer};
+use crate::body::CloseIfUnreadLayer;
+use crate::compress;
 use crate::config::Config;
 use crate::dispatch::{Dispatch, decode_route};
 use crate::engine::Engine;
 use crate::error::{ApiError, json_errors, panic_response};
+use crate::host::RequireHostLayer;
+use crate::inflate::{Inflate, InflateLayer};
 use crate::metrics::{HttpMetrics, Metrics, TrackLayer};
 use crate::request::{RequestLayer, RequestService};
 use crate::routes::{batch, decode, ops, validate};
@@ -165,8 +169,8 @@ fn routes(state: AppState, http: Arc<HttpMetrics>) -> Router {
         .route("/", get(ops::index))
         .route("/healthz", get(ops::healthz))
         .route("/readyz", get(ops::readyz))
-        .route("/metrics", get(ops::metrics))
-        .route("/openapi.json", get(ops::openapi))
+        .route("/metrics", get(ops::metrics).layer(compress::layer()))
+        .route("/openapi.json", get(ops::openapi).layer(compress::layer()))
         .fallback(ops::not_found)
         // One `Router::layer` call: each adds a boxed, per-request-cloned service to every route.
         .layer(
@@ -174,6 +178,7 @@ fn routes(state: AppState, http: Arc<HttpMetrics>) -> Router {
                 .layer(TrackLayer::new(http))
                 .layer(CatchPanicLayer::custom(panic_response))
                 .layer(CloseIfUnreadLayer)
+                .layer(RequireHostLayer)
                 .layer(MapResponseLayer::new(json_errors)),
         )
         .with_state(state)
@@ -183,6 +188,8 @@ fn routes(state: AppState, http: Arc<HttpMetrics>) -> Router {
 #[derive(Clone)]
 struct DecodeGuard {
     permits: Arc<Semaphore>,
+    /// `bidscan_decode_outcomes_total{outcome="too_large"}`, for 413s decided from `Content-Length`.
+    too_large: prometheus::IntCounter,
     timeout: Duration,
     retry_after: u64,
 }
@@ -191,6 +198,7 @@ impl DecodeGuard {
     fn new(state: &AppState) -> DecodeGuard {
         DecodeGuard {
             permits: state.permits.clone(),
+            too_large: state.metrics().outcomes.with_label_values(&["too_large"]),
             timeout: state.config.request_timeout(),
             retry_after: state.config.server.retry_after_secs,
         }
@@ -200,6 +208,7 @@ impl DecodeGuard {
     fn decode_layers(&self, wire_limit: usize) -> DecodeLayers {
         DecodeLayers {
             permits: self.permits.clone(),
+            too_large: self.too_large.clone(),
             timeout: self.timeout,
             retry_after: self.retry_after,
             wire_limit,
@@ -215,20 +224,19 @@ impl DecodeGuard {
             ServiceBuilder::new()
                 .layer(PropagateHeaderLayer::new(OPENRTB_VERSION))
                 .layer(RequestBodyTimeoutLayer::new(self.timeout))
-                .layer(RequestBodyLimitLayer::new(wire_limit))
-                .layer(NormalizeEncodingLayer)
-                .layer(RequestDecompressionLayer::new()),
+                .layer(InflateLayer::new(wire_limit, None)),
         )
     }
 }
 
 /// The layers of `/decode` below the per-route ones, outermost first: `PropagateHeader(x-openrtb-version)` →
-/// [`AnswerErrors`] → `LoadShed` → `GlobalConcurrencyLimit` → `Timeout` → `RequestBodyLimit` →
-/// [`NormalizeEncodingLayer`] → `RequestDecompression`. One named layer, so that the router's `/decode` and
+/// [`AnswerErrors`] → `LoadShed` → `GlobalConcurrencyLimit` → `Timeout` → [`InflateLayer`] (wire limit, 413
+/// counted as `too_large`, decompression). One named layer, so that the router's `/decode` and
 /// [`Dispatch`]'s are the same stack.
 #[derive(Clone)]
 pub struct DecodeLayers {
     permits: Arc<Semaphore>,
+    too_large: prometheus::IntCounter,
     timeout: Duration,
     retry_after: u64,
     wire_limit: usize,
@@ -239,7 +247,7 @@ impl<S> Layer<S> for DecodeLayers {
         AnswerErrors<
             LoadShed<
                 ConcurrencyLimit<
-                    Timeout<RequestBodyLimit<NormalizeEncoding<RequestDecompression<S>>>>,
+                    Timeout<Inflate<S>>,
                 >,
             >,
         >,
@@ -256,9 +264,10 @@ impl<S> Layer<S> for DecodeLayers {
                 self.permits.clone(),
             ))
             .layer(TimeoutLayer::new(self.timeout))
-            .layer(RequestBodyLimitLayer::new(self.wire_limit))
-            .layer(NormalizeEncodingLayer)
-            .layer(RequestDecompressionLayer::new())
+            .layer(InflateLayer::new(
+                self.wire_limit,
+                Some(self.too_large.clone()),
+            ))
             .service(inner)
     }
 }

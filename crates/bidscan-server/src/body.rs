@@ -3,7 +3,7 @@
 //! ([`CloseIfUnreadLayer`]).
 //!
 //! Limits are enforced twice: `RequestBodyLimitLayer` bounds the bytes on the wire (compressed, before
-//! `RequestDecompressionLayer`), and [`collect`] bounds the decompressed bytes as they arrive, so a small gzip
+//! [`crate::inflate`]), and [`collect`] bounds the decompressed bytes as they arrive, so a small gzip
 //! body that inflates past the limit is refused (413) after reading at most `limit` bytes of its output.
 
 use std::error::Error as StdError;
@@ -103,69 +103,6 @@ pub enum Accepts {
     Json,
     /// Newline-delimited JSON.
     Ndjson,
-}
-
-/// Puts `Content-Encoding` in the form the decompression layer matches: content-coding names are
-/// case-insensitive and `x-gzip` is gzip (RFC 9110 §8.4.1.3, §8.4.1.3.1); an empty value means no coding. Other
-/// values pass unchanged (an unknown coding is still 415).
-pub fn normalize_content_encoding<B>(mut req: Request<B>) -> Request<B> {
-    let Some(text) = req
-        .headers()
-        .get(header::CONTENT_ENCODING)
-        .and_then(|v| v.to_str().ok())
-    else {
-        return req;
-    };
-    let text = text.trim();
-    if text.is_empty() {
-        req.headers_mut().remove(header::CONTENT_ENCODING);
-        return req;
-    }
-    let mut normalized = text.to_ascii_lowercase();
-    if normalized == "x-gzip" {
-        normalized = "gzip".to_owned();
-    }
-    if normalized != text
-        && let Ok(value) = HeaderValue::from_str(&normalized)
-    {
-        req.headers_mut().insert(header::CONTENT_ENCODING, value);
-    }
-    req
-}
-
-/// Layer: [`normalize_content_encoding`] on every request (a named type, unlike `MapRequestLayer` with a closure).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NormalizeEncodingLayer;
-
-impl<S> Layer<S> for NormalizeEncodingLayer {
-    type Service = NormalizeEncoding<S>;
-
-    fn layer(&self, inner: S) -> NormalizeEncoding<S> {
-        NormalizeEncoding { inner }
-    }
-}
-
-/// The service of [`NormalizeEncodingLayer`].
-#[derive(Clone, Debug)]
-pub struct NormalizeEncoding<S> {
-    inner: S,
-}
-
-impl<S, B> Service<Request<B>> for NormalizeEncoding<S>
-where
-    S: Service<Request<B>>,
-{
-    type Response = S::Response;
-    type Error = S::Error;
-    type Future = S::Future;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, req: Request<B>) -> S::Future {
-        self.inner.call(normalize_content_encoding(req))
-    }
 }
 
 /// Checks `Content-Type`. Accepted: none; `application/json`; `application/*+json`; `text/plain`;

@@ -33,6 +33,7 @@ use tower_http::catch_panic::{CatchPanic, CatchPanicLayer};
 use crate::app::{AppState, DecodeLayers};
 use crate::body::{CloseIfUnread, CloseIfUnreadLayer};
 use crate::error::{json_errors, panic_response};
+use crate::host::{RequireHost, RequireHostLayer};
 use crate::metrics::{HttpMetrics, Track, TrackLayer};
 use crate::routes::decode;
 
@@ -40,10 +41,12 @@ use crate::routes::decode;
 pub const DECODE_PATH: &str = "/decode";
 
 /// `POST /decode` with the layers the router gives it, outermost first: metrics, panic catcher, close-if-unread,
-/// JSON error bodies, [`DecodeLayers`], the handler.
+/// the `Host` rule, JSON error bodies, [`DecodeLayers`], the handler.
 pub type DecodeRoute = Track<
     CatchPanic<
-        CloseIfUnread<MapResponse<<DecodeLayers as Layer<DecodeHandler>>::Service, ErrorsFn>>,
+        CloseIfUnread<
+            RequireHost<MapResponse<<DecodeLayers as Layer<DecodeHandler>>::Service, ErrorsFn>>,
+        >,
         PanicFn,
     >,
 >;
@@ -60,7 +63,9 @@ pub fn decode_route(state: &AppState, http: Arc<HttpMetrics>, layers: DecodeLaye
     let panic: PanicFn = panic_response;
     TrackLayer::for_route(http, DECODE_PATH).layer(
         CatchPanicLayer::custom(panic)
-            .layer(CloseIfUnreadLayer.layer(MapResponse::new(layers.layer(handler), errors))),
+            .layer(CloseIfUnreadLayer.layer(
+                RequireHostLayer.layer(MapResponse::new(layers.layer(handler), errors)),
+            )),
     )
 }
 

@@ -212,7 +212,7 @@ impl Engine {
     ) -> Result<Answer, ApiError> {
         self.with_input(chunks, len, |reader, inspector, input| {
             // bidscan_openrtb::decode resets the reader's stats when it answers without running it (blank body,
-            // `{}`, XML/HTML), so they are always this document's. The inspector has a reader of its own.
+            // `{}`, XML/HTML, a strict-mode BOM), so they are always this document's. The inspector has a reader of its own.
             let result = match options.inspect {
                 Inspect::All => {
                     bidscan_openrtb::decode_inspected(reader, input, options.mode, inspector)

@@ -53,18 +53,21 @@ pub struct ErrorBody<'a> {
     pub error: ErrorFields<'a>,
 }
 
-/// The members of [`ErrorBody`]'s `error`.
+/// The members of `ErrorBody`'s `error`.
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct ErrorFields<'a> {
-    /// Stable snake_case code (see [`ApiError::code`]).
+    /// Stable snake_case code, e.g. `malformed_json`, `payload_too_large`, `not_a_bid_response`, a strict-mode issue
+    /// code such as `number_as_string`.
     pub code: &'a str,
     /// One human-readable sentence.
     pub message: &'a str,
     /// Byte offset of the error in the (decompressed) document, from 0.
     pub byte: Option<usize>,
     /// Line of the error, from 1.
+    #[schema(minimum = 1)]
     pub line: Option<usize>,
     /// Column of the error in bytes, from 1.
+    #[schema(minimum = 1)]
     pub column: Option<usize>,
     /// JSON pointer of the value being decoded.
     pub path: Option<&'a str>,
@@ -159,7 +162,8 @@ const ENVELOPE_CODES: [&str; 3] = [
 ];
 
 impl From<DecodeError> for ApiError {
-    /// 400 for malformed JSON (with byte, line, column, path), 422 for the rest (with path).
+    /// 400 for malformed JSON and a strict-mode byte order mark (with byte, line, column, path), 422 for the
+    /// rest (with path).
     fn from(e: DecodeError) -> ApiError {
         match &e {
             DecodeError::Malformed(json) => ApiError {
@@ -168,6 +172,15 @@ impl From<DecodeError> for ApiError {
                     line: Some(json.line()),
                     column: Some(json.column()),
                     path: json.path().map(str::to_owned),
+                })),
+                ..ApiError::new(StatusCode::BAD_REQUEST, e.code(), e.to_string())
+            },
+            DecodeError::ByteOrderMark => ApiError {
+                position: Some(Box::new(Position {
+                    byte: Some(0),
+                    line: Some(1),
+                    column: Some(1),
+                    path: Some(String::new()),
                 })),
                 ..ApiError::new(StatusCode::BAD_REQUEST, e.code(), e.to_string())
             },

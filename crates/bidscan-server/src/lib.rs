@@ -24,11 +24,14 @@
 pub mod app;
 pub mod body;
 pub mod cli;
+pub mod compress;
 pub mod config;
 pub mod dispatch;
 pub mod engine;
 pub mod error;
 pub mod health;
+pub mod host;
+pub mod inflate;
 pub mod linger;
 pub mod log_fields;
 pub mod metrics;
@@ -36,6 +39,9 @@ pub mod offline;
 pub mod openapi;
 pub mod render;
 pub mod request;
+#[cfg(target_os = "linux")]
+pub mod process;
+pub mod rejects;
 pub mod routes;
 pub mod server;
 pub mod validation;

@@ -268,9 +268,7 @@ impl Metrics {
         r.register(Box::new(self.buffer_retained.clone()))?;
         r.register(Box::new(self.checkouts.clone()))?;
         #[cfg(target_os = "linux")]
-        r.register(Box::new(
-            prometheus::process_collector::ProcessCollector::for_self(),
-        ))?;
+        r.register(Box::new(crate::process::ProcessMetrics::for_self()?))?;
         Ok(())
     }
 

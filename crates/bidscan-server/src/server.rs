@@ -1,7 +1,7 @@
 //! Running and draining: [`serve`] and [`shutdown_signal`].
 //!
-//! Connections are served by hyper's HTTP/1.1 server (the protocol axum's default features serve), driven here
-//! rather than by `axum::serve`, which has neither a connection limit nor timeouts:
+//! Connections are served by hyper's HTTP/1.1 and HTTP/2 (h2c, prior knowledge) servers ([`protocols`]), driven
+//! here rather than by `axum::serve`, which has neither a connection limit nor timeouts:
 //! - at most `server.max_connections` are open at once. At the limit the accept loop stops accepting until one
 //!   closes, as HAProxy's `maxconn`, Tomcat's `maxConnections` and Go's `netutil.LimitListener` do: further
 //!   connections wait in the kernel's accept queue (its length is the listen backlog, capped by
@@ -13,6 +13,8 @@
 //!   otherwise hyper closes it without an answer. Slowloris connections thus hold a slot for a bounded time.
 //! - a connection ends with a lingering close ([`crate::linger`]), so an answer sent before the request body was
 //!   read reaches the client instead of being destroyed by a TCP reset.
+//! - a request head hyper refuses itself (too large, invalid) is answered in the JSON error shape, with an
+//!   `x-request-id`, and counted ([`crate::rejects`]).
 //!
 //! Draining, from the moment the shutdown future resolves (SIGTERM/SIGINT for `bidscan serve`):
 //! 1. `/readyz` answers 503 at once; everything else keeps working.
@@ -30,8 +32,8 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use axum::serve::Listener;
-use hyper::server::conn::http1;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
@@ -41,6 +43,7 @@ use crate::app::{self, AppState};
 use crate::config::{Config, ServerConfig};
 use crate::linger::{LINGER_TIME, Lingering};
 use crate::metrics::Metrics;
+use crate::rejects::Rejects;
 
 /// Largest request head (request line and headers) and read buffer of one connection, in bytes: 64 KiB (hyper's
 /// default buffer is ~400 KB and its head limit that buffer). A larger head is answered 431 and the connection
@@ -48,6 +51,17 @@ use crate::metrics::Metrics;
 /// `server.max_connections` × 64 KiB bounds the memory of request heads. Bodies are read through the same buffer.
 /// nginx allows 32 KiB of headers by default (`large_client_header_buffers 4 8k`).
 pub const MAX_READ_BUFFER: usize = 64 * 1024;
+
+/// Most header fields in one HTTP/1 request head (hyper's default, made explicit); more are answered 431.
+pub const MAX_HEADERS: usize = 100;
+
+/// Most concurrent HTTP/2 streams (requests) on one connection (RFC 9113 §5.1.2, sent in SETTINGS); the
+/// connection cap times this bounds requests in flight from HTTP/2 clients, as the decode permits bound decodes.
+pub const MAX_STREAMS: u32 = 128;
+
+/// How often an HTTP/2 connection is pinged, and how long a ping may go unanswered before the connection is
+/// closed: a peer that vanished without a FIN frees its slot.
+pub const H2_KEEP_ALIVE: Duration = Duration::from_secs(20);
 
 /// The accept queue (listen backlog) asked of the kernel when `server.max_connections` is smaller: connections
 /// past the cap wait there.
@@ -89,12 +103,7 @@ pub async fn serve(
     let grace = Duration::from_secs(config.server.drain_grace_secs);
     let deadline = Duration::from_secs(config.server.drain_timeout_secs);
     let grace = grace.min(deadline);
-    let mut http = http1::Builder::new();
-    http.timer(TokioTimer::new())
-        .header_read_timeout(config.header_read_timeout())
-        .max_buf_size(MAX_READ_BUFFER)
-        .max_header_size(MAX_READ_BUFFER)
-        .keep_alive(true);
+    let http = protocols(&config);
     let slots = Arc::new(Semaphore::new(config.server.max_connections.max(1)));
     warn_if_over_fd_limit(config.server.max_connections);
     let state = AppState::new(config)?;
@@ -139,11 +148,33 @@ pub async fn serve(
     Ok(())
 }
 
+/// HTTP/1.1 and HTTP/2 over cleartext with prior knowledge (h2c, RFC 9113 §3.3: what Envoy and service meshes
+/// speak to upstreams), told apart by the connection preface. HTTP/1 has the head timeout and size limits above;
+/// HTTP/2 has at most [`MAX_STREAMS`] streams per connection, header lists of at most [`MAX_READ_BUFFER`] bytes,
+/// hyper's flow-control windows (so a connection buffers at most about 1 MiB of unread request bodies) and
+/// [`H2_KEEP_ALIVE`] pings. `Upgrade: h2c` from HTTP/1.1 is not offered (RFC 9113 deprecates it).
+fn protocols(config: &Config) -> auto::Builder<TokioExecutor> {
+    let mut http = auto::Builder::new(TokioExecutor::new());
+    http.http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(config.header_read_timeout())
+        .max_buf_size(MAX_READ_BUFFER)
+        .max_headers(MAX_HEADERS)
+        .keep_alive(true);
+    http.http2()
+        .timer(TokioTimer::new())
+        .max_concurrent_streams(MAX_STREAMS)
+        .max_header_list_size(MAX_READ_BUFFER as u32)
+        .keep_alive_interval(H2_KEEP_ALIVE)
+        .keep_alive_timeout(H2_KEEP_ALIVE);
+    http
+}
+
 /// The open connections and what serving one needs.
 struct Connections {
     app: app::App,
     /// Configured once, used for every connection.
-    http: http1::Builder,
+    http: auto::Builder<TokioExecutor>,
     /// One permit per open connection, `server.max_connections` in all.
     slots: Arc<Semaphore>,
     metrics: Arc<Metrics>,
@@ -204,9 +235,10 @@ impl Connections {
 
     /// Serves one connection on its own task; its slot is given back when it ends.
     fn spawn(&self, stream: TcpStream, slot: OwnedSemaphorePermit) {
-        let io = TokioIo::new(Lingering::new(stream, LINGER_TIME));
+        let io = Rejects::new(Lingering::new(stream, LINGER_TIME), self.metrics.clone());
         let service = TowerToHyperService::new(self.app.clone());
-        let conn = self.graceful.watch(self.http.serve_connection(io, service));
+        let conn = self.http.serve_connection(TokioIo::new(io), service);
+        let conn = self.graceful.watch(conn.into_owned());
         let open = self.metrics.connections.clone();
         open.inc();
         tokio::spawn(async move {

@@ -10,7 +10,7 @@ use crate::routes::{DecodeParams, one_document};
 use crate::validation::Work;
 
 /// Decodes one bid response: receives the (decompressed) body under `server.max_body_bytes`, then decodes it with
-/// pooled state in one synchronous step (see [`crate::engine`]).
+/// pooled state in one synchronous step (see the `engine` module).
 #[utoipa::path(
     post,
     path = "/decode",
@@ -19,11 +19,11 @@ use crate::validation::Work;
     request_body(
         content = Object,
         content_type = "application/json",
-        description = "One OpenRTB 2.5/2.6 bid response. Content-Encoding gzip, deflate, br or zstd accepted."
+        description = "One OpenRTB 2.5/2.6 bid response (completed in `openapi::document`)."
     ),
     responses(
         (status = 200, description = "Decoded: bid or no-bid", body = DecodeAnswerDoc),
-        (status = 400, description = "Malformed JSON (with byte, line, column, path), bad query or bad encoding", body = ErrorBody),
+        (status = 400, description = "Malformed JSON (with byte, line, column, path), bad query, bad encoding, or an HTTP/1.1 request without one Host", body = ErrorBody),
         (status = 408, description = "Body not received in time", body = ErrorBody),
         (status = 413, description = "Body too large on the wire or after decompression", body = ErrorBody),
         (status = 415, description = "Unsupported Content-Type or Content-Encoding", body = ErrorBody),

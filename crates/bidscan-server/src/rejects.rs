@@ -1,0 +1,259 @@
+//! Answers for request heads hyper refuses itself: [`Rejects`], a connection wrapper that gives them the service's
+//! JSON error shape, an `x-request-id`, and a count in `bidscan_http_requests_total{route="unmatched"}`.
+//!
+//! When hyper's HTTP/1 parser fails (a head over [`MAX_READ_BUFFER`](crate::server::MAX_READ_BUFFER) bytes or
+//! with more than 100 header fields, a NUL byte or other invalid character in a header, a bad request line), it
+//! writes an answer of its own — `431` or `400`, `content-length: 0` — and closes the connection, without
+//! calling the service. The wrapper recognises that answer as it is written (a `400`, `414` or `431` head without
+//! `x-request-id`: every answer the service writes carries one) and writes in its place:
+//!
+//! ```text
+//! HTTP/1.1 431 Request Header Fields Too Large
+//! content-type: application/json
+//! content-length: …
+//! x-request-id: <a fresh UUID>
+//! connection: close
+//!
+//! {"error":{"code":"header_fields_too_large","message":"…","byte":null,"line":null,"column":null,"path":null}}
+//! ```
+//!
+//! A head refused as too large before its request line ended is answered 414 `uri_too_long` (RFC 9110 §15.5.15):
+//! the wrapper notes whether the bytes read since the last answer began have held a line feed yet.
+//!
+//! Cost per request: one comparison of the first bytes of each write, and a line-feed search over the reads of a
+//! request head up to its first line feed (the request line, tens of bytes). With pipelined requests the
+//! 414/431 choice can be wrong (the next head may already sit in hyper's buffer); the status is then 431.
+
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, ready};
+
+use axum::http::StatusCode;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+use crate::error::ApiError;
+use crate::metrics::Metrics;
+
+/// A connection whose hyper-made error answers are replaced (see the module docs).
+pub struct Rejects<T> {
+    io: T,
+    metrics: Arc<Metrics>,
+    /// No line feed has been read since the connection opened or the last answer began: a request line is
+    /// still being received.
+    in_request_line: bool,
+    /// The replacement answer and how much of it is written.
+    pending: Option<(Vec<u8>, usize)>,
+}
+
+impl<T> Rejects<T> {
+    /// Wraps a fresh connection; refused heads are counted in `metrics`.
+    pub fn new(io: T, metrics: Arc<Metrics>) -> Rejects<T> {
+        Rejects {
+            io,
+            metrics,
+            in_request_line: true,
+            pending: None,
+        }
+    }
+}
+
+/// The status of `head` when it is an answer hyper wrote for a head it could not parse.
+fn refused_status(head: &[u8]) -> Option<StatusCode> {
+    let rest = head
+        .strip_prefix(b"HTTP/1.1 ")
+        .or_else(|| head.strip_prefix(b"HTTP/1.0 "))?;
+    let status = match rest.get(..4)? {
+        b"400 " => StatusCode::BAD_REQUEST,
+        b"414 " => StatusCode::URI_TOO_LONG,
+        b"431 " => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+        _ => return None,
+    };
+    let ours = head
+        .windows(14)
+        .any(|w| w.eq_ignore_ascii_case(b"\nx-request-id:"));
+    (!ours).then_some(status)
+}
+
+/// The answer written instead of hyper's `status` (see the module docs).
+fn answer(status: StatusCode, in_request_line: bool) -> (StatusCode, Vec<u8>) {
+    let limit = crate::server::MAX_READ_BUFFER;
+    let error = match status {
+        StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE | StatusCode::URI_TOO_LONG
+            if in_request_line =>
+        {
+            ApiError::new(
+                StatusCode::URI_TOO_LONG,
+                "uri_too_long",
+                format!("the request line is longer than {limit} bytes"),
+            )
+        }
+        StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE | StatusCode::URI_TOO_LONG => ApiError::new(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            "header_fields_too_large",
+            format!(
+                "the request head is larger than {limit} bytes or has more than {} header fields",
+                crate::server::MAX_HEADERS
+            ),
+        ),
+        _ => ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            "the request head is not valid HTTP/1.1 (RFC 9112): a bad request line, or a header with a \
+             character not allowed in it (such as NUL or a bare CR)",
+        ),
+    };
+    let body = error.to_json();
+    let status = error.status;
+    let mut out = format!(
+        "HTTP/1.1 {} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nx-request-id: {}\r\n\
+         connection: close\r\n\r\n",
+        status.as_str(),
+        status.canonical_reason().unwrap_or(""),
+        body.len(),
+        uuid::Uuid::new_v4(),
+    )
+    .into_bytes();
+    out.extend_from_slice(&body);
+    (status, out)
+}
+
+impl<T: AsyncWrite + Unpin> Rejects<T> {
+    /// Writes what is left of a replacement answer.
+    fn poll_pending(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        while let Some((bytes, written)) = &mut self.pending {
+            if *written == bytes.len() {
+                self.pending = None;
+                break;
+            }
+            let n = ready!(Pin::new(&mut self.io).poll_write(cx, &bytes[*written..]))?;
+            if n == 0 {
+                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            }
+            *written += n;
+        }
+        Poll::Ready(Ok(()))
+    }
+
+    /// Looks at the start of a write: replaces a refused-head answer (returns true), or notes that an answer
+    /// begins (the next bytes read are a new request head).
+    fn intercept(&mut self, first: &[u8]) -> bool {
+        if !first.starts_with(b"HTTP/1.") {
+            return false;
+        }
+        let in_request_line = std::mem::replace(&mut self.in_request_line, true);
+        let Some(status) = refused_status(first) else {
+            return false;
+        };
+        let (status, bytes) = answer(status, in_request_line);
+        self.metrics
+            .http_requests
+            .with_label_values(&["unmatched", status.as_str()])
+            .inc();
+        tracing::debug!(status = status.as_u16(), "request head refused");
+        self.pending = Some((bytes, 0));
+        true
+    }
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for Rejects<T> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        ready!(Pin::new(&mut self.io).poll_read(cx, buf))?;
+        if self.in_request_line && buf.filled()[before..].contains(&b'\n') {
+            self.in_request_line = false;
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for Rejects<T> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        ready!(self.poll_pending(cx))?;
+        if self.intercept(buf) {
+            // Taken whole; the replacement is written now or by the next flush.
+            let _ = self.poll_pending(cx)?;
+            return Poll::Ready(Ok(buf.len()));
+        }
+        Pin::new(&mut self.io).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        ready!(self.poll_pending(cx))?;
+        let first = bufs
+            .iter()
+            .find(|b| !b.is_empty())
+            .map_or(&[][..], |b| &b[..]);
+        if self.intercept(first) {
+            let _ = self.poll_pending(cx)?;
+            return Poll::Ready(Ok(bufs.iter().map(|b| b.len()).sum()));
+        }
+        Pin::new(&mut self.io).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        ready!(self.poll_pending(cx))?;
+        Pin::new(&mut self.io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        ready!(self.poll_pending(cx))?;
+        Pin::new(&mut self.io).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognises_hyper_answers_only() {
+        let hyper =
+            b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-length: 0\r\ndate: x\r\n\r\n";
+        assert_eq!(
+            refused_status(hyper),
+            Some(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE)
+        );
+        assert_eq!(
+            refused_status(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n"),
+            Some(StatusCode::BAD_REQUEST)
+        );
+        let ours = b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nX-Request-Id: 1\r\n\r\n";
+        assert_eq!(refused_status(ours), None);
+        assert_eq!(refused_status(b"HTTP/1.1 200 OK\r\n\r\n"), None);
+        assert_eq!(
+            refused_status(b"HTTP/1.1 413 Payload Too Large\r\n\r\n"),
+            None
+        );
+        assert_eq!(refused_status(b"{\"status\":"), None);
+    }
+
+    #[test]
+    fn a_head_too_large_inside_its_request_line_is_414() {
+        let (status, bytes) = answer(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, true);
+        assert_eq!(status, StatusCode::URI_TOO_LONG);
+        let text = String::from_utf8(bytes).unwrap();
+        assert!(text.starts_with("HTTP/1.1 414 URI Too Long\r\n"), "{text}");
+        let (_, body) = text.split_once("\r\n\r\n").unwrap();
+        let v: serde_json::Value = serde_json::from_str(body).unwrap();
+        assert_eq!(v["error"]["code"], "uri_too_long");
+        let (status, _) = answer(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, false);
+        assert_eq!(status, StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE);
+    }
+}
