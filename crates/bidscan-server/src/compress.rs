@@ -2,10 +2,10 @@
 //! request's `Accept-Encoding` with its q-values, RFC 9110 §12.5.3; `Vary: accept-encoding` added), for answers
 //! larger than [`COMPRESS_ABOVE`] bytes, at the fastest level.
 //!
-//! Used on `/decode`, `/metrics` and `/openapi.json`. Not on `/decode/batch`: a compressor holds output back
-//! until its window fills, which would delay each streamed answer line. A no-bid answer (~300 bytes) is under
-//! the threshold, so the no-bid path pays only the `Accept-Encoding` lookup; compressing a 20 KB answer costs
-//! more CPU than decoding it, which is the client's trade to make by asking.
+//! Used on `/metrics` and `/openapi.json`. Not yet on `/decode`, whose stack (`app::DecodeLayers`, served by
+//! `dispatch`) has a fixed `Response<Body>` type that the compression body does not fit without a box per
+//! request. Not on `/decode/batch`: a compressor holds output back until its window fills, which would delay
+//! each streamed answer line.
 
 use tower_http::CompressionLevel;
 use tower_http::compression::CompressionLayer;
