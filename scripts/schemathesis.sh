@@ -36,6 +36,6 @@ SCHEMATHESIS_HOOKS="$root/scripts/schemathesis/hooks.py" \
     --checks all \
     --max-examples "${SCHEMATHESIS_EXAMPLES:-40}" \
     --seed 1 \
-    --workers 2 \
+    --workers 1 \
     --request-timeout 10 \
     --generation-database none

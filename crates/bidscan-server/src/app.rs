@@ -243,15 +243,7 @@ pub struct DecodeLayers {
 }
 
 impl<S> Layer<S> for DecodeLayers {
-    type Service = PropagateHeader<
-        AnswerErrors<
-            LoadShed<
-                ConcurrencyLimit<
-                    Timeout<Inflate<S>>,
-                >,
-            >,
-        >,
-    >;
+    type Service = PropagateHeader<AnswerErrors<LoadShed<ConcurrencyLimit<Timeout<Inflate<S>>>>>>;
 
     fn layer(&self, inner: S) -> Self::Service {
         ServiceBuilder::new()

@@ -62,10 +62,10 @@ pub fn decode_route(state: &AppState, http: Arc<HttpMetrics>, layers: DecodeLaye
     let errors: ErrorsFn = json_errors;
     let panic: PanicFn = panic_response;
     TrackLayer::for_route(http, DECODE_PATH).layer(
-        CatchPanicLayer::custom(panic)
-            .layer(CloseIfUnreadLayer.layer(
-                RequireHostLayer.layer(MapResponse::new(layers.layer(handler), errors)),
-            )),
+        CatchPanicLayer::custom(panic).layer(
+            CloseIfUnreadLayer
+                .layer(RequireHostLayer.layer(MapResponse::new(layers.layer(handler), errors))),
+        ),
     )
 }
 

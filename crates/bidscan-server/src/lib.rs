@@ -37,11 +37,11 @@ pub mod log_fields;
 pub mod metrics;
 pub mod offline;
 pub mod openapi;
-pub mod render;
-pub mod request;
 #[cfg(target_os = "linux")]
 pub mod process;
 pub mod rejects;
+pub mod render;
+pub mod request;
 pub mod routes;
 pub mod server;
 pub mod validation;

@@ -170,6 +170,8 @@ fn complete(doc: &mut Value) {
             }
             if path.starts_with("/decode") {
                 op.insert("requestBody".into(), request_body(path == "/decode/batch"));
+            } else if path.ends_with("/batch") {
+                any_text(op);
             }
             let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else {
                 continue;
@@ -186,6 +188,25 @@ fn complete(doc: &mut Value) {
                         headers.insert("x-request-id".into(), request_id.clone());
                     }
                 }
+            }
+        }
+    }
+}
+
+/// An NDJSON batch route other than `/decode/batch` (`/validate/batch`): any text is a batch, an empty one
+/// included (each line is answered, a bad one with an error line), so the body is optional and untyped.
+fn any_text(op: &mut serde_json::Map<String, Value>) {
+    let Some(body) = op.get_mut("requestBody").and_then(Value::as_object_mut) else {
+        return;
+    };
+    body.insert("required".into(), Value::Bool(false));
+    if let Some(content) = body.get_mut("content").and_then(Value::as_object_mut) {
+        for media in content.values_mut() {
+            if let Some(media) = media.as_object_mut() {
+                media.insert(
+                    "schema".into(),
+                    json!({"description": "NDJSON text: each line is answered with one line."}),
+                );
             }
         }
     }
