@@ -23,16 +23,45 @@ fn serde_json_value(bytes: &[u8]) -> Result<Value, serde_json::Error> {
     serde_json::from_slice(bytes)
 }
 
+/// A valid generated document decodes to serde_json's value.
+fn decodes_like_serde_json(text: &str) -> Result<(), TestCaseError> {
+    let theirs = serde_json_value(text.as_bytes());
+    prop_assert!(theirs.is_ok(), "generator produced invalid JSON: {text}");
+    let ours = common::decode_value(text.as_bytes(), &ReaderConfig::default());
+    prop_assert_eq!(ours.ok(), theirs.ok(), "{}", text);
+    Ok(())
+}
+
+/// `bytes` corrupted by `mutations` is accepted (with serde_json's value) or rejected exactly as serde_json does.
+fn rejected_like_serde_json(
+    bytes: &mut Vec<u8>,
+    mutations: &[Mutation],
+) -> Result<(), TestCaseError> {
+    for m in mutations {
+        m.apply(bytes);
+    }
+    let theirs = serde_json_value(bytes);
+    let ours = common::decode_value(bytes, &ReaderConfig::default());
+    match (&ours, &theirs) {
+        (Ok(a), Ok(b)) => prop_assert_eq!(a, b),
+        (Err(a), Err(_)) => prop_assert!(a.kind() != ErrorKind::Custom, "{a}"),
+        _ => prop_assert!(
+            false,
+            "{:?}: ours {:?} theirs {:?}",
+            String::from_utf8_lossy(bytes),
+            ours,
+            theirs
+        ),
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(common::cases(256)))]
 
     #[test]
     fn generated_documents_decode_like_serde_json(doc in strat::doc(), ws in prop::collection::vec(any::<u8>(), 0..8)) {
-        let text = strat::render(&doc, &ws);
-        let theirs = serde_json_value(text.as_bytes());
-        prop_assert!(theirs.is_ok(), "generator produced invalid JSON: {text}");
-        let ours = common::decode_value(text.as_bytes(), &ReaderConfig::default());
-        prop_assert_eq!(ours.ok(), theirs.ok(), "{}", text);
+        decodes_like_serde_json(&strat::render(&doc, &ws))?;
     }
 
     #[test]
@@ -41,11 +70,7 @@ proptest! {
         ws in prop::collection::vec(prop::sample::select(vec![3u8, 4, 11, 12, 99, 131, 203, 251, 0, 1, 2]), 1..12),
     ) {
         // Indentation runs, CRLF and tabs before and after every token (`strat::render` picks 3 and 4 for them).
-        let text = strat::render(&doc, &ws);
-        let theirs = serde_json_value(text.as_bytes());
-        prop_assert!(theirs.is_ok(), "generator produced invalid JSON: {text}");
-        let ours = common::decode_value(text.as_bytes(), &ReaderConfig::default());
-        prop_assert_eq!(ours.ok(), theirs.ok(), "{}", text);
+        decodes_like_serde_json(&strat::render(&doc, &ws))?;
     }
 
     #[test]
@@ -54,16 +79,7 @@ proptest! {
         mutations in prop::collection::vec(mutation(), 1..4),
     ) {
         let mut bytes = strat::render(&doc, &[3, 131, 4, 0, 251]).into_bytes();
-        for m in &mutations {
-            m.apply(&mut bytes);
-        }
-        let theirs = serde_json_value(&bytes);
-        let ours = common::decode_value(&bytes, &ReaderConfig::default());
-        match (&ours, &theirs) {
-            (Ok(a), Ok(b)) => prop_assert_eq!(a, b),
-            (Err(a), Err(_)) => prop_assert!(a.kind() != ErrorKind::Custom, "{a}"),
-            _ => prop_assert!(false, "{:?}: ours {:?} theirs {:?}", String::from_utf8_lossy(&bytes), ours, theirs),
-        }
+        rejected_like_serde_json(&mut bytes, &mutations)?;
     }
 
     #[test]
@@ -72,16 +88,7 @@ proptest! {
         mutations in prop::collection::vec(mutation(), 1..4),
     ) {
         let mut bytes = strat::render(&doc, &[0, 3, 1]).into_bytes();
-        for m in &mutations {
-            m.apply(&mut bytes);
-        }
-        let theirs = serde_json_value(&bytes);
-        let ours = common::decode_value(&bytes, &ReaderConfig::default());
-        match (&ours, &theirs) {
-            (Ok(a), Ok(b)) => prop_assert_eq!(a, b),
-            (Err(a), Err(_)) => prop_assert!(a.kind() != ErrorKind::Custom, "{a}"),
-            _ => prop_assert!(false, "{:?}: ours {:?} theirs {:?}", String::from_utf8_lossy(&bytes), ours, theirs),
-        }
+        rejected_like_serde_json(&mut bytes, &mutations)?;
     }
 
     #[test]
