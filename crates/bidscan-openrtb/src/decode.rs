@@ -10,6 +10,7 @@ use crate::lenient::NOT_A_BID_RESPONSE;
 use crate::markup::{self, Markup};
 use crate::paths::{self, Object};
 use crate::response::{BidResponse, ResponseSeed};
+use crate::status::Status;
 use crate::validate;
 
 /// How deviations from the spec's shape are treated.
@@ -22,17 +23,6 @@ pub enum Mode {
     /// The first such deviation (in document order) fails the decode with [`DecodeError::Strict`]. Validation
     /// findings never fail a decode, in either mode.
     Strict,
-}
-
-/// Whether the response bids. Serializes as `"bid"` or `"nobid"`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    /// At least one bid.
-    Bid,
-    /// No bid at all: empty body, `{}`, `seatbid` missing/empty/`null`, only empty seat bids, or `nbr` without
-    /// bids (OpenRTB 2.6 §4.2.1 and §7.1 "No-Bid Signaling"). Not an error.
-    NoBid,
 }
 
 /// A decoded bid response with everything found about it.

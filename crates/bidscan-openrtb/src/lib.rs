@@ -65,13 +65,14 @@ mod paths;
 mod request;
 mod response;
 pub mod rules;
+mod status;
 mod summary;
 pub mod validate;
 
 pub use adm::{Adm, AdmKind, AdmObject};
 pub use bid::Bid;
 pub use bidscan_markup::Inspector;
-pub use decode::{BOM, DecodeError, Decoded, Mode, Status, decode, decode_inspected};
+pub use decode::{BOM, DecodeError, Decoded, Mode, decode, decode_inspected};
 pub use inline::{InlineItem, InlineVec};
 pub use issue::{Coercion, CoercionKind, Issue, JsonType, Severity};
 pub use lenient::{MAX_COERCIONS, MAX_OBJECTS};
@@ -82,4 +83,5 @@ pub use lists::{
 pub use pair::{Pair, decode_pair};
 pub use request::{Banner, BidRequest, Deal, Format, Imp, Native, Pmp, Video};
 pub use response::{BidResponse, SeatBid};
+pub use status::Status;
 pub use summary::{BidSummary, Summary};

@@ -9,10 +9,11 @@ use std::fmt;
 use bidscan_json::{Error as JsonError, ErrorKind, Reader};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 
-use crate::decode::{self, DecodeError, Decoded, Mode, Status};
+use crate::decode::{self, DecodeError, Decoded, Mode};
 use crate::lenient::{Doc, FromMap, MAX_COERCIONS};
 use crate::request::BidRequest;
 use crate::response::{BidResponse, ResponseSeed};
+use crate::status::Status;
 
 /// A bid request and the decoded response that answers it.
 #[derive(Clone, Debug, PartialEq)]

@@ -4,11 +4,12 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 
-use crate::decode::{Decoded, Status};
+use crate::decode::Decoded;
 use crate::issue::Severity;
 use crate::lists::{MarkupType, NoBidReason};
 use crate::markup::AdmSummary;
 use crate::paths::{self, Object};
+use crate::status::Status;
 
 /// Summary of a decoded response, borrowing from it. Every member is always written (`null` when absent).
 #[derive(Clone, Debug, PartialEq, Serialize)]

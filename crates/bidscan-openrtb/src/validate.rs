@@ -44,10 +44,10 @@ pub(crate) fn truncate(issues: &mut Vec<Issue>) {
 }
 
 use crate::bid::Bid;
-use crate::decode::Status;
 use crate::issue::{Issue, Severity};
 use crate::paths::{self, Object};
 use crate::response::BidResponse;
+use crate::status::Status;
 
 fn push(
     issues: &mut Vec<Issue>,

@@ -2,12 +2,12 @@
 
 use crate::adm::{Adm, AdmKind};
 use crate::bid::Bid;
-use crate::decode::Status;
 use crate::issue::{Issue, Severity};
 use crate::pair::Pair;
 use crate::paths::{self, Object};
 use crate::request::{Imp, Video};
 use crate::response::BidResponse;
+use crate::status::Status;
 use crate::validate::{DuplicateIds, is_currency_code};
 
 use super::{Action, BidStatus, Findings, Policy, Rule, Verdict};

@@ -4,9 +4,9 @@
 use serde::Serialize;
 
 use crate::bid::Bid;
-use crate::decode::Status;
 use crate::issue::Issue;
 use crate::lists::NoBidReason;
+use crate::status::Status;
 use crate::summary::{BidSummary, Summary};
 
 use super::{BidStatus, Validated};
