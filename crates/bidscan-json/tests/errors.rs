@@ -3,7 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use bidscan_json::{ErrorKind, RawJson, Reader, ReaderConfig, from_slice_mut};
+mod common;
+
+use bidscan_json::{ErrorKind, RawJson, ReaderConfig};
+use common::from_slice_mut;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
@@ -239,37 +242,41 @@ fn depth_limit_on_every_path_never_overflows() {
 #[test]
 fn depth_limit_is_exact_and_configurable() {
     let doc = |n: usize| [nested("[", n), nested("]", n)].concat();
-    let mut reader = Reader::default();
-    assert!(reader.decode::<serde_json::Value>(&mut doc(128)).is_ok());
-    assert!(reader.decode::<IgnoredAny>(&mut doc(128)).is_ok());
-    let e = reader
-        .decode::<serde_json::Value>(&mut doc(129))
-        .unwrap_err();
-    assert_eq!((e.kind(), e.byte()), (ErrorKind::DepthLimit, 128));
-    let mut reader = Reader::new(ReaderConfig { max_depth: 3 });
-    assert!(reader.decode::<IgnoredAny>(&mut doc(3)).is_ok());
-    assert_eq!(
-        reader.decode::<IgnoredAny>(&mut doc(4)).unwrap_err().kind(),
-        ErrorKind::DepthLimit
-    );
-    let mut reader = Reader::new(ReaderConfig { max_depth: 0 });
-    assert!(reader.decode::<u8>(&mut b"7".to_vec()).is_ok());
-    assert_eq!(
-        reader.decode::<IgnoredAny>(&mut doc(1)).unwrap_err().kind(),
-        ErrorKind::DepthLimit
-    );
+    for mut reader in common::readers(&ReaderConfig::default()) {
+        assert!(reader.decode::<serde_json::Value>(&mut doc(128)).is_ok());
+        assert!(reader.decode::<IgnoredAny>(&mut doc(128)).is_ok());
+        let e = reader
+            .decode::<serde_json::Value>(&mut doc(129))
+            .unwrap_err();
+        assert_eq!((e.kind(), e.byte()), (ErrorKind::DepthLimit, 128));
+    }
+    for mut reader in common::readers(&ReaderConfig { max_depth: 3 }) {
+        assert!(reader.decode::<IgnoredAny>(&mut doc(3)).is_ok());
+        assert_eq!(
+            reader.decode::<IgnoredAny>(&mut doc(4)).unwrap_err().kind(),
+            ErrorKind::DepthLimit
+        );
+    }
+    for mut reader in common::readers(&ReaderConfig { max_depth: 0 }) {
+        assert!(reader.decode::<u8>(&mut b"7".to_vec()).is_ok());
+        assert_eq!(
+            reader.decode::<IgnoredAny>(&mut doc(1)).unwrap_err().kind(),
+            ErrorKind::DepthLimit
+        );
+    }
 }
 
 #[test]
 fn a_reader_is_reusable_after_errors() {
-    let mut reader = Reader::default();
-    assert!(
-        reader
-            .decode::<serde_json::Value>(&mut nested("[", 1000))
-            .is_err()
-    );
-    let mut doc = br#"{"a":["x\ty"]}"#.to_vec();
-    let v: BTreeMap<&str, Vec<&str>> = reader.decode(&mut doc).unwrap();
-    assert_eq!(v["a"], ["x\ty"]);
-    assert_eq!(reader.stats().escapes, 1);
+    for mut reader in common::readers(&ReaderConfig::default()) {
+        assert!(
+            reader
+                .decode::<serde_json::Value>(&mut nested("[", 1000))
+                .is_err()
+        );
+        let mut doc = br#"{"a":["x\ty"]}"#.to_vec();
+        let v: BTreeMap<&str, Vec<&str>> = reader.decode(&mut doc).unwrap();
+        assert_eq!(v["a"], ["x\ty"]);
+        assert_eq!(reader.stats().escapes, 1);
+    }
 }

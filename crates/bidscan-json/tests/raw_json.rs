@@ -1,10 +1,13 @@
 //! `RawJson`: exact text, validated, never decoded in place; and interop with serde_json's `RawValue` protocol in
 //! both directions (these tests fail if serde_json ever changes its token).
 
-use bidscan_json::{ErrorKind, RawJson, from_slice_mut};
+mod common;
+
+use bidscan_json::{ErrorKind, RawJson};
+use common::from_slice_mut;
 use serde::Deserialize;
 
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 struct Bid<'a> {
     id: &'a str,
     #[serde(borrow)]
@@ -59,7 +62,7 @@ fn serde_json_decodes_raw_json_through_the_same_token() {
 
 #[test]
 fn bidscan_decodes_serde_json_raw_values() {
-    #[derive(Deserialize)]
+    #[derive(Debug, Deserialize)]
     struct Both<'a> {
         #[serde(borrow)]
         a: &'a serde_json::value::RawValue,

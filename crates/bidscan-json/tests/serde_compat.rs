@@ -3,10 +3,12 @@
 //! untagged / internally tagged enums and `flatten` (both buffer through `deserialize_any`).
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt::Debug;
 
 use serde::Deserialize;
+
+mod common;
 
 /// Decodes `text` as `T` with bidscan and with serde_json and asserts the same outcome.
 fn same<T>(text: &str) -> Option<T>
@@ -14,7 +16,7 @@ where
     T: for<'de> Deserialize<'de> + PartialEq + Debug,
 {
     let mut buf = text.as_bytes().to_vec();
-    let ours = bidscan_json::from_slice_mut::<T>(&mut buf);
+    let ours = common::from_slice_mut::<T>(&mut buf);
     let theirs = serde_json::from_str::<T>(text);
     match (ours, theirs) {
         (Ok(a), Ok(b)) => {
@@ -156,11 +158,11 @@ fn containers_and_scalars() {
 
 #[test]
 fn map_keys_as_numbers_bools_and_enums() {
-    let m = same::<HashMap<u32, u8>>(r#"{"1":1,"4294967295":2}"#).unwrap();
+    let m = same::<BTreeMap<u32, u8>>(r#"{"1":1,"4294967295":2}"#).unwrap();
     assert_eq!(m[&4294967295], 2);
-    assert_eq!(same::<HashMap<i8, u8>>(r#"{"-3":1}"#).unwrap()[&-3], 1);
-    assert_eq!(same::<HashMap<u8, u8>>(r#"{"x":1}"#), None);
-    assert_eq!(same::<HashMap<u8, u8>>(r#"{"300":1}"#), None);
+    assert_eq!(same::<BTreeMap<i8, u8>>(r#"{"-3":1}"#).unwrap()[&-3], 1);
+    assert_eq!(same::<BTreeMap<u8, u8>>(r#"{"x":1}"#), None);
+    assert_eq!(same::<BTreeMap<u8, u8>>(r#"{"300":1}"#), None);
     assert_eq!(
         same::<BTreeMap<bool, u8>>(r#"{"true":1,"false":0}"#)
             .unwrap()
@@ -190,13 +192,13 @@ fn flatten_and_borrowed_cows() {
     let outer = same::<Outer>(r#"{"id":"x","a":[1],"b":{"c":"\u0041"}}"#).unwrap();
     assert_eq!(outer.rest.len(), 2);
     // bidscan borrows an escaped string where serde_json has to allocate.
-    #[derive(Deserialize)]
+    #[derive(Debug, Deserialize)]
     struct Borrowing<'a> {
         #[serde(borrow)]
         s: Cow<'a, str>,
     }
     let mut buf = br#"{"s":"a\"b"}"#.to_vec();
-    let b: Borrowing = bidscan_json::from_slice_mut(&mut buf).unwrap();
+    let b: Borrowing = common::from_slice_mut(&mut buf).unwrap();
     assert!(matches!(b.s, Cow::Borrowed("a\"b")));
 }
 
@@ -258,7 +260,7 @@ mod serde_bytes_like {
 /// `float_roundtrip`), not through `f64`, and a float beyond `f32`'s range is an error, not infinity.
 #[test]
 fn f32_targets_round_once_and_reject_overflow() {
-    let f32_of = |text: &str| bidscan_json::from_slice_mut::<f32>(&mut text.as_bytes().to_vec());
+    let f32_of = |text: &str| common::from_slice_mut::<f32>(&mut text.as_bytes().to_vec());
     // Just above the halfway point between 1.0 and the next f32: through f64 it rounds to 1.0.
     for text in [
         "1.0000000596046448",

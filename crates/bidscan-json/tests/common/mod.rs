@@ -92,3 +92,35 @@ pub fn decode_value(input: &[u8], config: &ReaderConfig) -> Result<serde_json::V
     }
     result.expect("SWAR is always available")
 }
+
+/// `bidscan_json::from_slice_mut` through every scanner implementation this CPU runs: each decodes its own copy
+/// of `input` and every outcome must print the same (`Debug`: the value, or the error with its kind, place and
+/// path); then `input` itself is decoded with the default implementation, which must agree too, and that outcome
+/// is returned. The copies are leaked (a test's few bytes) so they outlive `'de` like `input` does.
+pub fn from_slice_mut<'de, T>(input: &'de mut [u8]) -> Result<T, Error>
+where
+    T: serde::Deserialize<'de> + std::fmt::Debug,
+{
+    let mut first: Option<(ScanImpl, String)> = None;
+    for mut reader in readers(&ReaderConfig::default()) {
+        let copy: &'static mut [u8] = Box::leak(input.to_vec().into_boxed_slice());
+        let outcome = format!("{:?}", reader.decode::<T>(copy));
+        match &first {
+            None => first = Some((reader.scan_impl(), outcome)),
+            Some((imp, f)) => assert_eq!(
+                f,
+                &outcome,
+                "{:?} disagrees with {imp:?}",
+                reader.scan_impl()
+            ),
+        }
+    }
+    let result = bidscan_json::from_slice_mut::<T>(input);
+    let (imp, f) = first.expect("SWAR is always available");
+    assert_eq!(
+        f,
+        format!("{result:?}"),
+        "the default implementation disagrees with {imp:?}"
+    );
+    result
+}
