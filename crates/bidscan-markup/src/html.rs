@@ -6,7 +6,13 @@
 //! a CSS `url(...)`. An `http://` that is only text (a comment's prose, a click-tracker query parameter) does
 //! not count.
 
-use memchr::memchr3_iter;
+use std::sync::LazyLock;
+
+use memchr::memchr_iter;
+use memchr::memmem::Finder;
+
+/// `://`, the start of every candidate URL: searched once per markup (the finder is built once per process).
+static SCHEME_END: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("://"));
 
 /// What [`inspect`] found in a piece of HTML markup.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -19,33 +25,54 @@ pub struct HtmlInfo {
     pub first_insecure: Option<usize>,
 }
 
-/// Inspects HTML markup in one forward pass; never allocates, never panics.
+/// Inspects HTML markup in two forward passes (`<` for scripts, `://` for URLs); never allocates, never
+/// panics.
 ///
 /// A URL is insecure when it starts with `http://` (scheme in any case) after the attribute's `=` or after
 /// `url(`, skipping whitespace and one opening quote (`"` or `'`, also `\"` / `\'` as written inside a
 /// JavaScript string such as `document.write('<img src=\"http://…\">')`). Attribute names are matched in any
 /// case, quoted or unquoted values alike. Protocol-relative (`//host/…`) and `https://` URLs are secure.
 /// Markup that is not well-formed HTML is read the same way; there is no error.
+///
+/// Only an `http://` can make markup insecure, so the URL pass visits each `://` and reads the context before
+/// it backwards (the `http`, the quote and whitespace, the `=` or `(`, the attribute name or `url`), instead
+/// of stopping at every `=` and `(` of the markup (query strings are full of `=`).
 pub fn inspect(markup: &str) -> HtmlInfo {
     let b = markup.as_bytes();
-    let mut scripts = 0;
-    let mut first_insecure = None;
-    for at in memchr3_iter(b'<', b'=', b'(', b) {
-        match b[at] {
-            b'<' => scripts += usize::from(is_script_tag(&b[at + 1..])),
-            b'=' if first_insecure.is_none() && is_url_attribute(&b[..at]) => {
-                first_insecure = insecure_at(b, at + 1);
-            }
-            b'(' if first_insecure.is_none() && is_css_url(&b[..at]) => {
-                first_insecure = insecure_at(b, at + 1);
-            }
-            _ => {}
-        }
-    }
+    let scripts = memchr_iter(b'<', b)
+        .filter(|&at| is_script_tag(&b[at + 1..]))
+        .count();
+    let first_insecure = SCHEME_END
+        .find_iter(b)
+        .filter_map(|colon| colon.checked_sub(4))
+        .find(|&at| b[at..at + 4].eq_ignore_ascii_case(b"http") && loaded_at(b, at));
     HtmlInfo {
         secure: first_insecure.is_none(),
         scripts,
         first_insecure,
+    }
+}
+
+/// True when the `http://` at `at` is the value of a `src`/`href` attribute or the argument of `url(`: before
+/// it, backwards, whitespace, optionally a quote (`"`, `'`, or `\"`/`\'`) and whitespace, then an `=` after
+/// a URL attribute's name or a `(` after `url` — exactly the places a forward reading from each `=` and `(` would
+/// land on.
+fn loaded_at(b: &[u8], at: usize) -> bool {
+    let mut k = at - trailing(&b[..at], is_space);
+    if k > 0 && matches!(b[k - 1], b'"' | b'\'') {
+        k -= 1;
+        if k > 0 && b[k - 1] == b'\\' {
+            k -= 1;
+        }
+        k -= trailing(&b[..k], is_space);
+    }
+    let Some(trigger) = k.checked_sub(1) else {
+        return false;
+    };
+    match b[trigger] {
+        b'=' => is_url_attribute(&b[..trigger]),
+        b'(' => is_css_url(&b[..trigger]),
+        _ => false,
     }
 }
 
@@ -78,19 +105,6 @@ fn is_css_url(before: &[u8]) -> bool {
             || !(before[n - 4].is_ascii_alphanumeric() || matches!(before[n - 4], b'-' | b'_')))
 }
 
-/// The URL value starting at `from` (after `=` or `(`): its offset when it starts with `http://`.
-fn insecure_at(b: &[u8], from: usize) -> Option<usize> {
-    let mut i = skip(b, from, is_space);
-    if b.get(i) == Some(&b'\\') && matches!(b.get(i + 1), Some(b'"' | b'\'')) {
-        i += 2;
-    } else if matches!(b.get(i), Some(b'"' | b'\'')) {
-        i += 1;
-    }
-    i = skip(b, i, is_space);
-    let url = b.get(i..i + 7)?;
-    url.eq_ignore_ascii_case(b"http://").then_some(i)
-}
-
 fn is_space(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c')
 }
@@ -103,13 +117,6 @@ fn is_name_byte(c: u8) -> bool {
 /// Number of trailing bytes of `s` that satisfy `f`.
 fn trailing(s: &[u8], f: fn(u8) -> bool) -> usize {
     s.iter().rev().take_while(|&&c| f(c)).count()
-}
-
-/// First index at or after `from` whose byte does not satisfy `f` (or `b.len()`).
-fn skip(b: &[u8], from: usize, f: fn(u8) -> bool) -> usize {
-    from + b
-        .get(from..)
-        .map_or(0, |s| s.iter().take_while(|&&c| f(c)).count())
 }
 
 #[cfg(test)]

@@ -1,5 +1,4 @@
-//! VAST (video ad) markup, read with quick-xml as a stream of events over the decoded markup: no DOM, no
-//! allocation per element.
+//! VAST (video ad) markup, read as a stream over the decoded markup: no DOM, no allocation per element.
 //!
 //! [`inspect`] reports what an exchange checks before it lets a video bid into the auction (IAB Tech Lab VAST
 //! 2.0–4.3): the version, how many `<Ad>`s, whether the first one is a `<Wrapper>` and where it points, the
@@ -10,8 +9,15 @@
 //! character references, a bare `&`, `<` in an attribute value, several root elements, text outside the root,
 //! truncation. The first violation stops the walk: [`VastInfo::error`] says what and where, and the counts are
 //! those of the part before it. Duplicate attribute names are not checked (that check allocates per element).
+//!
+//! Two tokenizers drive one walk (`walk.rs`, what the elements mean): `scan.rs`, our own `memchr` pass, reads
+//! well-formed documents (the traffic) and gives up on anything else, and then `events.rs`, quick-xml's event
+//! stream, reads the document again and reports the violation with quick-xml's message and place. quick-xml
+//! was 80% of the inspection cost of the synthetic corpus (BENCHMARKS.md, "Markup inspection").
 
 mod duration;
+mod events;
+mod scan;
 mod walk;
 
 use std::borrow::Cow;
@@ -126,7 +132,7 @@ pub struct Warnings([Option<usize>; 6]);
 
 impl Warnings {
     /// Records `warning` at `byte` unless one of its kind is already recorded.
-    pub(crate) fn add(&mut self, warning: Warning, byte: usize) {
+    pub fn add(&mut self, warning: Warning, byte: usize) {
         self.0[warning.index()].get_or_insert(byte);
     }
 
@@ -148,12 +154,27 @@ impl Warnings {
     }
 }
 
-/// Inspects VAST markup in one pass. Leading whitespace and a byte-order mark are skipped (offsets still count
-/// from the start of `markup`). Never panics; allocates only what quick-xml's reader keeps for the open
-/// elements' names (a handful of allocations per document, growing with nesting depth, not with length), an
-/// error message, and a wrapper URI that holds references.
+/// Inspects VAST markup. Leading whitespace and a byte-order mark are skipped (offsets still count from the
+/// start of `markup`). Never panics. A well-formed document is read in one pass by [`scan`], allocating
+/// nothing but a `Duration` or wrapper URI split into pieces or holding references; any other document is read
+/// again by [`inspect_with_quick_xml`], which reports the violation (and allocates what quick-xml's reader
+/// keeps for the open elements' names, an error message).
 pub fn inspect(markup: &str) -> VastInfo<'_> {
-    walk::Walk::run(markup)
+    scan(markup).unwrap_or_else(|| inspect_with_quick_xml(markup))
+}
+
+/// The fast path alone: `Some` (the same [`VastInfo`] as [`inspect_with_quick_xml`]) when the markup is a
+/// well-formed document within the fast path's subset (no DOCTYPE, nesting up to 32 elements, quoted
+/// attribute values), `None` for every other document, well-formed or not. Public for the differential tests
+/// and the fuzz target.
+pub fn scan(markup: &str) -> Option<VastInfo<'_>> {
+    scan::run(markup)
+}
+
+/// The exact path alone: quick-xml's event stream over the markup, every violation with quick-xml's message
+/// and place. Allocates what quick-xml keeps for the open elements' names (growing with depth, not length).
+pub fn inspect_with_quick_xml(markup: &str) -> VastInfo<'_> {
+    events::run(markup)
 }
 
 /// True for a version in 2.0–4.3: `major.minor` in ASCII digits (`"4"` reads as 4.0).

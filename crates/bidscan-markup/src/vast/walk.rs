@@ -1,17 +1,16 @@
-//! The event walk behind [`inspect`](super::inspect): a few counters and the state of the `<Ad>` and
-//! `<Linear>` being read; nothing per element is kept.
+//! The walk behind [`inspect`](super::inspect): what a VAST document's elements mean (a few counters and the
+//! state of the `<Ad>` and `<Linear>` being read; nothing per element is kept), driven by either tokenizer —
+//! [`scan`](super::scan) (the fast path) or [`events`](super::events) (quick-xml's event stream). Both call the
+//! same handlers in the same order with the same offsets, so they report the same [`VastInfo`].
 
 use std::borrow::Cow;
-
-use quick_xml::Reader;
-use quick_xml::events::{BytesStart, Event};
 
 use super::{VastInfo, Warning, XmlError, duration, version_supported};
 use crate::location::Location;
 
 /// Where the root element is.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Root {
+pub(super) enum Root {
     NotYet,
     Open,
     Closed,
@@ -52,8 +51,8 @@ pub(super) struct Walk<'a> {
     base: usize,
     info: VastInfo<'a>,
     /// Elements open now.
-    depth: usize,
-    root: Root,
+    pub(super) depth: usize,
+    pub(super) root: Root,
     ad: Option<Ad>,
     linear: Option<Linear>,
     /// A `<Linear>` of the first `<Ad>` has been read.
@@ -63,14 +62,19 @@ pub(super) struct Walk<'a> {
     captured: Option<Cow<'a, str>>,
 }
 
-/// A violation found by the walk itself (quick-xml reports the others).
-type Violation = (usize, Cow<'static, str>);
+/// A violation found by the walk itself (the tokenizer reports the others): byte offset and message.
+pub(super) type Violation = (usize, Cow<'static, str>);
 
 impl<'a> Walk<'a> {
-    pub(super) fn run(markup: &'a str) -> VastInfo<'a> {
+    /// Leading ASCII whitespace and byte-order marks, skipped before the document (offsets still count from
+    /// the start of the markup): their length.
+    pub(super) fn base(markup: &str) -> usize {
         let body = markup.trim_start_matches(|c: char| c.is_ascii_whitespace() || c == '\u{feff}');
-        let base = markup.len() - body.len();
-        let mut walk = Walk {
+        markup.len() - body.len()
+    }
+
+    pub(super) fn new(markup: &'a str, base: usize) -> Walk<'a> {
+        Walk {
             markup,
             base,
             info: VastInfo::default(),
@@ -81,29 +85,10 @@ impl<'a> Walk<'a> {
             first_linear_seen: false,
             capture: Capture::None,
             captured: None,
-        };
-        let mut reader = Reader::from_str(body);
-        let result = loop {
-            let at = base + reader.buffer_position() as usize;
-            let event = match reader.read_event() {
-                Ok(event) => event,
-                Err(e) => {
-                    break Err((
-                        base + reader.error_position() as usize,
-                        e.to_string().into(),
-                    ));
-                }
-            };
-            match walk.event(event, at) {
-                Ok(true) => {}
-                Ok(false) => break Ok(()),
-                Err(violation) => break Err(violation),
-            }
-        };
-        walk.finish(result)
+        }
     }
 
-    fn finish(mut self, result: Result<(), Violation>) -> VastInfo<'a> {
+    pub(super) fn finish(mut self, result: Result<(), Violation>) -> VastInfo<'a> {
         match result {
             Ok(()) => self.info.well_formed = true,
             Err((at, message)) => {
@@ -116,68 +101,65 @@ impl<'a> Walk<'a> {
         self.info
     }
 
-    /// Handles one event; `Ok(false)` at the end of the document.
-    fn event(&mut self, event: Event<'a>, at: usize) -> Result<bool, Violation> {
-        match event {
-            Event::Start(e) => {
-                self.start(&e, at)?;
-                self.depth += 1;
-            }
-            Event::Empty(e) => {
-                self.start(&e, at)?;
-                self.depth += 1;
-                self.end();
-            }
-            Event::End(_) => self.end(),
-            Event::Text(t) => self.text(t.into_inner(), at)?,
-            Event::CData(t) => {
-                if self.root != Root::Open {
-                    return Err((at, "CDATA section outside the root element".into()));
-                }
-                self.piece(t.into_inner());
-            }
-            Event::GeneralRef(r) => {
-                let Some(c) = reference(&r) else {
-                    return Err((
-                        at,
-                        format!("unknown entity or bad character reference &{};", &*r).into(),
-                    ));
-                };
-                if self.root != Root::Open {
-                    return Err((at, "reference outside the root element".into()));
-                }
-                let mut buf = [0u8; 4];
-                self.piece(Cow::Owned(c.encode_utf8(&mut buf).to_owned()));
-            }
-            Event::Decl(_) if at != self.base => {
-                return Err((
-                    at,
-                    "XML declaration not at the start of the document".into(),
-                ));
-            }
-            Event::DocType(_) if self.root != Root::NotYet => {
-                return Err((at, "DOCTYPE after the root element".into()));
-            }
-            Event::Decl(_) | Event::DocType(_) | Event::Comment(_) | Event::PI(_) => {}
-            Event::Eof => {
-                return match self.root {
-                    Root::NotYet => Err((at, "no root element".into())),
-                    Root::Open => Err((
-                        at,
-                        format!(
-                            "the document ends inside {} open element(s) (truncated?)",
-                            self.depth
-                        )
-                        .into(),
-                    )),
-                    Root::Closed => Ok(false),
-                };
-            }
-        }
-        Ok(true)
+    /// Where the document starts (after [`base`](Self::base)); an XML declaration is allowed only there.
+    pub(super) fn start_offset(&self) -> usize {
+        self.base
     }
 
-    fn text(&mut self, text: Cow<'a, str>, at: usize) -> Result<(), Violation> {
+    /// True when element content at the current depth is being collected (a `<Duration>` or
+    /// `<VASTAdTagURI>`): only then do text pieces matter.
+    pub(super) fn capturing(&self) -> bool {
+        match self.capture {
+            Capture::None => false,
+            Capture::Duration { depth, .. } | Capture::TagUri { depth } => depth == self.depth,
+        }
+    }
+
+    /// A CDATA section at `at` with content `text`.
+    pub(super) fn cdata(&mut self, text: Cow<'a, str>, at: usize) -> Result<(), Violation> {
+        if self.root != Root::Open {
+            return Err((at, "CDATA section outside the root element".into()));
+        }
+        self.piece(text);
+        Ok(())
+    }
+
+    /// A reference `&name;` at `at` in text.
+    pub(super) fn reference(&mut self, name: &str, at: usize) -> Result<(), Violation> {
+        let Some(c) = reference(name) else {
+            return Err((
+                at,
+                format!("unknown entity or bad character reference &{name};").into(),
+            ));
+        };
+        if self.root != Root::Open {
+            return Err((at, "reference outside the root element".into()));
+        }
+        if self.capturing() {
+            let mut buf = [0u8; 4];
+            self.piece(Cow::Owned(c.encode_utf8(&mut buf).to_owned()));
+        }
+        Ok(())
+    }
+
+    /// The end of the document at `at`.
+    pub(super) fn eof(&self, at: usize) -> Result<(), Violation> {
+        match self.root {
+            Root::NotYet => Err((at, "no root element".into())),
+            Root::Open => Err((
+                at,
+                format!(
+                    "the document ends inside {} open element(s) (truncated?)",
+                    self.depth
+                )
+                .into(),
+            )),
+            Root::Closed => Ok(()),
+        }
+    }
+
+    /// Character data at `at` (between markup and references).
+    pub(super) fn text(&mut self, text: Cow<'a, str>, at: usize) -> Result<(), Violation> {
         if self.root == Root::Open {
             self.piece(text);
         } else if let Some(first) = text.bytes().position(|b| !b.is_ascii_whitespace()) {
@@ -201,10 +183,20 @@ impl<'a> Walk<'a> {
         }
     }
 
-    fn start(&mut self, e: &BytesStart<'a>, at: usize) -> Result<(), Violation> {
-        let version = self.check_attributes(e, at)?;
-        let name = e.local_name();
-        let name = name.as_ref();
+    /// A start tag at `at` with local name `name` (after the first `:`) and, for the root, its `version`
+    /// attribute as written: opens the element (the caller calls [`end`](Self::end) for an empty one).
+    pub(super) fn open(
+        &mut self,
+        name: &str,
+        version: Option<&'a str>,
+        at: usize,
+    ) -> Result<(), Violation> {
+        self.start(name, version, at)?;
+        self.depth += 1;
+        Ok(())
+    }
+
+    fn start(&mut self, name: &str, version: Option<&'a str>, at: usize) -> Result<(), Violation> {
         match (self.depth, self.root) {
             (0, Root::Closed) => return Err((at, "a second root element".into())),
             (0, _) => {
@@ -282,8 +274,8 @@ impl<'a> Walk<'a> {
         self.captured = None;
     }
 
-    /// Closes the element open at `self.depth` (quick-xml has checked the end tag's name).
-    fn end(&mut self) {
+    /// Closes the element open at `self.depth` (the tokenizer has checked the end tag's name).
+    pub(super) fn end(&mut self) {
         let depth = self.depth;
         self.depth -= 1;
         match self.capture {
@@ -352,32 +344,6 @@ impl<'a> Walk<'a> {
             self.info.warnings.add(Warning::WrapperWithoutUri, ad.at);
         }
     }
-
-    /// Checks every attribute of `e` (syntax, references and `<` in values) and returns the root's `version`.
-    fn check_attributes(
-        &self,
-        e: &BytesStart<'a>,
-        at: usize,
-    ) -> Result<Option<&'a str>, Violation> {
-        let mut version = None;
-        for attribute in e.attributes().with_checks(false) {
-            let attribute = attribute.map_err(|err| (at, err.to_string().into()))?;
-            let value: &str = &attribute.value;
-            if let Err(message) = check_value(value.as_bytes()) {
-                return Err((at, message.into()));
-            }
-            if self.depth == 0 && attribute.key.local_name().as_ref() == "version" {
-                version = self.borrowed(value);
-            }
-        }
-        Ok(version)
-    }
-
-    /// `slice` (a part of the markup, as quick-xml hands it out) as a `&'a str` of the markup.
-    fn borrowed(&self, slice: &str) -> Option<&'a str> {
-        let start = (slice.as_ptr() as usize).checked_sub(self.markup.as_ptr() as usize)?;
-        self.markup.get(start..start + slice.len())
-    }
 }
 
 fn trim(text: Cow<'_, str>) -> Cow<'_, str> {
@@ -389,7 +355,7 @@ fn trim(text: Cow<'_, str>) -> Cow<'_, str> {
 }
 
 /// An attribute value: no `<` and only well-formed references (XML 1.0 §3.1 `AttValue`).
-fn check_value(value: &[u8]) -> Result<(), &'static str> {
+pub(super) fn check_value(value: &[u8]) -> Result<(), &'static str> {
     if memchr::memchr(b'<', value).is_some() {
         return Err("'<' in an attribute value");
     }
@@ -406,7 +372,7 @@ fn check_value(value: &[u8]) -> Result<(), &'static str> {
 
 /// The character a reference (`lt`, `#60`, `#x3C`: the text between `&` and `;`) stands for: the five
 /// predefined entities (XML 1.0 §4.6) and character references to a legal `Char` (§4.1, §2.2).
-fn reference(name: &str) -> Option<char> {
+pub(super) fn reference(name: &str) -> Option<char> {
     let code = match name {
         "lt" => return Some('<'),
         "gt" => return Some('>'),

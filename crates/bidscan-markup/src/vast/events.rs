@@ -1,0 +1,101 @@
+//! The exact path of [`inspect`](super::inspect): quick-xml's event stream over the markup driving the
+//! [`Walk`]. It reports every violation with quick-xml's message and place; [`scan`](super::scan) hands a
+//! document to it whenever the fast path cannot vouch for it (any violation, a DOCTYPE, nesting deeper than its
+//! stack).
+
+use quick_xml::Reader;
+use quick_xml::events::{BytesStart, Event};
+
+use super::VastInfo;
+use super::walk::{Root, Violation, Walk, check_value};
+
+/// Inspects `markup` with quick-xml (see [`inspect_with_quick_xml`](super::inspect_with_quick_xml)).
+pub(super) fn run(markup: &str) -> VastInfo<'_> {
+    let base = Walk::base(markup);
+    let mut walk = Walk::new(markup, base);
+    let mut reader = Reader::from_str(&markup[base..]);
+    let result = loop {
+        let at = base + reader.buffer_position() as usize;
+        let event = match reader.read_event() {
+            Ok(event) => event,
+            Err(e) => {
+                break Err((
+                    base + reader.error_position() as usize,
+                    e.to_string().into(),
+                ));
+            }
+        };
+        match event_into(&mut walk, markup, event, at) {
+            Ok(true) => {}
+            Ok(false) => break Ok(()),
+            Err(violation) => break Err(violation),
+        }
+    };
+    walk.finish(result)
+}
+
+/// Hands one event to the walk; `Ok(false)` at the end of the document.
+fn event_into<'a>(
+    walk: &mut Walk<'a>,
+    markup: &'a str,
+    event: Event<'a>,
+    at: usize,
+) -> Result<bool, Violation> {
+    match event {
+        Event::Start(e) => {
+            let version = check_attributes(walk, markup, &e, at)?;
+            walk.open(e.local_name().as_ref(), version, at)?;
+        }
+        Event::Empty(e) => {
+            let version = check_attributes(walk, markup, &e, at)?;
+            walk.open(e.local_name().as_ref(), version, at)?;
+            walk.end();
+        }
+        Event::End(_) => walk.end(),
+        Event::Text(t) => walk.text(t.into_inner(), at)?,
+        Event::CData(t) => walk.cdata(t.into_inner(), at)?,
+        Event::GeneralRef(r) => walk.reference(&r, at)?,
+        Event::Decl(_) if at != walk.start_offset() => {
+            return Err((
+                at,
+                "XML declaration not at the start of the document".into(),
+            ));
+        }
+        Event::DocType(_) if walk.root != Root::NotYet => {
+            return Err((at, "DOCTYPE after the root element".into()));
+        }
+        Event::Decl(_) | Event::DocType(_) | Event::Comment(_) | Event::PI(_) => {}
+        Event::Eof => {
+            walk.eof(at)?;
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// Checks every attribute of `e` (syntax, references and `<` in values) and returns the root's `version`.
+fn check_attributes<'a>(
+    walk: &Walk<'a>,
+    markup: &'a str,
+    e: &BytesStart<'a>,
+    at: usize,
+) -> Result<Option<&'a str>, Violation> {
+    let mut version = None;
+    for attribute in e.attributes().with_checks(false) {
+        let attribute = attribute.map_err(|err| (at, err.to_string().into()))?;
+        let value: &str = &attribute.value;
+        if let Err(message) = check_value(value.as_bytes()) {
+            return Err((at, message.into()));
+        }
+        if walk.depth == 0 && attribute.key.local_name().as_ref() == "version" {
+            version = borrowed(markup, value);
+        }
+    }
+    Ok(version)
+}
+
+/// `slice` (a part of the markup, as quick-xml hands it out) as a `&'a str` of the markup.
+fn borrowed<'a>(markup: &'a str, slice: &str) -> Option<&'a str> {
+    let start = (slice.as_ptr() as usize).checked_sub(markup.as_ptr() as usize)?;
+    markup.get(start..start + slice.len())
+}

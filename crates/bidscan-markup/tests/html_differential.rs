@@ -1,0 +1,211 @@
+//! The HTML inspector (a `://` search, context read backwards) against the forward reading it replaced (a
+//! `memchr3` walk stopping at every `<`, `=` and `(`, kept here as the oracle): the same `secure`, `scripts`
+//! and `first_insecure` on hand-made cases, the corpus's banners, and random HTML-like strings.
+
+use bidscan_markup::html::{self, HtmlInfo};
+use memchr::memchr3_iter;
+use proptest::prelude::*;
+
+mod oracle {
+    use super::*;
+
+    /// Inspects HTML markup in one forward pass; never allocates, never panics.
+    ///
+    /// A URL is insecure when it starts with `http://` (scheme in any case) after the attribute's `=` or after
+    /// `url(`, skipping whitespace and one opening quote (`"` or `'`, also `\"` / `\'` as written inside a
+    /// JavaScript string such as `document.write('<img src=\"http://…\">')`). Attribute names are matched in any
+    /// case, quoted or unquoted values alike. Protocol-relative (`//host/…`) and `https://` URLs are secure.
+    /// Markup that is not well-formed HTML is read the same way; there is no error.
+    pub fn forward(markup: &str) -> HtmlInfo {
+        let b = markup.as_bytes();
+        let mut scripts = 0;
+        let mut first_insecure = None;
+        for at in memchr3_iter(b'<', b'=', b'(', b) {
+            match b[at] {
+                b'<' => scripts += usize::from(is_script_tag(&b[at + 1..])),
+                b'=' if first_insecure.is_none() && is_url_attribute(&b[..at]) => {
+                    first_insecure = insecure_at(b, at + 1);
+                }
+                b'(' if first_insecure.is_none() && is_css_url(&b[..at]) => {
+                    first_insecure = insecure_at(b, at + 1);
+                }
+                _ => {}
+            }
+        }
+        HtmlInfo {
+            secure: first_insecure.is_none(),
+            scripts,
+            first_insecure,
+        }
+    }
+
+    /// `rest` follows a `<`: true for `script` (any case) ended by whitespace, `>` or `/`.
+    fn is_script_tag(rest: &[u8]) -> bool {
+        rest.len() > 6
+            && rest[..6].eq_ignore_ascii_case(b"script")
+            && matches!(
+                rest[6],
+                b'>' | b'/' | b' ' | b'\t' | b'\n' | b'\r' | b'\x0c'
+            )
+    }
+
+    /// `before` ends just before an `=`: true when the attribute name there (whitespace allowed before the `=`)
+    /// is `src` or `href`, in any case, and is a whole name (`data-src` is not `src`).
+    fn is_url_attribute(before: &[u8]) -> bool {
+        let end = before.len() - trailing(before, is_space);
+        let name_start = end - trailing(&before[..end], is_name_byte);
+        let name = &before[name_start..end];
+        name.eq_ignore_ascii_case(b"src") || name.eq_ignore_ascii_case(b"href")
+    }
+
+    /// `before` ends just before a `(`: true when it ends with `url` (any case) not preceded by a CSS identifier
+    /// byte (so `background:url(` counts, `myurl(` does not).
+    fn is_css_url(before: &[u8]) -> bool {
+        let n = before.len();
+        n >= 3
+            && before[n - 3..].eq_ignore_ascii_case(b"url")
+            && (n == 3
+                || !(before[n - 4].is_ascii_alphanumeric() || matches!(before[n - 4], b'-' | b'_')))
+    }
+
+    /// The URL value starting at `from` (after `=` or `(`): its offset when it starts with `http://`.
+    fn insecure_at(b: &[u8], from: usize) -> Option<usize> {
+        let mut i = skip(b, from, is_space);
+        if b.get(i) == Some(&b'\\') && matches!(b.get(i + 1), Some(b'"' | b'\'')) {
+            i += 2;
+        } else if matches!(b.get(i), Some(b'"' | b'\'')) {
+            i += 1;
+        }
+        i = skip(b, i, is_space);
+        let url = b.get(i..i + 7)?;
+        url.eq_ignore_ascii_case(b"http://").then_some(i)
+    }
+
+    fn is_space(c: u8) -> bool {
+        matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c')
+    }
+
+    /// Bytes of an attribute or function name: ASCII letters, digits, `-`, `_`, `:` (as in `xlink:href`).
+    fn is_name_byte(c: u8) -> bool {
+        c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b':')
+    }
+
+    /// Number of trailing bytes of `s` that satisfy `f`.
+    fn trailing(s: &[u8], f: fn(u8) -> bool) -> usize {
+        s.iter().rev().take_while(|&&c| f(c)).count()
+    }
+
+    /// First index at or after `from` whose byte does not satisfy `f` (or `b.len()`).
+    fn skip(b: &[u8], from: usize, f: fn(u8) -> bool) -> usize {
+        from + b
+            .get(from..)
+            .map_or(0, |s| s.iter().take_while(|&&c| f(c)).count())
+    }
+}
+
+fn agrees(markup: &str) -> HtmlInfo {
+    let info = html::inspect(markup);
+    assert_eq!(info, oracle::forward(markup), "{markup:?}");
+    info
+}
+
+#[test]
+fn hand_made_cases_agree() {
+    let cases = [
+        "<img src=\"http://a/b.png\">",
+        "<img src = ' \t http://a/b.png'>",
+        "<a HREF=HTTP://a/>",
+        "<div style=\"background:url( 'http://a/bg.png' )\">",
+        "<div style=\"x:myurl(http://a)\">",
+        "<div style=\"x:-url(http://a)\">",
+        "url(http://a)",
+        "=http://a",
+        "src=http://",
+        "src=http:/",
+        "<script>document.write('<img src=\\\"http://a/p.gif\\\">');</script>",
+        "<img src=\\'http://a'>",
+        "<img src=x\\\"http://a\">",
+        "<img src=\" \" http://a\">",
+        "<img src=\"\"http://a\">",
+        "<img data-src=\"http://a\" src=\"https://b\">",
+        "<a href=\"https://a/?r=http://b\">",
+        "<a xlink:href=\"http://a\">",
+        "<p>http://text</p><a href='https://x'>",
+        "<img src=\"https://a\"><img src=\"http://b\"><img src=\"http://c\">",
+        "<SCRIPT src=x></SCRIPT><script/><scripts><script",
+        "://",
+        "http://",
+        "",
+    ];
+    for m in cases {
+        agrees(m);
+    }
+    assert!(!agrees("<img src=\"http://a/b.png\">").secure);
+    assert!(agrees("<a href=\"https://a/?r=http://b\">").secure);
+}
+
+#[test]
+fn the_corpus_banners_agree() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/bid-responses");
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        // The whole JSON text is HTML-like enough: its escaped markup holds every construct of the banners.
+        agrees(&text);
+        agrees(&text.replace("https://", "http://"));
+        agrees(&text.replace("\\\"", "\""));
+        n += 1;
+    }
+    assert!(n >= 20);
+}
+
+fn htmlish() -> impl Strategy<Value = String> {
+    proptest::collection::vec(
+        prop_oneof![
+            Just("<"),
+            Just(">"),
+            Just("="),
+            Just("("),
+            Just(")"),
+            Just("\""),
+            Just("'"),
+            Just("\\"),
+            Just(" "),
+            Just("\t"),
+            Just("src"),
+            Just("SRC"),
+            Just("href"),
+            Just("data-src"),
+            Just("url"),
+            Just("-"),
+            Just(":"),
+            Just("http"),
+            Just("HTTP"),
+            Just("https"),
+            Just("://"),
+            Just("http://"),
+            Just("//"),
+            Just("script"),
+            Just("<script>"),
+            Just("x"),
+            Just("é"),
+        ],
+        0..40,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(5000))]
+
+    #[test]
+    fn random_html_like_strings_agree(text in htmlish()) {
+        agrees(&text);
+    }
+
+    #[test]
+    fn random_strings_agree(text in "\\PC{0,120}") {
+        agrees(&text);
+    }
+}

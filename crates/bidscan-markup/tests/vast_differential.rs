@@ -1,0 +1,345 @@
+//! The VAST fast path (`vast::scan`, our own tokenizer) against the exact path (`vast::inspect_with_quick_xml`,
+//! quick-xml's events): whenever the fast path vouches for a document, its `VastInfo` (counts, version,
+//! wrapper URI, duration, warnings and their offsets) is the exact path's; it vouches for every IAB sample, and
+//! for no malformed document. Over the samples, their truncated and corrupted variants, hand-made edge cases,
+//! random well-formed documents and random markup-like strings.
+
+use std::path::{Path, PathBuf};
+
+use bidscan_markup::vast::{self, VastInfo};
+use proptest::prelude::*;
+
+fn samples() -> Vec<(String, String)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpus/vast-samples");
+    let table = std::fs::read_to_string(dir.join("EXPECTED.tsv")).expect("EXPECTED.tsv");
+    let out: Vec<(String, String)> = table
+        .lines()
+        .map(|line| {
+            let file = line.split('\t').next().unwrap().to_owned();
+            let text = std::fs::read_to_string(Path::new(&dir).join(&file)).expect(&file);
+            (file, text)
+        })
+        .collect();
+    assert_eq!(out.len(), 75);
+    out
+}
+
+/// The fast path's answer for `text`, checked against the exact path; `true` when it vouched.
+fn agrees(text: &str, what: &str) -> bool {
+    let exact = vast::inspect_with_quick_xml(text);
+    let Some(fast) = vast::scan(text) else {
+        assert_eq!(
+            vast::inspect(text),
+            exact,
+            "{what}: inspect is the exact path"
+        );
+        return false;
+    };
+    assert!(
+        exact.well_formed,
+        "{what}: fast path vouched for a malformed document: {:?}",
+        exact.error
+    );
+    assert_eq!(fast, exact, "{what}");
+    assert_eq!(vast::inspect(text), exact, "{what}: inspect");
+    true
+}
+
+#[test]
+fn every_sample_is_read_by_the_fast_path_exactly() {
+    for (file, text) in samples() {
+        assert!(agrees(&text, &file), "{file}: not read by the fast path");
+    }
+}
+
+#[test]
+fn truncations_and_corruptions_agree() {
+    let mut checked = 0;
+    for (file, text) in samples() {
+        let end = text.trim_end().len();
+        // Every 97th byte boundary and the last 40: both paths must call every cut malformed.
+        let cuts = (0..end).step_by(97).chain(end.saturating_sub(40)..end);
+        for cut in cuts.filter(|&c| text.is_char_boundary(c)) {
+            let t = &text[..cut];
+            assert!(
+                !agrees(t, &format!("{file} cut at {cut}")),
+                "{file} cut at {cut}"
+            );
+            assert!(!vast::inspect(t).well_formed);
+            checked += 1;
+        }
+        let root = if text.contains("<VAST") {
+            "VAST"
+        } else {
+            "VideoAdServingTemplate"
+        };
+        let corruptions: [(&str, &str, &str); 10] = [
+            ("<Ad", "</Ad>", "</Ax>"),
+            ("<Ad", ">", ">&nbsp;"),
+            ("<Ad", ">", "> & "),
+            ("<Ad", ">", ">&#0;"),
+            ("<Ad", "<Ad", "<Ad x=\"<\""),
+            ("<Ad", "<Ad", "<Ad x=\"&bogus;\""),
+            ("<Ad", "<Ad", "<Ad x=unquoted"),
+            ("<Ad", "<Ad", "<Ad x"),
+            ("<Ad", "<Ad", "<?xml version=\"1.0\"?><Ad"),
+            ("<Ad", "<Ad", "<!DOCTYPE x><Ad"),
+        ];
+        for (after, from, to) in corruptions {
+            let Some(start) = text.find(after) else {
+                continue;
+            };
+            let at = start + text[start..].find(from).unwrap();
+            let t = format!("{}{to}{}", &text[..at], &text[at + from.len()..]);
+            assert!(
+                !agrees(&t, &format!("{file}: {from} -> {to}")),
+                "{file}: {to}"
+            );
+            checked += 1;
+        }
+        for tail in [format!("<{root}/>"), "junk".to_owned(), "&amp;".to_owned()] {
+            let t = format!("{text}{tail}");
+            assert!(!agrees(&t, &format!("{file} + {tail}")), "{file} + {tail}");
+            checked += 1;
+        }
+        let close = format!("</{root}>");
+        let cut = text.rfind(&close).unwrap();
+        let t = format!("{}{}", &text[..cut], &text[cut + close.len()..]);
+        assert!(!agrees(&t, &format!("{file} unclosed")));
+        // Well-formed variants the fast path must read the same way: a comment, a PI and a blank line after
+        // the root, and the whole document after whitespace and a byte-order mark.
+        for t in [
+            format!("{text}\n<!-- served -->\n<?trace id=1?>\n"),
+            format!(" \u{feff}\n{text}"),
+        ] {
+            assert!(agrees(&t, &format!("{file} variant")), "{file} variant");
+        }
+        checked += 3;
+    }
+    assert!(checked > 1000, "{checked}");
+}
+
+#[test]
+fn edge_cases_agree() {
+    let deep = format!(
+        "<VAST version=\"4.2\">{}{}</VAST>",
+        "<x>".repeat(40),
+        "</x>".repeat(40)
+    );
+    // (markup, fast path expected to vouch)
+    let cases: Vec<(String, bool)> = vec![
+        // Pieces of a captured text: references, CDATA, comments and blank pieces (skipped) in between.
+        (
+            "<VAST version='3.0'><Ad><Wrapper><Impression/><VASTAdTagURI> https://a/?x=1&amp;y=&#50;<!--c--> \
+             <![CDATA[&z]]>  </VASTAdTagURI></Wrapper></Ad></VAST>"
+                .into(),
+            true,
+        ),
+        (
+            "<VAST version=\"4.0\"><Ad><InLine><Impression>i</Impression><Creatives><Creative><Linear>\
+             <Duration>00:00:<!-- -->1&#53;</Duration><MediaFiles><MediaFile>m</MediaFile></MediaFiles></Linear>\
+             </Creative></Creatives></InLine></Ad></VAST>"
+                .into(),
+            true,
+        ),
+        // A reference that is whitespace is a blank piece, as quick-xml's walk reads it.
+        (
+            "<VAST version=\"4.0\"><Ad><Wrapper><Impression/><VASTAdTagURI>a&#32;b</VASTAdTagURI></Wrapper></Ad></VAST>"
+                .into(),
+            true,
+        ),
+        // Namespaces, attributes without whitespace between them, whitespace in end tags, a prefixed version.
+        (
+            "<?xml version=\"1.0\"?>\n<v:VAST a=\"1\"b='2' v:version=\"4.1\" version = \"4.2\"><v:Ad ></v:Ad\n></v:VAST >"
+                .into(),
+            true,
+        ),
+        ("<VAST version=\"4.2\"><Ad id=\"a>b\" x='\"'/></VAST>".into(), true),
+        ("<VAST><![CDATA[]]></VAST>".into(), true),
+        ("<VAST version=\"4.2\"><??><?pi?></VAST>".into(), true),
+        ("<!----><VAST/><!-- a -- b -->".into(), true),
+        ("<NotVast version=\"9\"/>".into(), true),
+        (deep.clone(), false),
+        // Left to the exact path: DOCTYPE, unusual tag syntax, a declaration not at the start.
+        ("<!DOCTYPE VAST><VAST/>".into(), false),
+        ("<VAST a/>".into(), false),
+        ("<VAST a=b/>".into(), false),
+        ("<VAST/ >".into(), false),
+        ("< VAST/>".into(), false),
+        ("<>".into(), false),
+        ("<></>".into(), false),
+        ("<a=b></a=b>".into(), false),
+        ("<VAST/><?xml version=\"1.0\"?>".into(), false),
+        ("<VAST></VAST\u{c}>".into(), false),
+        ("<VAST>&amp</VAST>".into(), false),
+        ("<VAST><!-x--></VAST>".into(), false),
+        ("<VAST><![CDATA]]></VAST>".into(), false),
+        ("<VAST><?></VAST>".into(), false),
+        ("<VAST></Ad></VAST>".into(), false),
+        ("".into(), false),
+        ("  ".into(), false),
+    ];
+    for (m, vouched) in cases {
+        assert_eq!(agrees(&m, &m), vouched, "{m:?}");
+    }
+    assert!(vast::inspect_with_quick_xml(&deep).well_formed);
+}
+
+/// A random element tree of VAST names with attributes, text, references, CDATA, comments and PIs: well-formed
+/// by construction (the values and texts never hold `<`, and references are valid).
+fn element(depth: u32) -> BoxedStrategy<String> {
+    let name = prop_oneof![
+        Just("Ad"),
+        Just("InLine"),
+        Just("Wrapper"),
+        Just("Impression"),
+        Just("Error"),
+        Just("Linear"),
+        Just("Duration"),
+        Just("MediaFile"),
+        Just("VASTAdTagURI"),
+        Just("Creative"),
+        Just("v:Ad"),
+        Just("x"),
+    ];
+    let text = prop_oneof![
+        Just(String::new()),
+        Just(" ".to_owned()),
+        Just("\n  ".to_owned()),
+        Just("00:00:30".to_owned()),
+        Just(" 00:01:05.5 ".to_owned()),
+        Just("https://t/?a=1&amp;b=2".to_owned()),
+        Just("&#x20;".to_owned()),
+        Just("<![CDATA[https://m/1.mp4?a&b]]>".to_owned()),
+        Just("<!-- note -->".to_owned()),
+        Just("<?pi data?>".to_owned()),
+        "[a-z0-9:. ]{0,8}",
+    ];
+    let attr = prop_oneof![
+        Just(String::new()),
+        Just(" id=\"1\"".to_owned()),
+        Just(" type='video/mp4'".to_owned()),
+        Just(" version=\"4.2\"".to_owned()),
+        Just(" u=\"a&amp;b\"".to_owned()),
+        Just(" x = \"a>b\" ".to_owned()),
+    ];
+    let leaf = (name.clone(), attr.clone(), text.clone()).prop_map(|(n, a, t)| {
+        if t.is_empty() {
+            format!("<{n}{a}/>")
+        } else {
+            format!("<{n}{a}>{t}</{n}>")
+        }
+    });
+    if depth == 0 {
+        return leaf.boxed();
+    }
+    let children = proptest::collection::vec((element(depth - 1), text), 0..4);
+    prop_oneof![
+        leaf,
+        (name, attr, children).prop_map(|(n, a, kids)| {
+            let inner: String = kids.into_iter().map(|(k, t)| k + &t).collect();
+            format!("<{n}{a}>{inner}</{n}>")
+        })
+    ]
+    .boxed()
+}
+
+fn document() -> impl Strategy<Value = String> {
+    (
+        prop_oneof![
+            Just(""),
+            Just("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
+        ],
+        prop_oneof![Just("4.2"), Just("3.0"), Just("9")],
+        proptest::collection::vec(element(4), 0..4),
+        prop_oneof![Just(""), Just("\n"), Just("<!-- end -->")],
+    )
+        .prop_map(|(decl, version, ads, tail)| {
+            format!(
+                "{decl}<VAST version=\"{version}\">{}</VAST>{tail}",
+                ads.concat()
+            )
+        })
+}
+
+/// Strings made of what the tokenizers care about.
+fn markupish() -> impl Strategy<Value = String> {
+    proptest::collection::vec(
+        prop_oneof![
+            Just("<"),
+            Just(">"),
+            Just("</"),
+            Just("/>"),
+            Just("&"),
+            Just(";"),
+            Just("&amp;"),
+            Just("\""),
+            Just("'"),
+            Just("="),
+            Just(" "),
+            Just("<![CDATA["),
+            Just("]]>"),
+            Just("<!--"),
+            Just("-->"),
+            Just("<?"),
+            Just("?>"),
+            Just("<?xml ?>"),
+            Just("<!DOCTYPE"),
+            Just("<VAST>"),
+            Just("</VAST>"),
+            Just("<Ad>"),
+            Just("</Ad>"),
+            Just("<Duration>"),
+            Just("</Duration>"),
+            Just("Linear"),
+            Just("version"),
+            Just("\u{feff}"),
+            Just("\n"),
+            Just("x"),
+            Just(":"),
+        ],
+        0..40,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    #[test]
+    fn random_well_formed_documents_are_read_by_the_fast_path_exactly(doc in document()) {
+        let exact = vast::inspect_with_quick_xml(&doc);
+        prop_assert!(exact.well_formed, "{doc}: {:?}", exact.error);
+        let fast = vast::scan(&doc);
+        prop_assert_eq!(fast.as_ref(), Some(&exact), "{}", doc);
+    }
+
+    #[test]
+    fn random_documents_cut_or_spliced_agree(doc in document(), cut in 0usize..2000, insert in markupish()) {
+        let cut = (0..=cut.min(doc.len())).rev().find(|&c| doc.is_char_boundary(c)).unwrap();
+        agrees(&doc[..cut], "cut");
+        agrees(&format!("{}{insert}{}", &doc[..cut], &doc[cut..]), "spliced");
+    }
+
+    #[test]
+    fn markup_like_strings_agree(text in markupish()) {
+        agrees(&text, "markupish");
+        agrees(&format!("<VAST>{text}</VAST>"), "in a root");
+    }
+}
+
+#[test]
+fn the_fast_path_info_is_the_exact_one_field_by_field() {
+    // A guard on the comparison itself: `VastInfo` equality covers every field, warnings included.
+    let a = vast::inspect_with_quick_xml("<VAST version=\"5\"><Ad><Wrapper/></Ad></VAST>");
+    let b = VastInfo {
+        ads: a.ads + 1,
+        ..a.clone()
+    };
+    assert_ne!(a, b);
+    assert!(!a.warnings.is_empty());
+    assert_eq!(
+        vast::scan("<VAST version=\"5\"><Ad><Wrapper/></Ad></VAST>"),
+        Some(a)
+    );
+}
