@@ -14,7 +14,10 @@ pub(crate) type StrError = (ErrorKind, usize);
 
 /// Decodes the string starting at `buf[0] == b'"'` in place. Returns `(len, end)`: the decoded string is
 /// `buf[1..1 + len]` and the closing quote is at `end - 1`.
-#[inline]
+///
+/// Callers try [`short_plain`] first, inlined where they are; this function is kept out of line (it holds
+/// every body's loop), so the short strings do not pay its register saves.
+#[inline(never)]
 pub(crate) fn decode_in_place(
     buf: &mut [u8],
     origin: usize,
@@ -40,9 +43,10 @@ pub(crate) fn decode_in_place(
 /// The length of the string starting at `buf[0] == b'"'` when it ends within its first 16 bytes without an
 /// escape (recorded in `stats`), else `None`. Keys, ids and codes mostly do: one inlined SSE2 compare instead of
 /// the scanner's dispatch and block cache. (The cache stays valid without this string: it only flags bytes at or
-/// after a resume point, and those are never rewritten.)
+/// after a resume point, and those are never rewritten.) Inlined into the reader's string readers, in front
+/// of the out-of-line [`decode_in_place`] and [`skip`].
 #[inline(always)]
-fn short_plain(buf: &[u8], stats: &mut Stats) -> Option<usize> {
+pub(crate) fn short_plain(buf: &[u8], stats: &mut Stats) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
     {
         let chunk = buf.get(1..17)?.first_chunk::<16>()?;
@@ -309,8 +313,8 @@ fn move_run_exact(buf: &mut [u8], from: usize, len: usize, to: usize) {
 
 /// Finds the end of the string starting at `buf[0] == b'"'` without decoding it, checking escapes (including
 /// surrogate pairing, so a document's validity does not depend on which fields the target type knows) and control
-/// bytes. Returns the index after the closing quote.
-#[inline]
+/// bytes. Returns the index after the closing quote. Out of line, as [`decode_in_place`].
+#[inline(never)]
 pub(crate) fn skip(
     buf: &[u8],
     origin: usize,

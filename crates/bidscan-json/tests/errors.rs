@@ -56,8 +56,9 @@ fn place_by_counting(text: &str, byte: usize) -> (usize, usize) {
 
 #[test]
 fn errors_after_long_whitespace_runs_have_the_right_line_and_column() {
-    // Runs of every length around the 16-byte chunks of the whitespace skip, newlines at every place in them.
-    for indent in [0, 1, 7, 15, 16, 17, 31, 32, 33, 40] {
+    // Runs of every length around the 16- and 32-byte steps of the whitespace skip, newlines at every place in
+    // them.
+    for indent in [0, 1, 7, 15, 16, 17, 31, 32, 33, 40, 47, 48, 63, 64, 65] {
         for (prefix, newlines) in [("\n", 1), ("\r\n", 1), ("\n\n \n", 3), ("\t", 0)] {
             let pad = " ".repeat(indent);
             let text = format!(

@@ -131,27 +131,60 @@ impl<'de> Deserializer<'de> {
         self.skip_ws_run()
     }
 
-    /// Skips a whitespace run 16 bytes at a time (one compare pass finds the first non-whitespace byte and the
-    /// newlines before it, for error places), byte by byte in the last 15 bytes of the document.
+    /// Skips a whitespace run 32 bytes at a time (one compare pass finds the first non-whitespace byte and the
+    /// newlines before it, for error places). Near the document's end the last 32 (or 16) bytes are read by one
+    /// load ending at the end, shifted into place, when the unconsumed tail holds that many; else byte by byte.
     #[inline(never)]
     fn skip_ws_run(&mut self) -> Option<u8> {
-        while let Some(chunk) = self
-            .input
-            .get(self.idx..)
-            .and_then(|rest| rest.first_chunk::<16>())
-        {
-            let (ws, newlines) = scan::whitespace16(chunk);
-            let run = (!ws).trailing_zeros(); // 0..=16: `!ws` has bit 16 and above set
-            let passed = newlines & !(u32::MAX << run);
+        loop {
+            let rest = self.input.get(self.idx..)?;
+            // Bits from `rest.len()` on come out 0 (not whitespace) in the shifted cases, so a run stops at the
+            // end; `width` is the step when the run goes on.
+            let (ws, newlines, width) = if let Some(chunk) = rest.first_chunk::<32>() {
+                let (ws, newlines) = scan::whitespace32(chunk);
+                (ws, newlines, 32)
+            } else if let Some(last) = self.input.last_chunk::<32>() {
+                let (ws, newlines) = scan::whitespace32(last);
+                let gone = 32 - rest.len() as u32;
+                (ws >> gone, newlines >> gone, 32)
+            } else if let Some(chunk) = rest.first_chunk::<16>() {
+                let (ws, newlines) = scan::whitespace16(chunk);
+                (u64::from(ws), u64::from(newlines), 16)
+            } else if let Some(last) = self.input.last_chunk::<16>() {
+                let (ws, newlines) = scan::whitespace16(last);
+                let gone = 16 - rest.len() as u32;
+                (u64::from(ws >> gone), u64::from(newlines >> gone), 16)
+            } else {
+                return self.skip_ws_bytes();
+            };
+            // At most `width`: `!ws` has bit `width` and above set.
+            let run = (!ws).trailing_zeros();
+            let passed = newlines & !(u64::MAX << run);
             if passed != 0 {
-                self.line += passed.count_ones() as usize;
-                self.line_start = self.pos() + (32 - passed.leading_zeros()) as usize;
+                self.line_start = self.pos() + (64 - passed.leading_zeros()) as usize;
+                self.line += 1;
+                if passed & (passed - 1) != 0 {
+                    self.more_newlines(passed);
+                }
             }
             self.idx += run as usize;
-            if run < 16 {
-                return Some(chunk[run as usize]);
+            if run < width {
+                return self.input.get(self.idx).copied();
             }
         }
+    }
+
+    /// Counts the newlines of a run beyond its first (kept out of line: mostly a pretty printer's run holds
+    /// one, and this spares the common case a population count, which baseline x86_64 does in software).
+    #[cold]
+    #[inline(never)]
+    fn more_newlines(&mut self, passed: u64) {
+        self.line += passed.count_ones() as usize - 1;
+    }
+
+    /// [`skip_ws_run`](Self::skip_ws_run) byte by byte, for a tail shorter than 16 bytes.
+    #[inline(never)]
+    fn skip_ws_bytes(&mut self) -> Option<u8> {
         loop {
             match *self.input.get(self.idx)? {
                 b' ' | b'\t' | b'\r' => self.idx += 1,
@@ -240,9 +273,38 @@ impl<'de> Deserializer<'de> {
         Ok(())
     }
 
-    /// Decodes the string whose opening quote is at the read position and hands it out as a borrow.
-    #[inline]
+    /// Decodes the string whose opening quote is at the read position and hands it out as a borrow. A string
+    /// that ends within 16 bytes without an escape (most keys and codes) is settled inline; the rest go to the
+    /// out-of-line decoder.
+    #[inline(always)]
     fn parse_str(&mut self) -> Result<&'de str> {
+        let at = self.idx;
+        if let Some(len) = self
+            .input
+            .get(at..)
+            .and_then(|buf| string::short_plain(buf, &mut self.stats))
+        {
+            return Ok(self.split_off(at + 1, at + 1 + len, at + len + 2));
+        }
+        self.parse_str_long()
+    }
+
+    /// Hands out `input[from..to]` (valid UTF-8 by the crate's invariant, see `str_from_validated`) and makes
+    /// `input[end..]` the new tail (`from <= to <= end <= input.len()`, checked).
+    #[inline(always)]
+    fn split_off(&mut self, from: usize, to: usize, end: usize) -> &'de str {
+        let buf = std::mem::take(&mut self.input);
+        let (head, tail) = buf.split_at_mut(end);
+        self.input = tail;
+        self.origin += end;
+        self.idx = 0;
+        let head: &'de [u8] = head;
+        str_from_validated(&head[from..to])
+    }
+
+    /// [`parse_str`](Self::parse_str) past the short case: escapes, long strings, errors.
+    #[inline(never)]
+    fn parse_str_long(&mut self) -> Result<&'de str> {
         let at = self.idx;
         let buf = std::mem::take(&mut self.input);
         match string::decode_in_place(

@@ -40,10 +40,19 @@ impl<'de> Deserializer<'de> {
         }
     }
 
-    /// Skips the string whose opening quote is at the read position.
-    #[inline]
+    /// Skips the string whose opening quote is at the read position: a short plain one inline, the rest out of
+    /// line.
+    #[inline(always)]
     pub(super) fn skip_str(&mut self) -> Result<()> {
         let at = self.idx;
+        if let Some(len) = self
+            .input
+            .get(at..)
+            .and_then(|buf| string::short_plain(buf, &mut self.stats))
+        {
+            self.idx = at + len + 2;
+            return Ok(());
+        }
         match string::skip(
             &self.input[at..],
             self.origin + at,

@@ -216,3 +216,29 @@ fn whitespace16_matches_the_byte_reference_on_every_byte_value() {
     assert_eq!(ws, bits(&[0, 1, 2, 3, 4, 8, 10, 11, 12, 13, 14]));
     assert_eq!(nl, bits(&[0, 12]));
 }
+
+#[test]
+fn whitespace32_is_both_halves_of_the_byte_reference() {
+    let text = noise(32 * 40, 99);
+    for (k, window) in text.windows(32).enumerate() {
+        let mut chunk = [0u8; 32];
+        chunk.copy_from_slice(window);
+        // Whitespace bytes in the noise: turn some letters into spaces, tabs, CR and LF.
+        for (i, b) in chunk.iter_mut().enumerate() {
+            if (i + k) % 3 == 0 {
+                *b = [b' ', b'\t', b'\r', b'\n'][(i + k) % 4];
+            }
+        }
+        let (lo, hi) = chunk.split_at(16);
+        let (lo_ws, lo_nl) = super::whitespace16_portable(lo.try_into().unwrap());
+        let (hi_ws, hi_nl) = super::whitespace16_portable(hi.try_into().unwrap());
+        assert_eq!(
+            super::whitespace32(&chunk),
+            (
+                u64::from(lo_ws) | u64::from(hi_ws) << 16,
+                u64::from(lo_nl) | u64::from(hi_nl) << 16
+            ),
+            "window {k}"
+        );
+    }
+}
