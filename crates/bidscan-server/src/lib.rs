@@ -13,7 +13,7 @@
 //!   under the size limits; [`error::ApiError`]: every error and its one `IntoResponse`.
 //! - [`config::Config`]: compiled-in default, file, `BIDSCAN__SECTION__KEY` environment (figment).
 //! - [`metrics::Metrics`]: the Prometheus registry, and the pool observer feeding the buffer metrics.
-//! - [`cli`]: `bidscan serve | decode | health`; [`offline`] and [`health`] implement the last two.
+//! - [`cli`]: `bidscan serve | decode | validate | health`; [`cli::decode`] and [`cli::health`] implement the offline subcommands and the probe.
 //!
 //! # What it deliberately does not do
 //! Parse JSON or know the OpenRTB model beyond calling `bidscan_openrtb::decode`; terminate TLS (put it behind a
@@ -29,13 +29,11 @@ pub mod config;
 pub mod dispatch;
 pub mod engine;
 pub mod error;
-pub mod health;
 pub mod host;
 pub mod inflate;
 pub mod linger;
 pub mod log_fields;
 pub mod metrics;
-pub mod offline;
 pub mod openapi;
 #[cfg(target_os = "linux")]
 pub mod process;

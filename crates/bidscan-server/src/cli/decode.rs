@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::cli::{DecodeArgs, EXIT_USAGE};
+use super::args::{DecodeArgs, EXIT_USAGE};
 use crate::config::Config;
 use crate::engine::{Engine, Options};
 use crate::metrics::Metrics;

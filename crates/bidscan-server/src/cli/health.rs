@@ -11,7 +11,7 @@ use axum::http::Uri;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
-use crate::cli::{EXIT_USAGE, HealthArgs};
+use super::args::{EXIT_USAGE, HealthArgs};
 
 /// Runs `bidscan health`.
 pub fn run(args: &HealthArgs) -> ExitCode {

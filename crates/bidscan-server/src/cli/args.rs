@@ -1,0 +1,121 @@
+//! The command line's arguments (clap derive) and exit statuses: a leaf that [`super`] parses and the
+//! subcommands' modules read.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use crate::engine::{Inspect, View};
+
+/// Exit status for usage errors (bad arguments, configuration or input path).
+pub const EXIT_USAGE: u8 = 2;
+
+/// bidscan: decode OpenRTB bid responses, as a service or offline.
+#[derive(Debug, Parser)]
+#[command(name = "bidscan", version, about, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the HTTP service (compiled-in default config; a file and BIDSCAN__SECTION__KEY variables override it).
+    Serve(ServeArgs),
+    /// Decode files, a directory or stdin offline; prints the same JSON as POST /decode.
+    Decode(DecodeArgs),
+    /// Validate envelopes ({"request", "response"}) from files, a directory or stdin offline; prints the same
+    /// JSON as POST /validate, under the [validate] rules of the configuration.
+    Validate(DecodeArgs),
+    /// Probe a running instance: exit 0 when it answers 2xx, 1 otherwise.
+    Health(HealthArgs),
+}
+
+/// `bidscan serve`.
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// TOML file overriding the compiled-in default (see config/bidscan.toml for every key).
+    #[arg(long, short = 'c', value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Address to listen on; overrides server.listen from every other source.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<SocketAddr>,
+}
+
+/// `bidscan decode`.
+#[derive(Debug, clap::Args)]
+pub struct DecodeArgs {
+    /// A bid-response file (for `validate`: an envelope file), a directory of them (*.json, *.ndjson, *.jsonl;
+    /// not recursive), or `-` for stdin.
+    /// Files ending in .ndjson or .jsonl hold one document per line.
+    #[arg(value_name = "FILE|DIR|-")]
+    pub input: PathBuf,
+    /// Fail on the first deviation from the spec's shape instead of coercing it.
+    #[arg(long)]
+    pub strict: bool,
+    /// `full` (with the canonical response) or `summary`.
+    #[arg(long, value_enum, default_value = "full")]
+    pub view: ViewArg,
+    /// `all` (read every bid's ad markup: VAST, native, HTML) or `none` (only its kind and size).
+    #[arg(long, value_enum, default_value = "all")]
+    pub inspect: InspectArg,
+    /// Read stdin (or any file) as NDJSON: one document per line.
+    #[arg(long)]
+    pub ndjson: bool,
+    /// Exit 1 when any document has validation issues, not only when one fails to decode.
+    #[arg(long)]
+    pub fail_on_issues: bool,
+    /// TOML file for the decode and pool settings.
+    #[arg(long, short = 'c', value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+/// `--view` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ViewArg {
+    /// Everything.
+    Full,
+    /// Without the canonical response.
+    Summary,
+}
+
+impl From<ViewArg> for View {
+    fn from(v: ViewArg) -> View {
+        match v {
+            ViewArg::Full => View::Full,
+            ViewArg::Summary => View::Summary,
+        }
+    }
+}
+
+/// `--inspect` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum InspectArg {
+    /// Inspect every bid's markup.
+    All,
+    /// Do not.
+    None,
+}
+
+impl From<InspectArg> for Inspect {
+    fn from(v: InspectArg) -> Inspect {
+        match v {
+            InspectArg::All => Inspect::All,
+            InspectArg::None => Inspect::None,
+        }
+    }
+}
+
+/// `bidscan health`.
+#[derive(Debug, clap::Args)]
+pub struct HealthArgs {
+    /// URL to GET (http only).
+    #[arg(long, default_value = "http://127.0.0.1:8080/healthz")]
+    pub url: String,
+    /// Seconds to wait for the answer.
+    #[arg(long, default_value_t = 3)]
+    pub timeout_secs: u64,
+}
