@@ -12,8 +12,9 @@
 //!
 //! Two tokenizers drive one walk (`walk.rs`, what the elements mean): `scan.rs`, our own `memchr` pass, reads
 //! well-formed documents (the traffic) and gives up on anything else, and then `events.rs`, quick-xml's event
-//! stream, reads the document again and reports the violation with quick-xml's message and place. quick-xml
-//! was 80% of the inspection cost of the synthetic corpus (BENCHMARKS.md, "Markup inspection").
+//! stream, reads the document again and reports the violation with quick-xml's message and place. The quick-xml
+//! path was 81% of the inspection cost of the synthetic corpus (ARCHITECTURE.md, BENCHMARKS.md "Markup
+//! inspection").
 
 mod duration;
 mod events;
