@@ -11,6 +11,7 @@
 #   cargo build --release -p bidscan-bench --features http --bin baseline_server
 #   benches/http/callgrind.sh bidscan corpus/bid-responses/nobid_nbr.json
 #   benches/http/callgrind.sh baseline corpus/bid-responses/vast_020k.json
+#   benches/http/callgrind.sh floor corpus/bid-responses/nobid_nbr.json   # plain hyper, fixed answer (the floor)
 # LOG_LEVEL=info measures bidscan at its default log level (one INFO span per request) instead of warn.
 # QUERY='?view=summary' posts to /decode?view=summary (both servers take it).
 # Prints "SERVER DOC instructions-per-request"; the callgrind output (the N2 − N1 requests only) stays in $OUT for
@@ -20,7 +21,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 BIDSCAN_BIN=${BIDSCAN_BIN:-$TARGET/release/bidscan}
 BASELINE_BIN=${BASELINE_BIN:-$TARGET/release/baseline_server}
-SERVER=${1:?bidscan or baseline}
+FLOOR_BIN=${FLOOR_BIN:-$TARGET/release/floor_server}
+SERVER=${1:?bidscan, baseline or floor}
 DOC=${2:?a document to POST}
 QUERY=${QUERY:-}
 N1=${N1:-1000}
@@ -38,6 +40,9 @@ case $SERVER in
         ;;
     baseline)
         BASELINE_WORKERS=1 "${CG[@]}" "$BASELINE_BIN" "127.0.0.1:$PORT" >"$OUT/$SERVER.log" 2>&1 &
+        ;;
+    floor)
+        FLOOR_WORKERS=1 "${CG[@]}" "$FLOOR_BIN" "127.0.0.1:$PORT" >"$OUT/$SERVER.log" 2>&1 &
         ;;
     *) echo "unknown server $SERVER" >&2; exit 1 ;;
 esac

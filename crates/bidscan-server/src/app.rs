@@ -55,10 +55,11 @@ use tower_http::timeout::RequestBodyTimeoutLayer;
 use crate::body::CloseIfUnreadLayer;
 use crate::compress;
 use crate::config::Config;
-use crate::dispatch::{Dispatch, decode_route};
+use crate::dispatch::Dispatch;
 use crate::engine::Engine;
 use crate::error::{ApiError, json_errors, panic_response};
 use crate::host::RequireHostLayer;
+use crate::hot::DecodeService;
 use crate::inflate::{Inflate, InflateLayer};
 use crate::metrics::{HttpMetrics, Metrics, TrackLayer};
 use crate::request::{RequestLayer, RequestService};
@@ -128,15 +129,14 @@ const ROUTES: [&str; 9] = [
     "/openapi.json",
 ];
 
-/// The whole application as served: [`RequestLayer`] around [`Dispatch`] (`POST /decode` without the router,
-/// everything else through [`router`]).
+/// The whole application as served: [`RequestLayer`] around [`Dispatch`] (`POST /decode` by [`DecodeService`],
+/// the router's `/decode` layers folded into one service; everything else through [`router`]).
 pub type App = RequestService<Dispatch>;
 
 /// The whole application: routes, layers, state.
 pub fn app(state: AppState) -> App {
     let http = Arc::new(HttpMetrics::new(state.metrics().clone(), &ROUTES));
-    let layers = DecodeGuard::new(&state).decode_layers(state.config.server.max_body_bytes);
-    let decode = decode_route(&state, http.clone(), layers);
+    let decode = DecodeService::new(&state, http.clone());
     RequestLayer.layer(Dispatch::new(decode, routes(state, http)))
 }
 
@@ -231,8 +231,8 @@ impl DecodeGuard {
 
 /// The layers of `/decode` below the per-route ones, outermost first: `PropagateHeader(x-openrtb-version)` →
 /// [`AnswerErrors`] → `LoadShed` → `GlobalConcurrencyLimit` → `Timeout` → [`InflateLayer`] (wire limit, 413
-/// counted as `too_large`, decompression). One named layer, so that the router's `/decode` and
-/// [`Dispatch`]'s are the same stack.
+/// counted as `too_large`, decompression). One named layer, used by the router's `/decode` (which answers
+/// `GET /decode` 405 through it) and `/validate`; `POST /decode` is [`DecodeService`], the same steps folded.
 #[derive(Clone)]
 pub struct DecodeLayers {
     permits: Arc<Semaphore>,

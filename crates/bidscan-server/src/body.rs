@@ -304,6 +304,17 @@ where
     }
 }
 
+/// `body` wrapped so that the flag is set once it has been read to its end (as [`CloseIfUnreadLayer`] tracks it),
+/// for a service that checks the flag itself ([`crate::hot`], on coded bodies).
+pub(crate) fn tracked(body: Body) -> (Body, Arc<AtomicBool>) {
+    let read = Arc::new(AtomicBool::new(false));
+    let body = Body::new(Tracked {
+        inner: body,
+        read: read.clone(),
+    });
+    (body, read)
+}
+
 /// A body that records when it has been read to its end.
 struct Tracked {
     inner: Body,

@@ -159,7 +159,7 @@ impl<S> Inflate<S> {
 }
 
 /// The `Content-Length` of `headers` when it is one decimal number.
-fn content_length(headers: &HeaderMap) -> Option<u64> {
+pub(crate) fn content_length(headers: &HeaderMap) -> Option<u64> {
     headers
         .get(header::CONTENT_LENGTH)?
         .to_str()

@@ -30,6 +30,7 @@ pub mod dispatch;
 pub mod engine;
 pub mod error;
 pub mod host;
+pub mod hot;
 pub mod inflate;
 pub mod linger;
 pub mod log_fields;

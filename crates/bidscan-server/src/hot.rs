@@ -1,0 +1,404 @@
+//! [`DecodeService`]: `POST /decode` as one service of ours, the layers of the router's `/decode` folded in.
+//!
+//! The router's `/decode` is ten tower/tower-http layers around the handler (see [`crate::app`]), each with its
+//! own response future, a `Clone` of everything below it per request (`Oneshot`), two boxed bodies
+//! (`Body::new` around the wire body, the limit wrapper) and an `Arc` flag for close-if-unread. Here the same
+//! steps are one `async` function and one boxed future, in the same order and with the same answers, outermost
+//! first:
+//! 1. metrics: `bidscan_http_requests_total{route="/decode",status}` and the duration until the answer is ready
+//!    ([`HttpMetrics`], handles resolved once), as [`crate::metrics::TrackLayer`];
+//! 2. the panic catcher: a panic anywhere below is a 500 in the JSON shape, logged, without `Connection: close`
+//!    ([`panic_response`], as tower-http's `CatchPanicLayer::custom`);
+//! 3. close-if-unread: a 4xx/5xx answered before the wire body was read to its end gets `Connection: close`
+//!    (as [`crate::body::CloseIfUnreadLayer`]; the flag is a local here, not an `Arc`);
+//! 4. the `Host` rule (RFC 9112 §3.2, [`lacks_host`]): 400 `bad_host`;
+//! 5. JSON error bodies ([`json_errors`]; nothing below answers otherwise, kept as the router has it);
+//! 6. `x-openrtb-version` echoed (as tower-http's `PropagateHeader`: inserted, replacing);
+//! 7. load shedding and the concurrency limit: one `try_acquire` on [`AppState::permits`] (shared with the batch
+//!    and validate routes), none free → 503 `overloaded` with `Retry-After` (what `LoadShed` over
+//!    `GlobalConcurrencyLimit`, answered by `AnswerErrors`, did); the permit is held until the answer is ready;
+//! 8. the request timeout: 408 `timeout` when the answer is not ready within `server.request_timeout_secs` of the
+//!    permit (as tower's `Timeout`); the timer is only created if the answer is not ready at the first poll;
+//! 9. the body ([`crate::inflate`]'s rules): `Content-Length` over `server.max_body_bytes` → 413 at once, counted
+//!    as outcome `too_large`; a `Content-Encoding` is undone by [`Inflated`] (415 with `Accept-Encoding` for an
+//!    unknown one); a body without one is received straight from the wire body, held to the same limit (413
+//!    "the request body ...", as `http_body_util::Limited` answered);
+//! 10. the handler ([`crate::routes::one_document`]): query, `Content-Type`, the body, [`Engine::run`]
+//!     (`crate::engine::Engine`).
+//!
+//! `tests/service.rs`, `tests/hostile*.rs`, `tests/overload.rs` and `tests/interop.rs` hold the behaviour of each
+//! step; `GET /decode` and every other route keep the router and its tower layers.
+
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::task::{Context, Poll, ready};
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::extract::Query;
+use axum::http::{HeaderValue, Request, Response, StatusCode, Uri, header};
+use axum::response::IntoResponse;
+use bytes::Bytes;
+use futures_util::FutureExt;
+use http_body::Body as _;
+use http_body_util::{BodyExt, Limited};
+use pin_project_lite::pin_project;
+use prometheus::IntCounter;
+use tokio::time::Sleep;
+use tower::BoxError;
+
+use crate::app::{AppState, OPENRTB_VERSION};
+use crate::body::{self, Accepts, Frames};
+use crate::config::ModeName;
+use crate::engine::{Inspect, View};
+use crate::error::{ApiError, json_errors, panic_response};
+use crate::host::lacks_host;
+use crate::inflate::{self, ACCEPTED, Inflated, codings};
+use crate::metrics::HttpMetrics;
+use crate::routes::{DecodeParams, invalid_query};
+use crate::validation::Work;
+
+/// The route template `/decode` is counted under.
+const ROUTE: &str = "/decode";
+
+/// `POST /decode`: see the module docs. Cheap to clone (one `Arc`).
+#[derive(Clone)]
+pub struct DecodeService {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    state: AppState,
+    http: Arc<HttpMetrics>,
+    /// `bidscan_decode_outcomes_total{outcome="too_large"}`, for 413s decided from `Content-Length`.
+    too_large: IntCounter,
+    timeout: Duration,
+    retry_after: u64,
+    /// `server.max_body_bytes`: on the wire and after decompression.
+    limit: usize,
+}
+
+/// The answer future of [`DecodeService::call`].
+pub type DecodeFuture = Pin<Box<dyn Future<Output = Response<Body>> + Send>>;
+
+impl DecodeService {
+    /// The service for `state`, counting into `http` (the router's metrics, shared).
+    pub fn new(state: &AppState, http: Arc<HttpMetrics>) -> DecodeService {
+        let config = &state.config;
+        DecodeService {
+            shared: Arc::new(Shared {
+                too_large: state.metrics().outcomes.with_label_values(&["too_large"]),
+                timeout: config.request_timeout(),
+                retry_after: config.server.retry_after_secs,
+                limit: config.server.max_body_bytes,
+                state: state.clone(),
+                http,
+            }),
+        }
+    }
+
+    /// Answers one `POST /decode`; the future never fails (every error is an answer).
+    pub fn call<B>(&self, req: Request<B>) -> DecodeFuture
+    where
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>,
+    {
+        Box::pin(serve(self.shared.clone(), req))
+    }
+}
+
+/// Steps 1 and 2: metrics and the panic catcher.
+async fn serve<B>(shared: Arc<Shared>, req: Request<B>) -> Response<Body>
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    let started = Instant::now();
+    let res = match AssertUnwindSafe(guarded(&shared, req)).catch_unwind().await {
+        Ok(res) => res,
+        Err(panic) => panic_response(panic).map(Body::from),
+    };
+    shared
+        .http
+        .observe(Some(ROUTE), res.status(), started.elapsed());
+    res
+}
+
+/// Steps 3 to 6: close-if-unread, the `Host` rule, JSON error bodies, the version echo.
+async fn guarded<B>(shared: &Shared, req: Request<B>) -> Response<Body>
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    // A request without a body has nothing to leave unread.
+    let mut read = req.body().is_end_stream();
+    let mut res = if lacks_host(&req) {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad_host",
+            "an HTTP/1.1 request needs exactly one Host header (RFC 9112 §3.2)",
+        )
+        .into_response()
+    } else {
+        let version = req.headers().get(&OPENRTB_VERSION).cloned();
+        let mut res = json_errors(limited(shared, req, &mut read).await);
+        if let Some(version) = version {
+            res.headers_mut().insert(OPENRTB_VERSION, version);
+        }
+        res
+    };
+    let status = res.status();
+    if (status.is_client_error() || status.is_server_error()) && !read {
+        res.headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    res
+}
+
+/// Steps 7 and 8: a decode permit, the request timeout.
+async fn limited<B>(shared: &Shared, req: Request<B>, read: &mut bool) -> Response<Body>
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    let Ok(_permit) = shared.state.permits.try_acquire() else {
+        return ApiError::overloaded(shared.retry_after).into_response();
+    };
+    let deadline = tokio::time::Instant::now() + shared.timeout;
+    let answered = Deadline {
+        inner: handle(shared, req, read),
+        deadline,
+        sleep: None,
+    };
+    match answered.await {
+        Some(res) => res,
+        None => ApiError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "timeout",
+            "the request was not received and answered within the request timeout",
+        )
+        .into_response(),
+    }
+}
+
+/// Steps 9 and 10: the body's limit and coding, then the handler.
+async fn handle<B>(shared: &Shared, req: Request<B>, read: &mut bool) -> Response<Body>
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    let limit = shared.limit;
+    if inflate::content_length(req.headers()).is_some_and(|n| n > limit as u64) {
+        shared.too_large.inc();
+        return ApiError::too_large(limit, "the request body").into_response();
+    }
+    let (mut parts, wire) = req.into_parts();
+    let mut coded = None;
+    if parts.headers.contains_key(header::CONTENT_ENCODING) {
+        let list = match codings(&parts.headers) {
+            Ok(list) => list,
+            Err(e) => {
+                let mut res = e.into_response();
+                res.headers_mut()
+                    .insert(header::ACCEPT_ENCODING, HeaderValue::from_static(ACCEPTED));
+                return res;
+            }
+        };
+        parts.headers.remove(header::CONTENT_ENCODING);
+        if !list.is_empty() {
+            parts.headers.remove(header::CONTENT_LENGTH);
+            coded = Some(list);
+        }
+    }
+    let state = &shared.state;
+    let options = match options(&parts.uri, state) {
+        Ok(options) => options,
+        Err(e) => return e.into_response(),
+    };
+    if let Err(e) = body::check_content_type(&parts.headers, Accepts::Json) {
+        return e.into_response();
+    }
+    let frames = match coded {
+        None => collect_plain(wire, limit, read).await,
+        Some(list) => {
+            let (tracked, flag) = body::tracked(Body::new(wire));
+            let mut decoded = Body::new(Limited::new(tracked, limit));
+            // Undone last-applied first (RFC 9110 §8.4).
+            for &coding in list.iter().rev() {
+                decoded = Body::new(Inflated::new(decoded, coding));
+            }
+            let frames = body::collect(decoded, limit).await;
+            *read |= flag.load(Ordering::Acquire);
+            frames
+        }
+    };
+    let frames = match frames {
+        Ok(frames) => frames,
+        Err(e) => {
+            if e.status == StatusCode::PAYLOAD_TOO_LARGE {
+                state.engine.count_too_large();
+            }
+            return e.into_response();
+        }
+    };
+    match state
+        .engine
+        .run(Work::Decode, frames.slices(), frames.len, options)
+    {
+        Ok(answer) => {
+            let mut res = Response::new(Body::from(answer.json));
+            res.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            res
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
+/// The data frames of a body without a coding, straight from the wire, refused (413) past `limit` bytes as
+/// `http_body_util::Limited` refuses them; `read` is set once the body has no more frames (as close-if-unread's
+/// body wrapper sets it).
+async fn collect_plain<B>(wire: B, limit: usize, read: &mut bool) -> Result<Frames, ApiError>
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    let mut wire = std::pin::pin!(wire);
+    let mut frames = Frames::default();
+    loop {
+        let frame = wire.frame().await;
+        if wire.is_end_stream() {
+            *read = true;
+        }
+        let Some(frame) = frame else {
+            *read = true;
+            return Ok(frames);
+        };
+        let frame = frame.map_err(|e| body::read_error(&axum::Error::new(e), limit))?;
+        if let Ok(data) = frame.into_data() {
+            frames.len += data.len();
+            if frames.len > limit {
+                return Err(ApiError::too_large(limit, "the request body"));
+            }
+            if !data.is_empty() {
+                frames.chunks.push(data);
+            }
+        }
+    }
+}
+
+/// The decode options of `uri`'s query: the common forms (`mode`, `view`, `inspect` with their lower-case
+/// values, each at most once, no escapes) read here, anything else through axum's `Query`, whose answer (and
+/// 400 `invalid_query`) is the contract.
+fn options(uri: &Uri, state: &AppState) -> Result<crate::engine::Options, ApiError> {
+    let params = match uri.query() {
+        None => DecodeParams::default(),
+        Some(query) => match simple_params(query) {
+            Some(params) => params,
+            None => {
+                Query::<DecodeParams>::try_from_uri(uri)
+                    .map_err(invalid_query)?
+                    .0
+            }
+        },
+    };
+    Ok(params.options(state))
+}
+
+/// `query` read without serde when it is `key=value` pairs of known keys and values only; `None` for anything
+/// else (which [`options`] hands to `Query`).
+fn simple_params(query: &str) -> Option<DecodeParams> {
+    let mut params = DecodeParams::default();
+    for pair in query.split('&') {
+        let (key, value) = pair.split_once('=')?;
+        match key {
+            "mode" if params.mode.is_none() => {
+                params.mode = Some(match value {
+                    "lenient" => ModeName::Lenient,
+                    "strict" => ModeName::Strict,
+                    _ => return None,
+                });
+            }
+            "view" if params.view.is_none() => {
+                params.view = Some(match value {
+                    "full" => View::Full,
+                    "summary" => View::Summary,
+                    _ => return None,
+                });
+            }
+            "inspect" if params.inspect.is_none() => {
+                params.inspect = Some(match value {
+                    "all" => Inspect::All,
+                    "none" => Inspect::None,
+                    _ => return None,
+                });
+            }
+            _ => return None,
+        }
+    }
+    Some(params)
+}
+
+pin_project! {
+    /// `inner`, or `None` once `deadline` has passed without an answer. The timer is made on the first
+    /// `Pending`, so an answer ready at once costs none.
+    struct Deadline<F> {
+        #[pin]
+        inner: F,
+        deadline: tokio::time::Instant,
+        #[pin]
+        sleep: Option<Sleep>,
+    }
+}
+
+impl<F: Future> Future for Deadline<F> {
+    type Output = Option<F::Output>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut this = self.project();
+        if let Poll::Ready(out) = this.inner.poll(cx) {
+            return Poll::Ready(Some(out));
+        }
+        if this.sleep.is_none() {
+            this.sleep
+                .set(Some(tokio::time::sleep_until(*this.deadline)));
+        }
+        if let Some(sleep) = this.sleep.as_pin_mut() {
+            ready!(sleep.poll(cx));
+        }
+        Poll::Ready(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn simple_queries_are_read_and_the_rest_handed_on() {
+        let p = simple_params("view=summary&inspect=none").unwrap();
+        assert_eq!(p.view, Some(View::Summary));
+        assert_eq!(p.inspect, Some(Inspect::None));
+        assert_eq!(p.mode, None);
+        let p = simple_params("mode=strict").unwrap();
+        assert_eq!(p.mode, Some(ModeName::Strict));
+        // Anything serde would read differently, or refuse, goes to `Query`.
+        for other in [
+            "",
+            "view=summary&",
+            "view=summary&view=full",
+            "mode=fast",
+            "view=Summary",
+            "view=%73ummary",
+            "other=1",
+            "view",
+        ] {
+            assert!(simple_params(other).is_none(), "{other}");
+        }
+    }
+}
