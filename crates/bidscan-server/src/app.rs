@@ -62,7 +62,7 @@ use crate::host::RequireHostLayer;
 use crate::hot::DecodeService;
 use crate::inflate::{Inflate, InflateLayer};
 use crate::metrics::{HttpMetrics, Metrics, TrackLayer};
-use crate::request::{RequestLayer, RequestService};
+use crate::request::RequestLayer;
 use crate::routes::{batch, decode, ops, validate};
 
 /// Header echoed on decode responses when the request sends it.
@@ -129,15 +129,16 @@ const ROUTES: [&str; 9] = [
     "/openapi.json",
 ];
 
-/// The whole application as served: [`RequestLayer`] around [`Dispatch`] (`POST /decode` by [`DecodeService`],
-/// the router's `/decode` layers folded into one service; everything else through [`router`]).
-pub type App = RequestService<Dispatch>;
+/// The whole application as served: [`Dispatch`] (`POST /decode` by [`DecodeService`], the router's `/decode`
+/// layers and [`RequestLayer`] folded into one service; everything else through [`router`] inside
+/// [`RequestLayer`]).
+pub type App = Dispatch;
 
 /// The whole application: routes, layers, state.
 pub fn app(state: AppState) -> App {
     let http = Arc::new(HttpMetrics::new(state.metrics().clone(), &ROUTES));
     let decode = DecodeService::new(&state, http.clone());
-    RequestLayer.layer(Dispatch::new(decode, routes(state, http)))
+    Dispatch::new(decode, RequestLayer.layer(routes(state, http)))
 }
 
 /// The routes and the layers that need one (the metrics' `route` label), without [`RequestLayer`].

@@ -7,7 +7,10 @@
 //! all the traffic, so it is matched here first (method and exact path, as the router matches it) and served by
 //! [`DecodeService`], which folds the router's `/decode` layers into one service with the same behaviour (see
 //! [`crate::hot`]). `GET /decode` and every other method still reach the router, which answers 405 through its
-//! decode layers as before.
+//! decode layers as before, inside [`crate::request::RequestLayer`].
+//!
+//! [`Dispatch`] is a hyper service rather than a tower one: hyper-util's tower adapter clones the whole
+//! application and drives a `Oneshot` per request, which only the router's routes still pay.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -17,53 +20,46 @@ use std::task::{Context, Poll, ready};
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Method, Request, Response};
-use axum::routing::future::RouteFuture;
-use bytes::Bytes;
+use hyper::body::Incoming;
 use pin_project_lite::pin_project;
-use tower::{BoxError, Service};
+use tower::ServiceExt;
+use tower::util::Oneshot;
 
 use crate::hot::{DecodeFuture, DecodeService};
+use crate::request::RequestService;
 
 /// The path [`Dispatch`] serves without the router.
 pub const DECODE_PATH: &str = "/decode";
 
-/// The application's routing: see the module docs.
+/// The application's routing, as the hyper service each connection calls: see the module docs.
 #[derive(Clone)]
 pub struct Dispatch {
     decode: DecodeService,
-    router: Router,
+    rest: RequestService<Router>,
 }
 
 impl Dispatch {
-    /// `decode` for `POST /decode`, `router` for everything else.
-    pub fn new(decode: DecodeService, router: Router) -> Dispatch {
-        Dispatch { decode, router }
+    /// `decode` for `POST /decode`, `rest` (the router inside [`crate::request::RequestLayer`]) for everything
+    /// else.
+    pub fn new(decode: DecodeService, rest: RequestService<Router>) -> Dispatch {
+        Dispatch { decode, rest }
     }
 }
 
-impl<B> Service<Request<B>> for Dispatch
-where
-    B: http_body::Body<Data = Bytes> + Send + 'static,
-    B::Error: Into<BoxError>,
-{
+impl hyper::service::Service<Request<Incoming>> for Dispatch {
     type Response = Response<Body>;
     type Error = Infallible;
     type Future = DispatchFuture;
 
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        // Readiness is each route's own business: the decode service sheds inside its answer, the router is
-        // always ready.
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, req: Request<B>) -> DispatchFuture {
+    fn call(&self, req: Request<Incoming>) -> DispatchFuture {
         if req.method() == Method::POST && req.uri().path() == DECODE_PATH {
+            // No clone of anything per request: the decode service answers from `&self`.
             DispatchFuture::Decode {
                 inner: self.decode.call(req),
             }
         } else {
             DispatchFuture::Router {
-                inner: self.router.call(req),
+                inner: self.rest.clone().oneshot(req),
             }
         }
     }
@@ -77,7 +73,7 @@ pin_project! {
     #[project = DispatchProj]
     pub enum DispatchFuture {
         Decode { #[pin] inner: DecodeFuture },
-        Router { #[pin] inner: RouteFuture<Infallible> },
+        Router { #[pin] inner: Oneshot<RequestService<Router>, Request<Incoming>> },
     }
 }
 

@@ -5,6 +5,9 @@
 //! (`Body::new` around the wire body, the limit wrapper) and an `Arc` flag for close-if-unread. Here the same
 //! steps are one `async` function and one boxed future, in the same order and with the same answers, outermost
 //! first:
+//! 0. the request id, the INFO span `request` and the id echo, as [`crate::request::RequestLayer`] does for the
+//!    router (the answer here always has an exact length, so no body wrapper; a made id is not inserted into the
+//!    request's headers, which nothing below reads for it);
 //! 1. metrics: `bidscan_http_requests_total{route="/decode",status}` and the duration until the answer is ready
 //!    ([`HttpMetrics`], handles resolved once), as [`crate::metrics::TrackLayer`];
 //! 2. the panic catcher: a panic anywhere below is a 500 in the JSON shape, logged, without `Connection: close`
@@ -49,6 +52,7 @@ use pin_project_lite::pin_project;
 use prometheus::IntCounter;
 use tokio::time::Sleep;
 use tower::BoxError;
+use tracing::Instrument;
 
 use crate::app::{AppState, OPENRTB_VERSION};
 use crate::body::{self, Accepts, Frames};
@@ -58,6 +62,7 @@ use crate::error::{ApiError, json_errors, panic_response};
 use crate::host::lacks_host;
 use crate::inflate::{self, ACCEPTED, Inflated, codings};
 use crate::metrics::HttpMetrics;
+use crate::request;
 use crate::routes::{DecodeParams, invalid_query};
 use crate::validation::Work;
 
@@ -110,14 +115,32 @@ impl DecodeService {
     }
 }
 
-/// Steps 1 and 2: metrics and the panic catcher.
+/// Step 0 (what [`crate::request::RequestLayer`] does for the router): the request id, the span, the echo.
 async fn serve<B>(shared: Arc<Shared>, req: Request<B>) -> Response<Body>
 where
     B: http_body::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
+    // The id is not set on the request's headers: nothing below reads them for it.
+    let id = request::id_of(&req);
+    let span = request::span_for(&req, &id);
+    request::started(&span);
     let started = Instant::now();
-    let res = match AssertUnwindSafe(guarded(&shared, req)).catch_unwind().await {
+    let mut answer = std::pin::pin!(tracked(&shared, req).instrument(span));
+    let mut res = answer.as_mut().await;
+    let _entered = answer.span().enter();
+    request::finished(&mut res, started, id);
+    res
+}
+
+/// Steps 1 and 2: metrics and the panic catcher.
+async fn tracked<B>(shared: &Shared, req: Request<B>) -> Response<Body>
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    let started = Instant::now();
+    let res = match AssertUnwindSafe(guarded(shared, req)).catch_unwind().await {
         Ok(res) => res,
         Err(panic) => panic_response(panic).map(Body::from),
     };

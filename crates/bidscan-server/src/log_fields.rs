@@ -138,8 +138,12 @@ struct Escaped<'a, W: Write>(&'a mut W);
 
 impl<W: Write> Write for Escaped<'_, W> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
+        let start = clean_prefix(s.as_bytes());
+        if start == s.len() {
+            return self.0.write_str(s);
+        }
         let mut plain = 0;
-        for (i, b) in s.bytes().enumerate() {
+        for (i, b) in s.bytes().enumerate().skip(start) {
             if b >= 0x20 && b != b'"' && b != b'\\' {
                 continue;
             }
@@ -156,6 +160,32 @@ impl<W: Write> Write for Escaped<'_, W> {
         }
         self.0.write_str(&s[plain..])
     }
+}
+
+/// How many leading bytes of `bytes` need no escape, eight at a time (then at most seven more are left to the
+/// byte loop): a span's fields (method, URI, request id) are nearly always all plain.
+fn clean_prefix(bytes: &[u8]) -> usize {
+    let mut n = 0;
+    for word in bytes.chunks_exact(8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(word);
+        if needs_escape(u64::from_le_bytes(w)) {
+            break;
+        }
+        n += 8;
+    }
+    n
+}
+
+/// Whether any byte of `w` is below 0x20, `"` or `\` (the "has less" and "has zero byte" tests of Hacker's
+/// Delight §6-1, exact as yes/no answers).
+fn needs_escape(w: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH;
+    let quote = w ^ (ONES * u64::from(b'"'));
+    let backslash = w ^ (ONES * u64::from(b'\\'));
+    (below(w, 0x20) | below(quote, 1) | below(backslash, 1)) != 0
 }
 
 #[cfg(test)]
@@ -254,5 +284,35 @@ mod tests {
             tracing::info!("inside");
         });
         assert_eq!(span, serde_json::json!({"name": "late", "id": 5}));
+    }
+}
+
+#[cfg(test)]
+mod escape_tests {
+    use super::*;
+
+    #[test]
+    fn the_word_test_agrees_with_the_byte_rule_for_every_byte_in_every_place() {
+        let plain = |b: u8| b >= 0x20 && b != b'"' && b != b'\\';
+        for place in 0..8 {
+            for b in 0..=255u8 {
+                let mut w = *b"abcdefgh";
+                w[place] = b;
+                assert_eq!(
+                    needs_escape(u64::from_le_bytes(w)),
+                    !plain(b),
+                    "{b:#x} at {place}"
+                );
+            }
+        }
+        // Neighbours of the special bytes next to each other (borrows between bytes must not fake a hit).
+        assert!(!needs_escape(u64::from_le_bytes(*b" !#[]^`~")));
+        assert_eq!(clean_prefix(b"POST /decode?view=summary"), 24);
+        assert_eq!(clean_prefix(b"0123456789abcd\"f0123"), 8);
+        let mut out = String::new();
+        Escaped(&mut out)
+            .write_str("0123456789ab\"\\\n\u{1}x")
+            .unwrap();
+        assert_eq!(out, "0123456789ab\\\"\\\\\\n\\u0001x");
     }
 }

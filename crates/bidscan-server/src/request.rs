@@ -75,28 +75,11 @@ where
     }
 
     fn call(&mut self, mut req: Request<B>) -> Self::Future {
-        let id = match req.headers().get(&X_REQUEST_ID) {
-            Some(id) => id.clone(),
-            None => {
-                let id = new_id();
-                req.headers_mut().insert(X_REQUEST_ID, id.clone());
-                id
-            }
-        };
-        let method = req.method().as_str();
-        let request_id = id.to_str().unwrap_or("");
-        let uri = req.uri();
-        // Fields recorded as `&str` where they are one (no formatting machinery, ~2 k instructions less per
-        // request); a URI with a scheme or authority (absolute or authority form) is written as `Uri` displays it.
-        let span = match uri.path_and_query() {
-            Some(origin) if uri.scheme().is_none() && uri.authority().is_none() => {
-                tracing::info_span!("request", method, uri = origin.as_str(), request_id)
-            }
-            _ => tracing::info_span!("request", method, uri = %uri, request_id),
-        };
+        let id = take_id(&mut req);
+        let span = span_for(&req, &id);
+        started(&span);
         let inner = {
             let _entered = span.enter();
-            tracing::debug!("started processing request");
             self.inner.call(req)
         };
         RequestFuture {
@@ -105,6 +88,62 @@ where
             id: Some(id),
             started: Instant::now(),
         }
+    }
+}
+
+/// The request's id: its `x-request-id` when it sends one, otherwise a new one ([`new_id`]), set on the request.
+pub(crate) fn take_id<B>(req: &mut Request<B>) -> HeaderValue {
+    match req.headers().get(&X_REQUEST_ID) {
+        Some(id) => id.clone(),
+        None => {
+            let id = new_id();
+            req.headers_mut().insert(X_REQUEST_ID, id.clone());
+            id
+        }
+    }
+}
+
+/// The request's id without setting it on the request: for a service whose handler reads no header of it
+/// ([`crate::hot`]); the id is still in the span and echoed.
+pub(crate) fn id_of<B>(req: &Request<B>) -> HeaderValue {
+    match req.headers().get(&X_REQUEST_ID) {
+        Some(id) => id.clone(),
+        None => new_id(),
+    }
+}
+
+/// The DEBUG "started processing request" event, inside `span`.
+pub(crate) fn started(span: &Span) {
+    let _entered = span.enter();
+    tracing::debug!("started processing request");
+}
+
+/// The INFO span `request` of `req` (`method`, `uri`, `request_id`); a disabled span when INFO is off.
+pub(crate) fn span_for<B>(req: &Request<B>, id: &HeaderValue) -> Span {
+    let method = req.method().as_str();
+    let request_id = id.to_str().unwrap_or("");
+    let uri = req.uri();
+    // Fields recorded as `&str` where they are one (no formatting machinery, ~2 k instructions less per
+    // request); a URI with a scheme or authority (absolute or authority form) is written as `Uri` displays it.
+    match uri.path_and_query() {
+        Some(origin) if uri.scheme().is_none() && uri.authority().is_none() => {
+            tracing::info_span!("request", method, uri = origin.as_str(), request_id)
+        }
+        _ => tracing::info_span!("request", method, uri = %uri, request_id),
+    }
+}
+
+/// What the end of a request's head does, inside its span: the DEBUG "finished processing request" event, the
+/// WARN "response failed" for a 5xx, and the id echoed unless the answer has one.
+pub(crate) fn finished(res: &mut Response<Body>, started: Instant, id: HeaderValue) {
+    let latency = started.elapsed().as_millis();
+    let status = res.status();
+    tracing::debug!(latency = %format_args!("{latency} ms"), status = status.as_u16(), "finished processing request");
+    if status.is_server_error() {
+        tracing::warn!(classification = %format_args!("Status code: {status}"), latency = %format_args!("{latency} ms"), "response failed");
+    }
+    if !res.headers().contains_key(&X_REQUEST_ID) {
+        res.headers_mut().insert(X_REQUEST_ID, id);
     }
 }
 
@@ -138,15 +177,8 @@ where
                 return Poll::Ready(Err(e));
             }
         };
-        let status = res.status();
-        tracing::debug!(latency = %format_args!("{latency} ms"), status = status.as_u16(), "finished processing request");
-        if status.is_server_error() {
-            tracing::warn!(classification = %format_args!("Status code: {status}"), latency = %format_args!("{latency} ms"), "response failed");
-        }
-        if let Some(id) = this.id.take()
-            && !res.headers().contains_key(&X_REQUEST_ID)
-        {
-            res.headers_mut().insert(X_REQUEST_ID, id);
+        if let Some(id) = this.id.take() {
+            finished(&mut res, *this.started, id);
         }
         if res.body().size_hint().exact().is_none() {
             res = res.map(|body| {

@@ -35,7 +35,6 @@ use axum::serve::Listener;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
@@ -236,8 +235,9 @@ impl Connections {
     /// Serves one connection on its own task; its slot is given back when it ends.
     fn spawn(&self, stream: TcpStream, slot: OwnedSemaphorePermit) {
         let io = Rejects::new(Lingering::new(stream, LINGER_TIME), self.metrics.clone());
-        let service = TowerToHyperService::new(self.app.clone());
-        let conn = self.http.serve_connection(TokioIo::new(io), service);
+        let conn = self
+            .http
+            .serve_connection(TokioIo::new(io), self.app.clone());
         let conn = self.graceful.watch(conn.into_owned());
         let open = self.metrics.connections.clone();
         open.inc();
