@@ -1,8 +1,8 @@
 //! The VAST fast path (`vast::scan`, our own tokenizer) against the exact path (`vast::inspect_with_quick_xml`,
-//! quick-xml's events): whenever the fast path vouches for a document, its `VastInfo` (counts, version,
-//! wrapper URI, duration, warnings and their offsets) is the exact path's; it vouches for every IAB sample, and
-//! for no malformed document. Over the samples, their truncated and corrupted variants, hand-made edge cases,
-//! random well-formed documents and random markup-like strings.
+//! quick-xml's events): whenever the fast path answers, its `VastInfo` (counts, version, wrapper URI, duration,
+//! warnings and their offsets, and a violation's message and place) is the exact path's; it answers for every
+//! IAB sample and every truncation of one. Over the samples, their truncated and corrupted variants, hand-made
+//! edge cases, random well-formed documents and random markup-like strings.
 
 use std::path::{Path, PathBuf};
 
@@ -24,7 +24,7 @@ fn samples() -> Vec<(String, String)> {
     out
 }
 
-/// The fast path's answer for `text`, checked against the exact path; `true` when it vouched.
+/// The fast path's answer for `text`, checked against the exact path; `true` when it answered.
 fn agrees(text: &str, what: &str) -> bool {
     let exact = vast::inspect_with_quick_xml(text);
     let Some(fast) = vast::scan(text) else {
@@ -35,11 +35,6 @@ fn agrees(text: &str, what: &str) -> bool {
         );
         return false;
     };
-    assert!(
-        exact.well_formed,
-        "{what}: fast path vouched for a malformed document: {:?}",
-        exact.error
-    );
     assert_eq!(fast, exact, "{what}");
     assert_eq!(vast::inspect(text), exact, "{what}: inspect");
     true
@@ -57,14 +52,18 @@ fn truncations_and_corruptions_agree() {
     let mut checked = 0;
     for (file, text) in samples() {
         let end = text.trim_end().len();
-        // Every 97th byte boundary and the last 40: both paths must call every cut malformed.
+        // Every 97th byte boundary and the last 40: both paths call every cut malformed, and the fast path
+        // reports it itself unless the cut falls inside the XML declaration (left to quick-xml).
+        let decl_end = if text.starts_with("<?") {
+            text.find("?>").unwrap() + 2
+        } else {
+            0
+        };
         let cuts = (0..end).step_by(97).chain(end.saturating_sub(40)..end);
         for cut in cuts.filter(|&c| text.is_char_boundary(c)) {
             let t = &text[..cut];
-            assert!(
-                !agrees(t, &format!("{file} cut at {cut}")),
-                "{file} cut at {cut}"
-            );
+            let answered = agrees(t, &format!("{file} cut at {cut}"));
+            assert!(answered || cut < decl_end, "{file} cut at {cut}");
             assert!(!vast::inspect(t).well_formed);
             checked += 1;
         }
@@ -73,39 +72,50 @@ fn truncations_and_corruptions_agree() {
         } else {
             "VideoAdServingTemplate"
         };
-        let corruptions: [(&str, &str, &str); 10] = [
-            ("<Ad", "</Ad>", "</Ax>"),
-            ("<Ad", ">", ">&nbsp;"),
-            ("<Ad", ">", "> & "),
-            ("<Ad", ">", ">&#0;"),
-            ("<Ad", "<Ad", "<Ad x=\"<\""),
-            ("<Ad", "<Ad", "<Ad x=\"&bogus;\""),
-            ("<Ad", "<Ad", "<Ad x=unquoted"),
-            ("<Ad", "<Ad", "<Ad x"),
-            ("<Ad", "<Ad", "<?xml version=\"1.0\"?><Ad"),
-            ("<Ad", "<Ad", "<!DOCTYPE x><Ad"),
+        // (after, from, to, the fast path answers itself)
+        let corruptions: [(&str, &str, &str, bool); 13] = [
+            ("<Ad", "</Ad>", "</Ax>", true),
+            ("<Ad", "</Ad>", "</Ad x=\">\">", true),
+            ("<Ad", ">", ">&nbsp;", true),
+            ("<Ad", ">", "> & ", true),
+            ("<Ad", ">", ">&#0;", true),
+            ("<Ad", ">", ">&amp<", true),
+            ("<Ad", "<Ad", "<Ad x=\"<\"", false),
+            ("<Ad", "<Ad", "<Ad x=\"&bogus;\"", false),
+            ("<Ad", "<Ad", "<Ad x=unquoted", false),
+            ("<Ad", "<Ad", "<Ad x", false),
+            ("<Ad", "<Ad", "<?xml version=\"1.0\"?><Ad", false),
+            ("<Ad", "<Ad", "<!DOCTYPE x><Ad", false),
+            ("<Ad", "<Ad", "</Ad><Ad", true),
         ];
-        for (after, from, to) in corruptions {
+        for (after, from, to, answered) in corruptions {
             let Some(start) = text.find(after) else {
                 continue;
             };
             let at = start + text[start..].find(from).unwrap();
             let t = format!("{}{to}{}", &text[..at], &text[at + from.len()..]);
-            assert!(
-                !agrees(&t, &format!("{file}: {from} -> {to}")),
-                "{file}: {to}"
-            );
+            let what = format!("{file}: {from} -> {to}");
+            assert_eq!(agrees(&t, &what), answered, "{what}");
+            assert!(!vast::inspect(&t).well_formed, "{what}");
             checked += 1;
         }
-        for tail in [format!("<{root}/>"), "junk".to_owned(), "&amp;".to_owned()] {
+        for tail in [
+            format!("<{root}/>"),
+            "junk".to_owned(),
+            "&amp;".to_owned(),
+            "<![CDATA[x]]>".to_owned(),
+            "</x>".to_owned(),
+        ] {
             let t = format!("{text}{tail}");
-            assert!(!agrees(&t, &format!("{file} + {tail}")), "{file} + {tail}");
+            assert!(agrees(&t, &format!("{file} + {tail}")), "{file} + {tail}");
+            assert!(!vast::inspect(&t).well_formed);
             checked += 1;
         }
         let close = format!("</{root}>");
         let cut = text.rfind(&close).unwrap();
         let t = format!("{}{}", &text[..cut], &text[cut + close.len()..]);
-        assert!(!agrees(&t, &format!("{file} unclosed")));
+        assert!(agrees(&t, &format!("{file} unclosed")));
+        assert!(!vast::inspect(&t).well_formed);
         // Well-formed variants the fast path must read the same way: a comment, a PI and a blank line after
         // the root, and the whole document after whitespace and a byte-order mark.
         for t in [
@@ -126,7 +136,7 @@ fn edge_cases_agree() {
         "<x>".repeat(40),
         "</x>".repeat(40)
     );
-    // (markup, fast path expected to vouch)
+    // (markup, fast path expected to answer itself)
     let cases: Vec<(String, bool)> = vec![
         // Pieces of a captured text: references, CDATA, comments and blank pieces (skipped) in between.
         (
@@ -170,17 +180,35 @@ fn edge_cases_agree() {
         ("<></>".into(), false),
         ("<a=b></a=b>".into(), false),
         ("<VAST/><?xml version=\"1.0\"?>".into(), false),
-        ("<VAST></VAST\u{c}>".into(), false),
-        ("<VAST>&amp</VAST>".into(), false),
-        ("<VAST><!-x--></VAST>".into(), false),
-        ("<VAST><![CDATA]]></VAST>".into(), false),
+        ("<VAST></VAST\u{c}>".into(), true),
+        ("<VAST>&amp</VAST>".into(), true),
+        ("<VAST><!-x--></VAST>".into(), true),
+        ("<VAST><![CDATA]]></VAST>".into(), true),
         ("<VAST><?></VAST>".into(), false),
-        ("<VAST></Ad></VAST>".into(), false),
-        ("".into(), false),
-        ("  ".into(), false),
+        ("<VAST></Ad></VAST>".into(), true),
+        ("".into(), true),
+        ("  ".into(), true),
+        // Reported by the fast path as quick-xml reports them.
+        ("<VAST><Ad></VAST>".into(), true),
+        ("<VAST></  >".into(), true),
+        ("</VAST>".into(), true),
+        ("<VAST><Ad id=\"1".into(), true),
+        ("<VAST><Ad id='1".into(), true),
+        ("<VAST><".into(), true),
+        ("<VAST><!-- x".into(), true),
+        ("<VAST><![CDATA[x]]".into(), true),
+        ("<![CDATA[x]]><VAST/>".into(), true),
+        ("x<VAST/>".into(), true),
+        ("&amp;<VAST/>".into(), true),
+        ("<VAST/><VAST/>".into(), true),
+        ("<VAST>&bogus;</VAST>".into(), true),
+        ("<VAST><!".into(), true),
+        ("<VAST><!x></VAST>".into(), true),
+        ("<VAST><![CDA".into(), true),
+        ("<VAST><!-".into(), true),
     ];
-    for (m, vouched) in cases {
-        assert_eq!(agrees(&m, &m), vouched, "{m:?}");
+    for (m, answered) in cases {
+        assert_eq!(agrees(&m, &m), answered, "{m:?}");
     }
     assert!(vast::inspect_with_quick_xml(&deep).well_formed);
 }

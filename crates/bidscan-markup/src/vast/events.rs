@@ -1,7 +1,7 @@
 //! The exact path of [`inspect`](super::inspect): quick-xml's event stream over the markup driving the
 //! [`Walk`]. It reports every violation with quick-xml's message and place; [`scan`](super::scan) hands a
-//! document to it whenever the fast path cannot vouch for it (any violation, a DOCTYPE, nesting deeper than its
-//! stack).
+//! document to it whenever the fast path cannot answer for it (a violation whose quick-xml reading it does not
+//! reproduce, a DOCTYPE, nesting deeper than its stack).
 
 use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};

@@ -11,7 +11,8 @@
 //! those of the part before it. Duplicate attribute names are not checked (that check allocates per element).
 //!
 //! Two tokenizers drive one walk (`walk.rs`, what the elements mean): `scan.rs`, our own `memchr` pass, reads
-//! well-formed documents (the traffic) and gives up on anything else, and then `events.rs`, quick-xml's event
+//! well-formed documents (the traffic) and reports the common violations (truncation, bare `&`, mismatched
+//! tags…) exactly as quick-xml would; on anything else it gives up, and then `events.rs`, quick-xml's event
 //! stream, reads the document again and reports the violation with quick-xml's message and place. The quick-xml
 //! path was 81% of the inspection cost of the synthetic corpus (ARCHITECTURE.md, BENCHMARKS.md "Markup
 //! inspection").
@@ -157,16 +158,17 @@ impl Warnings {
 
 /// Inspects VAST markup. Leading whitespace and a byte-order mark are skipped (offsets still count from the
 /// start of `markup`). Never panics. A well-formed document is read in one pass by [`scan`], allocating
-/// nothing but a `Duration` or wrapper URI split into pieces or holding references; any other document is read
-/// again by [`inspect_with_quick_xml`], which reports the violation (and allocates what quick-xml's reader
-/// keeps for the open elements' names, an error message).
+/// nothing but a `Duration` or wrapper URI split into pieces or holding references (and an error message for
+/// the violations it reports); any other document is read again by [`inspect_with_quick_xml`], which reports
+/// the violation (and allocates what quick-xml's reader keeps for the open elements' names).
 pub fn inspect(markup: &str) -> VastInfo<'_> {
     scan(markup).unwrap_or_else(|| inspect_with_quick_xml(markup))
 }
 
-/// The fast path alone: `Some` (the same [`VastInfo`] as [`inspect_with_quick_xml`]) when the markup is a
-/// well-formed document within the fast path's subset (no DOCTYPE, nesting up to 32 elements, quoted
-/// attribute values), `None` for every other document, well-formed or not. Public for the differential tests
+/// The fast path alone: `Some` (the same [`VastInfo`] as [`inspect_with_quick_xml`]) for a well-formed document
+/// within the fast path's subset (no DOCTYPE, nesting up to 32 elements, quoted attribute values) and for one
+/// whose first violation it reports itself (truncation, references in text, end tags, roots, text outside the
+/// root); `None` for every other document. Public for the differential tests
 /// and the fuzz target.
 pub fn scan(markup: &str) -> Option<VastInfo<'_>> {
     scan::run(markup)

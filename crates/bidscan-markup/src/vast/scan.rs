@@ -2,11 +2,14 @@
 //! one `<` or `&` to the next, driving the same [`Walk`] as quick-xml's events do.
 //!
 //! It vouches only for documents it can read completely under a strict subset of what the exact path
-//! ([`events`](super::events)) accepts, and returns `None` for everything else — any well-formedness violation
-//! (unbalanced or mismatched tags, a bad reference or a bare `&`, `<` in an attribute value, a second root, text
-//! outside the root, truncation), and constructs it leaves to quick-xml (a DOCTYPE, nesting deeper than
-//! [`MAX_DEPTH`], unusual tag syntax such as unquoted or valueless attributes). The caller then runs the exact
-//! path, so findings, messages and places are quick-xml's; the fast path never reports a violation itself.
+//! ([`events`](super::events)) accepts. It stops at the first violation it meets and reports it itself only
+//! when it knows quick-xml's reading exactly — truncation (the document ends inside elements, an unclosed tag,
+//! CDATA section or comment), a bare `&` or a bad reference in text, a mismatched or unmatched end tag, a second
+//! root, text or CDATA outside the root — with quick-xml's message (built from quick-xml's own error values) and
+//! place; everything before it was read as the exact path reads it, so the counts agree too. For any other
+//! violation (`<` in an attribute value, attribute syntax, a misplaced declaration) and the constructs it leaves
+//! to quick-xml (a DOCTYPE, nesting deeper than [`MAX_DEPTH`], unquoted or valueless attributes) it returns
+//! `None` and the caller runs the exact path.
 //!
 //! What it checks on the way, as the exact path does: start and end tags balanced (a fixed stack of the open
 //! elements' names, compared by length and bytes), attribute syntax (`name="value"` / `name='value'`, quick-xml's
@@ -18,10 +21,11 @@
 
 use std::borrow::Cow;
 
-use memchr::{memchr, memchr_iter, memchr2, memchr3};
+use memchr::{memchr, memchr_iter, memchr2, memchr3, memchr3_iter};
+use quick_xml::errors::{Error, IllFormedError, SyntaxError};
 
 use super::VastInfo;
-use super::walk::{Root, Walk, check_value};
+use super::walk::{Root, Violation, Walk, check_value};
 
 /// Open elements the fast path keeps names for; deeper documents go to the exact path (VAST documents nest
 /// about 8 deep).
@@ -52,7 +56,7 @@ fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n')
 }
 
-/// Inspects `markup` on the fast path; `None` when it cannot vouch for the document (see the module docs).
+/// Inspects `markup` on the fast path; `None` when it cannot answer for the document (see the module docs).
 pub(super) fn run(markup: &str) -> Option<VastInfo<'_>> {
     let base = Walk::base(markup);
     let mut scan = Scan {
@@ -61,9 +65,13 @@ pub(super) fn run(markup: &str) -> Option<VastInfo<'_>> {
         pos: base,
         walk: Walk::new(markup, base),
         open: [(0, 0); MAX_DEPTH],
+        violation: None,
     };
-    scan.document()?;
-    Some(scan.walk.finish(Ok(())))
+    match (scan.document(), scan.violation.take()) {
+        (Some(()), _) => Some(scan.walk.finish(Ok(()))),
+        (None, Some(violation)) => Some(scan.walk.finish(Err(violation))),
+        (None, None) => None,
+    }
 }
 
 struct Scan<'a> {
@@ -74,9 +82,30 @@ struct Scan<'a> {
     walk: Walk<'a>,
     /// Start and length in the markup of each open element's name (qualified, as written); `walk.depth` used.
     open: [(u32, u32); MAX_DEPTH],
+    /// The violation that stopped the scan, when it is one the fast path reports (see the module docs).
+    violation: Option<Violation>,
 }
 
 impl<'a> Scan<'a> {
+    /// Stops the scan at `violation`, reported as found (`None`, for `?`).
+    fn stop<T>(&mut self, violation: Violation) -> Option<T> {
+        self.violation = Some(violation);
+        None
+    }
+
+    /// Stops the scan at a quick-xml error at `at`, with quick-xml's message.
+    fn stop_xml<T>(&mut self, at: usize, error: Error) -> Option<T> {
+        self.stop((at, error.to_string().into()))
+    }
+
+    /// The walk's own violations are the exact path's too: reported.
+    fn walked(&mut self, result: Result<(), Violation>) -> Option<()> {
+        match result {
+            Ok(()) => Some(()),
+            Err(violation) => self.stop(violation),
+        }
+    }
+
     fn document(&mut self) -> Option<()> {
         // Offsets are stored as u32.
         if self.b.len() > u32::MAX as usize {
@@ -90,7 +119,8 @@ impl<'a> Scan<'a> {
             }
             let Some(i) = memchr2(b'<', b'&', &self.b[self.pos..]) else {
                 self.text(self.pos, self.b.len())?;
-                return self.walk.eof(self.b.len()).ok();
+                let end = self.walk.eof(self.b.len());
+                return self.walked(end);
             };
             let at = self.pos + i;
             if at > self.pos {
@@ -106,16 +136,11 @@ impl<'a> Scan<'a> {
 
     /// Character data `start..end`: whitespace only outside the root; collected where the walk wants it.
     fn text(&mut self, start: usize, end: usize) -> Option<()> {
-        if self.walk.root != Root::Open {
-            return self.b[start..end]
-                .iter()
-                .all(u8::is_ascii_whitespace)
-                .then_some(());
-        }
-        if self.walk.capturing() {
-            self.walk
-                .text(Cow::Borrowed(&self.markup[start..end]), start)
-                .ok()?;
+        if self.walk.root != Root::Open || self.walk.capturing() {
+            let result = self
+                .walk
+                .text(Cow::Borrowed(&self.markup[start..end]), start);
+            return self.walked(result);
         }
         Some(())
     }
@@ -123,25 +148,53 @@ impl<'a> Scan<'a> {
     /// `&name;` at `at`, in text.
     fn reference(&mut self, at: usize) -> Option<()> {
         let name_start = at + 1;
-        let semi = name_start + memchr3(b';', b'&', b'<', &self.b[name_start..])?;
-        if self.b[semi] != b';' {
-            return None;
-        }
-        self.walk
-            .reference(&self.markup[name_start..semi], at)
-            .ok()?;
+        let semi = match memchr3(b';', b'&', b'<', &self.b[name_start..]) {
+            Some(i) if self.b[name_start + i] == b';' => name_start + i,
+            _ => return self.stop_xml(at, Error::IllFormed(IllFormedError::UnclosedReference)),
+        };
+        let result = self.walk.reference(&self.markup[name_start..semi], at);
+        self.walked(result)?;
         self.pos = semi + 1;
         Some(())
     }
 
     /// Markup starting with the `<` at `at`.
     fn markup(&mut self, at: usize) -> Option<()> {
-        match *self.b.get(at + 1)? {
+        let Some(&next) = self.b.get(at + 1) else {
+            return self.stop_xml(at, Error::Syntax(SyntaxError::UnclosedTag));
+        };
+        let read = match next {
+            b'!' => return self.bang(at),
+            b'?' => return self.processing_instruction(at),
             b'/' => self.end_tag(at),
-            b'!' => self.bang(at),
-            b'?' => self.processing_instruction(at),
             _ => self.start_tag(at),
+        };
+        if read.is_none() && self.violation.is_none() {
+            // A tag the fast path could not read: quick-xml's reading when it never ends.
+            if let Err(error) = self.tag_end(at) {
+                return self.stop_xml(at, Error::Syntax(error));
+            }
         }
+        read
+    }
+
+    /// quick-xml's `ElementParser` from the `<` at `at`: the `>` outside quotes that ends the tag, or the error
+    /// for a tag the document ends inside.
+    fn tag_end(&self, at: usize) -> Result<usize, SyntaxError> {
+        let mut quote = None;
+        for i in memchr3_iter(b'>', b'\'', b'"', &self.b[at..]) {
+            match (quote, self.b[at + i]) {
+                (None, b'>') => return Ok(at + i),
+                (None, q) => quote = Some(q),
+                (Some(q), c) if q == c => quote = None,
+                _ => {}
+            }
+        }
+        Err(match quote {
+            None => SyntaxError::UnclosedTag,
+            Some(b'\'') => SyntaxError::UnclosedSingleQuotedAttributeValue,
+            Some(_) => SyntaxError::UnclosedDoubleQuotedAttributeValue,
+        })
     }
 
     /// End of the name starting at `from` (the first [`NAME_END`] byte, or the end of the markup), and where
@@ -176,24 +229,46 @@ impl<'a> Scan<'a> {
     /// different name, which quick-xml reports as mismatched).
     fn end_tag(&mut self, at: usize) -> Option<()> {
         let start = at + 2;
-        let depth = self.walk.depth.checked_sub(1)?;
+        let Some(depth) = self.walk.depth.checked_sub(1) else {
+            return self.mismatched(at, None);
+        };
         let (open_start, open_len) = self.open[depth];
         let (open_start, open_len) = (open_start as usize, open_len as usize);
+        let open = open_start..open_start + open_len;
         let end = start + open_len;
-        if self.b.get(start..end)? != &self.b[open_start..open_start + open_len] {
-            return None;
+        if self.b.get(start..end) != Some(&self.b[open.clone()]) {
+            return self.mismatched(at, Some(open));
         }
-        let close = match *self.b.get(end)? {
-            b'>' => end,
-            c if is_space(c) => self.skip_space(end),
-            _ => return None,
+        let close = match self.b.get(end) {
+            Some(b'>') => end,
+            Some(&c) if is_space(c) => self.skip_space(end),
+            _ => return self.mismatched(at, Some(open)),
         };
-        if *self.b.get(close)? != b'>' {
-            return None;
+        if self.b.get(close) != Some(&b'>') {
+            return self.mismatched(at, Some(open));
         }
         self.walk.end();
         self.pos = close + 1;
         Some(())
+    }
+
+    /// The end tag at `at` does not close the open element `open` (`None`: no element is open): quick-xml's
+    /// mismatched (unmatched) end tag error, naming what stands between `</` and `>` (trailing whitespace
+    /// trimmed) — when the tag ends at all (else the caller reports it unclosed).
+    fn mismatched(&mut self, at: usize, open: Option<std::ops::Range<usize>>) -> Option<()> {
+        let gt = self.tag_end(at).ok()?;
+        let content = &self.markup[at + 2..gt];
+        let trimmed = content.trim_end_matches(|c: char| c.is_ascii() && is_space(c as u8));
+        // quick-xml trims only a name that is not all whitespace.
+        let found = if trimmed.is_empty() { content } else { trimmed }.to_owned();
+        let error = match open {
+            Some(open) => IllFormedError::MismatchedEndTag {
+                expected: self.markup[open].to_owned(),
+                found,
+            },
+            None => IllFormedError::UnmatchedEndTag(found),
+        };
+        self.stop_xml(at, Error::IllFormed(error))
     }
 
     /// `<name attr="value" …>` or `<name … />`.
@@ -222,7 +297,8 @@ impl<'a> Scan<'a> {
         };
         let local = &self.markup[local..end];
         let depth = self.walk.depth;
-        self.walk.open(local, version, at).ok()?;
+        let opened = self.walk.open(local, version, at);
+        self.walked(opened)?;
         if empty {
             self.walk.end();
             self.pos = p + 2;
@@ -270,29 +346,39 @@ impl<'a> Scan<'a> {
         Some((close, version))
     }
 
-    /// `<!--…-->` or `<![CDATA[…]]>`; anything else after `<!` (a DOCTYPE) goes to the exact path.
+    /// `<!--…-->` or `<![CDATA[…]]>`; a DOCTYPE goes to the exact path. As quick-xml reads them: after `<![` or
+    /// `<!-`, anything but a complete CDATA section or comment is unclosed; after `<!` anything else is invalid.
     fn bang(&mut self, at: usize) -> Option<()> {
         let rest = &self.b[at..];
-        if rest.starts_with(b"<!--") {
-            let from = at + 4;
-            self.pos = self.closing(from, b"--")? + 1;
-        } else if rest.starts_with(b"<![CDATA[") {
-            let from = at + 9;
-            let end = self.closing(from, b"]]")? - 2;
-            let text = if self.walk.capturing() {
-                &self.markup[from..end]
-            } else {
-                ""
-            };
-            if self.walk.root != Root::Open {
-                return None;
+        match rest.get(2) {
+            Some(b'-') => {
+                let gt = rest
+                    .starts_with(b"<!--")
+                    .then(|| self.closing(at + 4, b"--"))
+                    .flatten();
+                let Some(gt) = gt else {
+                    return self.stop_xml(at, Error::Syntax(SyntaxError::UnclosedComment));
+                };
+                self.pos = gt + 1;
             }
-            if !text.is_empty() {
-                self.walk.cdata(Cow::Borrowed(text), at).ok()?;
+            Some(b'[') => {
+                let from = at + 9;
+                let gt = rest
+                    .starts_with(b"<![CDATA[")
+                    .then(|| self.closing(from, b"]]"))
+                    .flatten();
+                let Some(gt) = gt else {
+                    return self.stop_xml(at, Error::Syntax(SyntaxError::UnclosedCData));
+                };
+                let end = gt - 2;
+                if self.walk.root != Root::Open || self.walk.capturing() {
+                    let result = self.walk.cdata(Cow::Borrowed(&self.markup[from..end]), at);
+                    self.walked(result)?;
+                }
+                self.pos = gt + 1;
             }
-            self.pos = end + 3;
-        } else {
-            return None;
+            Some(b'D' | b'd') => return None,
+            _ => return self.stop_xml(at, Error::Syntax(SyntaxError::InvalidBangMarkup)),
         }
         Some(())
     }
