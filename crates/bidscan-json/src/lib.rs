@@ -27,18 +27,21 @@
 
 mod de;
 mod error;
+mod escape;
 mod number;
 mod path;
 mod raw;
 mod reader;
 #[allow(unsafe_code)]
 mod scan;
+mod stats;
 mod string;
 
 pub use error::{Error, ErrorKind};
 pub use raw::{RAW_TOKEN, RawJson};
-pub use reader::{Reader, ReaderConfig, Stats};
+pub use reader::{Reader, ReaderConfig};
 pub use scan::ScanImpl;
+pub use stats::Stats;
 
 /// Decodes one document with a default [`Reader`] (depth limit 128). See [`Reader::decode`] for the borrowing
 /// rules and errors; use a long-lived `Reader` when decoding many documents.

@@ -78,7 +78,7 @@ pub(crate) fn parse(buf: &[u8], at: usize) -> Result<(Number, usize), NumError> 
     if let Some(plain) = plain_integer(buf, at) {
         return Ok(plain);
     }
-    let shape = scan(buf, at)?;
+    let shape = grammar(buf, at)?;
     let number = match shape.typed_integer() {
         Some(integer) => integer,
         None => match shape.fast_f64() {
@@ -90,7 +90,7 @@ pub(crate) fn parse(buf: &[u8], at: usize) -> Result<(Number, usize), NumError> 
 }
 
 /// The common case first (`w`, `h`, `mtype`, codes): 1 to 19 digits, not starting with 0, followed by neither a
-/// digit, `.`, `e` nor `E` — a `u64` that cannot overflow. `None` for anything else, which takes [`scan`].
+/// digit, `.`, `e` nor `E` — a `u64` that cannot overflow. `None` for anything else, which takes [`grammar`].
 #[inline]
 fn plain_integer(buf: &[u8], at: usize) -> Option<(Number, usize)> {
     let first = buf.get(at).filter(|b| matches!(b, b'1'..=b'9'))?;
@@ -116,7 +116,7 @@ pub(crate) fn parse_f32(buf: &[u8], at: usize) -> Result<Option<(f32, usize)>, N
     if plain_integer(buf, at).is_some() {
         return Ok(None);
     }
-    let shape = scan(buf, at)?;
+    let shape = grammar(buf, at)?;
     if shape.typed_integer().is_some() {
         return Ok(None);
     }
@@ -130,7 +130,7 @@ pub(crate) fn parse_f32(buf: &[u8], at: usize) -> Result<Option<(f32, usize)>, N
 /// Returns the index after it.
 #[inline]
 pub(crate) fn skip(buf: &[u8], at: usize) -> Result<usize, NumError> {
-    let shape = scan(buf, at)?;
+    let shape = grammar(buf, at)?;
     // |value| < 10^magnitude, and 10^308 < f64::MAX: only larger magnitudes can round to infinity.
     if shape.integer.is_none() && shape.magnitude > 308 {
         exact(buf, at, shape.end, f64::is_finite)?;
@@ -141,7 +141,7 @@ pub(crate) fn skip(buf: &[u8], at: usize) -> Result<usize, NumError> {
 /// The text of the number at `buf[at]` when it is an integer (no fraction, no exponent) by the grammar; for
 /// 128-bit targets, which serde_json also reads exactly. Returns the text and the index after it.
 pub(crate) fn integer_text(buf: &[u8], at: usize) -> Option<(&str, usize)> {
-    let shape = scan(buf, at).ok()?;
+    let shape = grammar(buf, at).ok()?;
     let text = std::str::from_utf8(&buf[at..shape.end]).ok()?;
     (!text.contains(['.', 'e', 'E'])).then_some((text, shape.end))
 }
@@ -172,7 +172,7 @@ fn digit(buf: &[u8], i: usize) -> Option<u8> {
 
 /// The grammar pass.
 #[inline]
-fn scan(buf: &[u8], at: usize) -> Result<Shape, NumError> {
+fn grammar(buf: &[u8], at: usize) -> Result<Shape, NumError> {
     let mut i = at;
     let negative = buf.get(i) == Some(&b'-');
     i += usize::from(negative);

@@ -6,8 +6,9 @@
 //! are `(kind, index into buf)`.
 
 use crate::error::ErrorKind;
-use crate::reader::Stats;
-use crate::scan::{Bodies, Body, Scanner};
+use crate::escape::{HEX, SIMPLE};
+use crate::scan::{Kernel, KernelFn, Scanner};
+use crate::stats::Stats;
 
 /// A failure inside a string: what, and the index into `buf` where.
 pub(crate) type StrError = (ErrorKind, usize);
@@ -16,7 +17,7 @@ pub(crate) type StrError = (ErrorKind, usize);
 /// `buf[1..1 + len]` and the closing quote is at `end - 1`.
 ///
 /// Callers try [`short_plain`] first, inlined where they are; this function is kept out of line (it holds
-/// every body's loop), so the short strings do not pay its register saves.
+/// every kernel's loop), so the short strings do not pay its register saves.
 #[inline(never)]
 pub(crate) fn decode_in_place(
     buf: &mut [u8],
@@ -27,16 +28,38 @@ pub(crate) fn decode_in_place(
     if let Some(len) = short_plain(buf, stats) {
         return Ok((len, len + 2));
     }
-    match scan.body() {
-        Bodies::Swar(body) => decode_with(body, buf, origin, scan, stats),
+    let kernel = scan.kernel();
+    kernel.run(Decode {
+        buf,
+        origin,
+        scan,
+        stats,
+    })
+}
+
+/// [`decode_in_place`]'s work for [`Kernels::run`](crate::scan::Kernels::run).
+struct Decode<'a, 's> {
+    buf: &'a mut [u8],
+    origin: usize,
+    scan: &'s mut Scanner,
+    stats: &'s mut Stats,
+}
+
+impl KernelFn for Decode<'_, '_> {
+    type Output = Result<(usize, usize), StrError>;
+    #[inline(always)]
+    fn call<K: Kernel>(self, kernel: K) -> Self::Output {
+        let Decode {
+            buf,
+            origin,
+            scan,
+            stats,
+        } = self;
         #[cfg(target_arch = "x86_64")]
-        Bodies::Sse2(body) => decode_with(body, buf, origin, scan, stats),
-        #[cfg(target_arch = "x86_64")]
-        Bodies::Avx2(body) => decode_with(body, buf, origin, scan, stats),
-        #[cfg(target_arch = "x86_64")]
-        Bodies::Avx512(body) => decode_blocks(body, buf, origin, scan, stats),
-        #[cfg(target_arch = "aarch64")]
-        Bodies::Neon(body) => decode_with(body, buf, origin, scan, stats),
+        if let Some(avx512) = kernel.avx512() {
+            return decode_blocks(avx512, buf, origin, scan, stats);
+        }
+        decode_with(kernel, buf, origin, scan, stats)
     }
 }
 
@@ -68,20 +91,20 @@ pub(crate) fn short_plain(buf: &[u8], stats: &mut Stats) -> Option<usize> {
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn decode_blocks(
-    body: crate::scan::Avx512,
+    kernel: crate::scan::Avx512,
     buf: &mut [u8],
     origin: usize,
     scan: &mut Scanner,
     stats: &mut Stats,
 ) -> Result<(usize, usize), StrError> {
-    let stop = match first_stop(body.avx2(), buf, origin, scan, stats)? {
+    let stop = match first_stop(kernel.avx2(), buf, origin, scan, stats)? {
         First::Plain(done) => return Ok(done),
         First::Escape { stop, .. } => stop,
     };
     scan.forget();
     let (mut read, mut write, mut escapes) = (stop, stop, 0u64);
     loop {
-        let (r, w, e, ended) = body.unescape(buf, read, write);
+        let (r, w, e, ended) = kernel.unescape(buf, read, write);
         (read, write) = (r, w);
         escapes += e;
         if ended {
@@ -99,12 +122,12 @@ fn decode_blocks(
     }
 }
 
-/// [`decode_in_place`] for one body. Walks the stop flags of each loaded block itself: after an escape the
+/// [`decode_in_place`] for one kernel. Walks the stop flags of each loaded block itself: after an escape the
 /// flags before the read position are cleared and the next set bit is the next stop, so a block is loaded once
 /// however many escapes it holds, and the block scan resumes after the last one.
 #[inline(always)]
-fn decode_with<B: Body>(
-    body: B,
+fn decode_with<B: Kernel>(
+    kernel: B,
     buf: &mut [u8],
     origin: usize,
     scan: &mut Scanner,
@@ -112,7 +135,7 @@ fn decode_with<B: Body>(
 ) -> Result<(usize, usize), StrError> {
     // `block` is the index of the loaded block's first byte (wrapping: a reused block may start before buf[0]);
     // bit `i << B::SHIFT` of `mask` flags `buf[block + i]`.
-    let (mut block, mut mask, mut stop) = match first_stop(body, buf, origin, scan, stats)? {
+    let (mut block, mut mask, mut stop) = match first_stop(kernel, buf, origin, scan, stats)? {
         First::Plain(done) => return Ok(done),
         First::Escape { block, mask, stop } => (block, mask, stop),
     };
@@ -123,7 +146,7 @@ fn decode_with<B: Body>(
         // Here buf[stop] == b'\\'.
         let read = unescape(buf, stop, &mut write)?;
         escapes += 1;
-        (block, mask) = stops_from(body, buf, block, mask, read);
+        (block, mask) = stops_from(kernel, buf, block, mask, read);
         if mask == 0 {
             return Err((ErrorKind::Eof, buf.len()));
         }
@@ -159,14 +182,14 @@ enum First {
 /// The first stop of the string at `buf[0] == b'"'`, shared by the decode loops; errors for a control byte or the
 /// end of input before any escape.
 #[inline(always)]
-fn first_stop<B: Body>(
-    body: B,
+fn first_stop<B: Kernel>(
+    kernel: B,
     buf: &[u8],
     origin: usize,
     scan: &mut Scanner,
     stats: &mut Stats,
 ) -> Result<First, StrError> {
-    let (block, mask) = scan.resume(body, buf, origin, 1);
+    let (block, mask) = scan.resume(kernel, buf, origin, 1);
     let stop = block.wrapping_add((mask.trailing_zeros() >> B::SHIFT) as usize);
     match buf.get(stop) {
         Some(b'"') if mask != 0 => {
@@ -183,16 +206,22 @@ fn first_stop<B: Body>(
 /// The stop flags at or after `read`: the loaded block's (`block`, `mask`, as in [`decode_with`]) with the flags
 /// before `read` cleared while any are left, else the next block holding a stop (mask 0: none before the end).
 #[inline(always)]
-fn stops_from<B: Body>(body: B, buf: &[u8], block: usize, mask: u64, read: usize) -> (usize, u64) {
+fn stops_from<B: Kernel>(
+    kernel: B,
+    buf: &[u8],
+    block: usize,
+    mask: u64,
+    read: usize,
+) -> (usize, u64) {
     let into = read.wrapping_sub(block);
     if into < B::WIDTH {
         let rest = mask & (u64::MAX << (into << B::SHIFT));
         if rest != 0 {
             return (block, rest);
         }
-        return body.find(buf, block.wrapping_add(B::WIDTH));
+        return kernel.find(buf, block.wrapping_add(B::WIDTH));
     }
-    body.find(buf, read)
+    kernel.find(buf, read)
 }
 
 /// Decodes the escape whose backslash is at `buf[at]` to `buf[*write..]` (`*write <= at`: a decoded escape is
@@ -239,21 +268,6 @@ fn unescape_unicode(buf: &mut [u8], at: usize, write: &mut usize) -> Result<usiz
     *write += c.encode_utf8(&mut buf[*write..]).len();
     Ok(read)
 }
-
-/// What each one-byte escape (`\"` `\\` `\/` `\b` `\f` `\n` `\r` `\t`) decodes to, indexed by the byte after the
-/// backslash; 0 for everything else (`u` and invalid escapes take the slow path). Also the AVX-512 body's table.
-pub(crate) static SIMPLE: [u8; 256] = {
-    let mut table = [0u8; 256];
-    table[b'"' as usize] = b'"';
-    table[b'\\' as usize] = b'\\';
-    table[b'/' as usize] = b'/';
-    table[b'b' as usize] = 0x08;
-    table[b'f' as usize] = 0x0c;
-    table[b'n' as usize] = b'\n';
-    table[b'r' as usize] = b'\r';
-    table[b't' as usize] = b'\t';
-    table
-};
 
 /// Moves the plain run `buf[from..from + len]` down to `buf[to..]` (`to < from`: decoding only shrinks); the
 /// byte at `from + len` is the stop that ended the run.
@@ -324,29 +338,41 @@ pub(crate) fn skip(
     if let Some(len) = short_plain(buf, stats) {
         return Ok(len + 2);
     }
-    match scan.body() {
-        Bodies::Swar(body) => skip_with(body, buf, origin, scan, stats),
-        #[cfg(target_arch = "x86_64")]
-        Bodies::Sse2(body) => skip_with(body, buf, origin, scan, stats),
-        #[cfg(target_arch = "x86_64")]
-        Bodies::Avx2(body) => skip_with(body, buf, origin, scan, stats),
-        #[cfg(target_arch = "x86_64")]
-        Bodies::Avx512(body) => skip_with(body, buf, origin, scan, stats),
-        #[cfg(target_arch = "aarch64")]
-        Bodies::Neon(body) => skip_with(body, buf, origin, scan, stats),
+    let kernel = scan.kernel();
+    kernel.run(Skip {
+        buf,
+        origin,
+        scan,
+        stats,
+    })
+}
+
+/// [`skip`]'s work for [`Kernels::run`](crate::scan::Kernels::run).
+struct Skip<'a, 's> {
+    buf: &'a [u8],
+    origin: usize,
+    scan: &'s mut Scanner,
+    stats: &'s mut Stats,
+}
+
+impl KernelFn for Skip<'_, '_> {
+    type Output = Result<usize, StrError>;
+    #[inline(always)]
+    fn call<K: Kernel>(self, kernel: K) -> Self::Output {
+        skip_with(kernel, self.buf, self.origin, self.scan, self.stats)
     }
 }
 
-/// [`skip`] for one body, walking each block's stop flags as [`decode_with`] does.
+/// [`skip`] for one kernel, walking each block's stop flags as [`decode_with`] does.
 #[inline(always)]
-fn skip_with<B: Body>(
-    body: B,
+fn skip_with<B: Kernel>(
+    kernel: B,
     buf: &[u8],
     origin: usize,
     scan: &mut Scanner,
     stats: &mut Stats,
 ) -> Result<usize, StrError> {
-    let (mut block, mut mask) = scan.resume(body, buf, origin, 1);
+    let (mut block, mut mask) = scan.resume(kernel, buf, origin, 1);
     let mut escapes = 0u64;
     loop {
         if mask == 0 {
@@ -367,7 +393,7 @@ fn skip_with<B: Body>(
             None => return Err((ErrorKind::Eof, buf.len())),
         };
         escapes += 1;
-        (block, mask) = stops_from(body, buf, block, mask, read);
+        (block, mask) = stops_from(kernel, buf, block, mask, read);
     }
 }
 
@@ -445,23 +471,6 @@ fn hex_error(buf: &[u8], at: usize) -> StrError {
     }
     (ErrorKind::InvalidEscape, at)
 }
-
-/// Value of each hex digit byte; 0xff for every other byte.
-pub(crate) static HEX: [u8; 256] = {
-    let mut table = [0xffu8; 256];
-    let mut i = 0;
-    while i < 10 {
-        table[b'0' as usize + i] = i as u8;
-        i += 1;
-    }
-    let mut i = 0;
-    while i < 6 {
-        table[b'a' as usize + i] = 10 + i as u8;
-        table[b'A' as usize + i] = 10 + i as u8;
-        i += 1;
-    }
-    table
-};
 
 #[cfg(test)]
 mod tests {

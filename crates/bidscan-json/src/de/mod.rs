@@ -17,8 +17,8 @@ use serde::de::DeserializeSeed;
 use crate::error::{Error, ErrorKind, Place, Result};
 use crate::number::{self, Number};
 use crate::path::{Seg, render};
-use crate::reader::Stats;
 use crate::scan::{self, ScanImpl, Scanner, str_from_validated};
+use crate::stats::Stats;
 use crate::string;
 
 /// The decoder for one document.

@@ -1,11 +1,11 @@
 //! AVX-512 (F, BW, VBMI, VBMI2): only called after runtime detection said yes (see `ScanImpl::is_available`).
 //! It decodes escaped strings a whole 64-byte block at a time ([`unescape`]): the escapes' backslashes are
 //! dropped and their characters translated by one compress and permutes, instead of one trip through the scalar
-//! loop per escape. (Finding stops is left to the AVX2 body.)
+//! loop per escape. (Finding stops is left to the AVX2 kernel.)
 
 use std::arch::x86_64::*;
 
-use crate::string::{HEX, SIMPLE};
+use crate::escape::{HEX, SIMPLE};
 
 /// Bytes per block.
 const WIDTH: usize = 64;

@@ -1,4 +1,4 @@
-//! The stop-byte scanner: finds the next `"`, `\` or control byte (< 0x20) a block at a time, with one body per
+//! The stop-byte scanner: finds the next `"`, `\` or control byte (< 0x20) a block at a time, with one kernel per
 //! instruction set (SWAR everywhere; SSE2 and runtime-detected AVX2 and AVX-512 on x86_64; NEON on aarch64), and
 //! remembers the last block's stop mask so a scan resumed inside that block (after an escape or a short string)
 //! costs a shift instead of a reload. With AVX-512 (VBMI2) escaped strings are decoded a whole block at a time
@@ -6,9 +6,9 @@
 //!
 //! This is the only module of the crate allowed `unsafe`: vector loads and stores, the AVX2/AVX-512 calls behind
 //! runtime detection, the in-place decoder's chunked run move ([`move_down_in_chunks`]) and
-//! [`str_from_validated`]. Each block carries a `// SAFETY:` note. The tests at the bottom force every body
+//! [`str_from_validated`]. Each block carries a `// SAFETY:` note. The tests at the bottom force every kernel
 //! available on the machine over the same inputs and compare them with a byte-at-a-time reference; the crate's
-//! integration tests run every decode through every available body.
+//! integration tests run every decode through every available kernel.
 
 #[cfg(target_arch = "x86_64")]
 mod avx512;
@@ -20,16 +20,14 @@ mod x86;
 
 use std::sync::OnceLock;
 
-mod body;
+mod kernel;
+mod pad;
 #[cfg(target_arch = "aarch64")]
-pub(crate) use body::Neon;
-pub(crate) use body::Swar;
+pub(crate) use kernel::Neon;
+pub(crate) use kernel::Swar;
 #[cfg(target_arch = "x86_64")]
-pub(crate) use body::{Avx2, Avx512, Sse2};
-pub(crate) use body::{Bodies, Body};
-
-/// Filler for the last partial block: not a stop byte, so padding never reports a stop.
-const PAD: u8 = b' ';
+pub(crate) use kernel::{Avx2, Avx512, Sse2};
+pub(crate) use kernel::{Kernel, KernelFn, Kernels};
 
 /// A stop-byte scanner implementation.
 #[non_exhaustive]
@@ -41,7 +39,7 @@ pub enum ScanImpl {
     Sse2,
     /// x86_64 AVX2, 64-byte blocks of two 32-byte compares (runtime-detected).
     Avx2,
-    /// x86_64 AVX-512 (F, BW, VBMI, VBMI2, with AVX2; runtime-detected): strings are scanned with the AVX2 body up
+    /// x86_64 AVX-512 (F, BW, VBMI, VBMI2, with AVX2; runtime-detected): strings are scanned with the AVX2 kernel up
     /// to their first escape, then decoded a 64-byte block at a time (the escapes' backslashes compressed out,
     /// their characters translated by permutes).
     Avx512,
@@ -110,7 +108,7 @@ impl ScanImpl {
 /// `offset - NO_BLOCK` (wrapping) is never below a block width (at most 64).
 const NO_BLOCK: usize = usize::MAX - 128;
 
-/// A scanner's choice of body plus the last block it loaded. Offsets in the cache are absolute (from the start of
+/// A scanner's choice of kernel plus the last block it loaded. Offsets in the cache are absolute (from the start of
 /// the document), so the cache stays valid while the caller hands out suffixes of its buffer: bytes at or after
 /// the resume point are never rewritten before they are scanned (in-place decoding only writes behind its read
 /// position).
@@ -139,19 +137,19 @@ impl Scanner {
         }
     }
 
-    /// The body to run.
+    /// The kernel to run.
     #[inline(always)]
-    pub(crate) fn body(&self) -> Bodies {
+    pub(crate) fn kernel(&self) -> Kernels {
         match self.imp {
             #[cfg(target_arch = "x86_64")]
-            ScanImpl::Avx2 => Bodies::Avx2(Avx2(())),
+            ScanImpl::Avx2 => Kernels::Avx2(Avx2(())),
             #[cfg(target_arch = "x86_64")]
-            ScanImpl::Avx512 => Bodies::Avx512(Avx512(())),
+            ScanImpl::Avx512 => Kernels::Avx512(Avx512(())),
             #[cfg(target_arch = "x86_64")]
-            ScanImpl::Sse2 => Bodies::Sse2(Sse2),
+            ScanImpl::Sse2 => Kernels::Sse2(Sse2),
             #[cfg(target_arch = "aarch64")]
-            ScanImpl::Neon => Bodies::Neon(Neon),
-            _ => Bodies::Swar(Swar),
+            ScanImpl::Neon => Kernels::Neon(Neon),
+            _ => Kernels::Swar(Swar),
         }
     }
 
@@ -160,9 +158,9 @@ impl Scanner {
     /// first byte — wrapping: it may lie before `buf[0]` when the cached block is reused — and `mask` its flags
     /// with those before `from` cleared. `mask == 0` means there is no stop before the end.
     #[inline(always)]
-    pub(crate) fn resume<B: Body>(
+    pub(crate) fn resume<B: Kernel>(
         &self,
-        body: B,
+        kernel: B,
         buf: &[u8],
         origin: usize,
         from: usize,
@@ -176,7 +174,7 @@ impl Scanner {
             }
             at = from + (B::WIDTH - into_block);
         }
-        body.find(buf, at)
+        kernel.find(buf, at)
     }
 
     /// Drops the cached block (after a decode that did not go through it).
@@ -198,52 +196,51 @@ impl Scanner {
     /// form the tests compare with a reference.
     #[cfg(test)]
     pub(crate) fn next_stop(&mut self, buf: &[u8], origin: usize, from: usize) -> usize {
-        fn go<B: Body>(
-            scan: &mut Scanner,
-            body: B,
-            buf: &[u8],
+        struct NextStop<'a, 'b> {
+            scan: &'a mut Scanner,
+            buf: &'b [u8],
             origin: usize,
             from: usize,
-        ) -> usize {
-            let (block, mask) = scan.resume(body, buf, origin, from);
-            scan.keep(origin, block, mask);
-            if mask == 0 {
-                buf.len()
-            } else {
-                block.wrapping_add((mask.trailing_zeros() >> B::SHIFT) as usize)
+        }
+        impl KernelFn for NextStop<'_, '_> {
+            type Output = usize;
+            fn call<B: Kernel>(self, kernel: B) -> usize {
+                let NextStop {
+                    scan,
+                    buf,
+                    origin,
+                    from,
+                } = self;
+                let (block, mask) = scan.resume(kernel, buf, origin, from);
+                scan.keep(origin, block, mask);
+                if mask == 0 {
+                    buf.len()
+                } else {
+                    block.wrapping_add((mask.trailing_zeros() >> B::SHIFT) as usize)
+                }
             }
         }
-        match self.body() {
-            Bodies::Swar(b) => go(self, b, buf, origin, from),
-            #[cfg(target_arch = "x86_64")]
-            Bodies::Sse2(b) => go(self, b, buf, origin, from),
-            #[cfg(target_arch = "x86_64")]
-            Bodies::Avx2(b) => go(self, b, buf, origin, from),
-            #[cfg(target_arch = "x86_64")]
-            Bodies::Avx512(b) => go(self, b, buf, origin, from),
-            #[cfg(target_arch = "aarch64")]
-            Bodies::Neon(b) => go(self, b, buf, origin, from),
-        }
+        let kernel = self.kernel();
+        kernel.run(NextStop {
+            scan: self,
+            buf,
+            origin,
+            from,
+        })
     }
 
-    /// `Body::find` of this scanner's body, with its geometry: `(block, mask, width, shift)`.
+    /// `Kernel::find` of this scanner's kernel, with its geometry: `(block, mask, width, shift)`.
     #[cfg(test)]
     fn find(&self, buf: &[u8], at: usize) -> (usize, u64, usize, u32) {
-        fn go<B: Body>(body: B, buf: &[u8], at: usize) -> (usize, u64, usize, u32) {
-            let (block, mask) = body.find(buf, at);
-            (block, mask, B::WIDTH, B::SHIFT)
+        struct Find<'b>(&'b [u8], usize);
+        impl KernelFn for Find<'_> {
+            type Output = (usize, u64, usize, u32);
+            fn call<B: Kernel>(self, kernel: B) -> Self::Output {
+                let (block, mask) = kernel.find(self.0, self.1);
+                (block, mask, B::WIDTH, B::SHIFT)
+            }
         }
-        match self.body() {
-            Bodies::Swar(b) => go(b, buf, at),
-            #[cfg(target_arch = "x86_64")]
-            Bodies::Sse2(b) => go(b, buf, at),
-            #[cfg(target_arch = "x86_64")]
-            Bodies::Avx2(b) => go(b, buf, at),
-            #[cfg(target_arch = "x86_64")]
-            Bodies::Avx512(b) => go(b, buf, at),
-            #[cfg(target_arch = "aarch64")]
-            Bodies::Neon(b) => go(b, buf, at),
-        }
+        self.kernel().run(Find(buf, at))
     }
 }
 
@@ -259,7 +256,7 @@ pub(crate) fn stops16(chunk: &[u8; 16]) -> u64 {
 
 /// Whitespace flags of 16 bytes: `(whitespace, newlines)`, bit `i` set when `chunk[i]` is JSON whitespace
 /// (space, `\t`, `\n`, `\r`; RFC 8259 §2), resp. a `\n`. One SSE2 pass on x86_64 (baseline, inlined anywhere);
-/// a byte loop the compiler vectorises elsewhere. The reader's whitespace skip: pretty-printed bodies put a
+/// a byte loop the compiler vectorises elsewhere. The reader's whitespace skip: pretty-printed kernels put a
 /// newline and 8–40 bytes of indentation before most tokens.
 #[inline(always)]
 pub(crate) fn whitespace16(chunk: &[u8; 16]) -> (u32, u32) {
@@ -287,7 +284,7 @@ pub(crate) fn whitespace32(chunk: &[u8; 32]) -> (u64, u64) {
     )
 }
 
-/// [`whitespace16`] byte by byte: the portable body and the tests' reference.
+/// [`whitespace16`] byte by byte: the portable kernel and the tests' reference.
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline]
 pub(crate) fn whitespace16_portable(chunk: &[u8; 16]) -> (u32, u32) {

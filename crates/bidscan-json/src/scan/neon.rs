@@ -1,9 +1,9 @@
-//! aarch64 body: NEON (baseline on aarch64), 16 bytes per block. Mask layout: the "shift right and narrow"
+//! aarch64 kernel: NEON (baseline on aarch64), 16 bytes per block. Mask layout: the "shift right and narrow"
 //! movemask, four bits per byte, so bit `4 * i` flags byte `i` (`SHIFT` = 2).
 
 use std::arch::aarch64::*;
 
-use super::PAD;
+use super::pad::PAD;
 
 /// Bytes per block.
 pub(super) const WIDTH: usize = 16;

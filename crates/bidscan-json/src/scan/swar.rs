@@ -1,7 +1,7 @@
-//! Portable SWAR body: eight bytes per `u64`, exact per-byte flags (no borrow carries between bytes), so a block's
+//! Portable SWAR kernel: eight bytes per `u64`, exact per-byte flags (no borrow carries between bytes), so a block's
 //! mask can be reused after its first stop. Mask layout: bit `8 * i + 7` flags byte `i` (`SHIFT` = 3).
 
-use super::PAD;
+use super::pad::PAD;
 
 /// Bytes per block.
 pub(super) const WIDTH: usize = 8;

@@ -1,4 +1,4 @@
-//! Every scanner body available here against a byte-at-a-time reference, with and without the block cache.
+//! Every scanner kernel available here against a byte-at-a-time reference, with and without the block cache.
 
 use super::*;
 

@@ -1,12 +1,12 @@
-//! x86_64 bodies: SSE2 (baseline on x86_64) and AVX2 (runtime-detected). Both produce the stop mask of a
+//! x86_64 kernels: SSE2 (baseline on x86_64) and AVX2 (runtime-detected). Both produce the stop mask of a
 //! 64-byte block (four 16-byte or two 32-byte compares), so one load covers a typical run between escapes and
 //! the cached mask serves every resume inside it. Mask layout: bit `i` flags byte `i` (`SHIFT` = 0).
 
 use std::arch::x86_64::*;
 
-use super::PAD;
+use super::pad::PAD;
 
-/// Bytes per block (both bodies).
+/// Bytes per block (both kernels).
 pub(super) const WIDTH: usize = 64;
 
 /// SSE2: always available on x86_64.

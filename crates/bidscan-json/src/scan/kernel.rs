@@ -1,5 +1,6 @@
-//! The scanner bodies as types ([`Body`]), so the string loops are compiled once per body, and [`Bodies`], the
-//! value a scanner hands out to pick one. Constructing `Avx2`/`Avx512` is the proof that the CPU has them.
+//! The scanner's ISA kernels as types ([`Kernel`]), so the string loops are compiled once per kernel, and
+//! [`Kernels`], the value a scanner hands out to pick one, with the crate's one ISA dispatch
+//! ([`Kernels::run`]). Constructing `Avx2`/`Avx512` is the proof that the CPU has them.
 
 #[cfg(target_arch = "aarch64")]
 use super::neon;
@@ -7,13 +8,13 @@ use super::swar;
 #[cfg(target_arch = "x86_64")]
 use super::{avx512, x86};
 
-/// One scanner body with its geometry fixed at compile time, so the string loops in `string.rs` are compiled
-/// once per body (the body is picked once per string by `Scanner::body`) and keep the mask arithmetic in
-/// registers.
+/// One scanner kernel (an ISA's stop-byte finder) with its geometry fixed at compile time, so the string loops
+/// in `string.rs` are compiled once per kernel (the kernel is picked once per string by `Scanner::kernel`) and
+/// keep the mask arithmetic in registers.
 ///
 /// A mask flags stop bytes: bit `i << SHIFT` (and possibly the `1 << SHIFT` bits from there) stands for byte
 /// `i` of the block.
-pub(crate) trait Body: Copy {
+pub(crate) trait Kernel: Copy {
     /// Bytes per block.
     const WIDTH: usize;
     /// log2 of mask bits per byte.
@@ -22,13 +23,30 @@ pub(crate) trait Body: Copy {
     /// last block looked at (at or past `buf.len()` - `WIDTH`) and 0. The block past the end of `buf` is padded
     /// with non-stop bytes. (Two values, so they come back in registers.)
     fn find(self, buf: &[u8], at: usize) -> (usize, u64);
+
+    /// The AVX-512 kernel, when this is it: the string decoder then decodes escaped strings a block at a time
+    /// (`Avx512::unescape`). A constant per kernel, so the test compiles away.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn avx512(self) -> Option<Avx512> {
+        None
+    }
 }
 
-/// The portable SWAR body.
+/// Work to run with whichever kernel a scanner picked: [`Kernels::run`] calls `call` with it, so code generic
+/// over [`Kernel`] is dispatched in one place.
+pub(crate) trait KernelFn {
+    /// What the work returns.
+    type Output;
+    /// Runs the work with `kernel`.
+    fn call<K: Kernel>(self, kernel: K) -> Self::Output;
+}
+
+/// The portable SWAR kernel.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Swar;
 
-impl Body for Swar {
+impl Kernel for Swar {
     const WIDTH: usize = swar::WIDTH;
     const SHIFT: u32 = swar::SHIFT;
     #[inline(always)]
@@ -37,13 +55,13 @@ impl Body for Swar {
     }
 }
 
-/// The SSE2 body (x86_64 baseline).
+/// The SSE2 kernel (x86_64 baseline).
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Sse2;
 
 #[cfg(target_arch = "x86_64")]
-impl Body for Sse2 {
+impl Kernel for Sse2 {
     const WIDTH: usize = x86::WIDTH;
     const SHIFT: u32 = 0;
     #[inline(always)]
@@ -53,32 +71,32 @@ impl Body for Sse2 {
     }
 }
 
-/// The AVX2 body. The field, private to `scan`, makes it a proof of detection: only `Scanner::body` makes one, for a
+/// The AVX2 kernel. The field, private to `scan`, makes it a proof of detection: only `Scanner::kernel` makes one, for a
 /// scanner whose `imp` passed `is_available()`.
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Avx2(pub(super) ());
 
 #[cfg(target_arch = "x86_64")]
-impl Body for Avx2 {
+impl Kernel for Avx2 {
     const WIDTH: usize = x86::WIDTH;
     const SHIFT: u32 = 0;
     #[inline(always)]
     fn find(self, buf: &[u8], at: usize) -> (usize, u64) {
         // SAFETY: an `Avx2` value exists only when `is_x86_feature_detected!("avx2")` said yes (`Scanner::new`
-        // keeps only available implementations; `Scanner::body` is the only constructor).
+        // keeps only available implementations; `Scanner::kernel` is the only constructor).
         unsafe { x86::avx2::find(buf, at) }
     }
 }
 
-/// The AVX-512 body. The field, private to `scan`, makes it a proof of detection: only `Scanner::body` makes
+/// The AVX-512 kernel. The field, private to `scan`, makes it a proof of detection: only `Scanner::kernel` makes
 /// one, for a scanner whose `imp` passed `is_available()`.
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Avx512(pub(super) ());
 
 #[cfg(target_arch = "x86_64")]
-impl Body for Avx512 {
+impl Kernel for Avx512 {
     const WIDTH: usize = x86::WIDTH;
     const SHIFT: u32 = 0;
     #[inline(always)]
@@ -87,11 +105,15 @@ impl Body for Avx512 {
         // loop); AVX-512 pays off only where a block's escapes are decoded together (`unescape`).
         self.avx2().find(buf, at)
     }
+    #[inline(always)]
+    fn avx512(self) -> Option<Avx512> {
+        Some(self)
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
 impl Avx512 {
-    /// The AVX2 body: a CPU passing the AVX-512 check has AVX2 too (`ScanImpl::is_available` checks both).
+    /// The AVX2 kernel: a CPU passing the AVX-512 check has AVX2 too (`ScanImpl::is_available` checks both).
     #[inline(always)]
     pub(crate) fn avx2(self) -> Avx2 {
         Avx2(())
@@ -111,13 +133,13 @@ impl Avx512 {
     }
 }
 
-/// The NEON body (aarch64 baseline).
+/// The NEON kernel (aarch64 baseline).
 #[cfg(target_arch = "aarch64")]
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Neon;
 
 #[cfg(target_arch = "aarch64")]
-impl Body for Neon {
+impl Kernel for Neon {
     const WIDTH: usize = neon::WIDTH;
     const SHIFT: u32 = neon::SHIFT;
     #[inline(always)]
@@ -127,9 +149,9 @@ impl Body for Neon {
     }
 }
 
-/// The body a scanner runs, as a value to `match` on once per string.
+/// The kernel a scanner runs, as a value to dispatch on once per string ([`run`](Kernels::run)).
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum Bodies {
+pub(crate) enum Kernels {
     /// [`Swar`].
     Swar(Swar),
     /// [`Sse2`].
@@ -144,4 +166,22 @@ pub(crate) enum Bodies {
     /// [`Neon`].
     #[cfg(target_arch = "aarch64")]
     Neon(Neon),
+}
+
+impl Kernels {
+    /// Runs `work` with this kernel: the crate's one ISA dispatch.
+    #[inline(always)]
+    pub(crate) fn run<F: KernelFn>(self, work: F) -> F::Output {
+        match self {
+            Kernels::Swar(k) => work.call(k),
+            #[cfg(target_arch = "x86_64")]
+            Kernels::Sse2(k) => work.call(k),
+            #[cfg(target_arch = "x86_64")]
+            Kernels::Avx2(k) => work.call(k),
+            #[cfg(target_arch = "x86_64")]
+            Kernels::Avx512(k) => work.call(k),
+            #[cfg(target_arch = "aarch64")]
+            Kernels::Neon(k) => work.call(k),
+        }
+    }
 }
