@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::{Ctx, FromMap, NOT_A_BID_RESPONSE, drain_seq};
+use super::base::{Ctx, FromMap, NOT_A_BID_RESPONSE, drain_seq};
 use crate::issue::{CoercionKind, JsonType};
 
 /// Reads the value of the current member as an array of objects (`seatbid`, `bid`). A single object is read as

@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::{Ctx, drain_map, drain_seq};
+use super::base::{Ctx, drain_map, drain_seq};
 use crate::inline::{InlineItem, InlineVec};
 use crate::issue::{CoercionKind, JsonType};
 

@@ -10,7 +10,9 @@ use crate::response::BidResponse;
 use crate::status::Status;
 use crate::validate::{DuplicateIds, is_currency_code};
 
-use super::{Action, BidStatus, Findings, Policy, Rule, Verdict};
+use super::policy::{Action, Policy};
+use super::table::Rule;
+use super::verdict::{BidStatus, Findings, Verdict};
 
 /// The slot a bid fills.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,7 +9,8 @@ use crate::lists::NoBidReason;
 use crate::status::Status;
 use crate::summary::{BidSummary, Summary};
 
-use super::{BidStatus, Validated};
+use super::validated::Validated;
+use super::verdict::BidStatus;
 
 /// An issue and its seat-non-bid status code: `{path, code, severity, message, statuscode}`.
 #[derive(Clone, Debug, PartialEq, Serialize)]

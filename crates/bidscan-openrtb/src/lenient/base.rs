@@ -1,0 +1,278 @@
+//! What every lenient reader builds on: the document's counters ([`Doc`]) and a member's context ([`Ctx`]), the
+//! member protocol ([`Member`], [`read_members`], `members!`, [`FromMap`]), draining and raw capture. A leaf of
+//! [`super`]: the scalar and object readers import it, it imports neither.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use bidscan_json::RawJson;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use crate::issue::{Coercion, CoercionKind, JsonType};
+
+/// Prefix of the custom error message raised when the body is JSON but not a bid-response object; `decode`
+/// maps such errors to `DecodeError::NotABidResponse`.
+pub(crate) const NOT_A_BID_RESPONSE: &str = "not a bid response";
+
+/// Most seat bids and bids (together) one document may hold; past it the document is refused as not a bid
+/// response. Bounds what decoding allocates: a `{},` bid is 3 bytes of input but a ~780-byte [`Bid`](crate::Bid)
+/// plus its validation issues, so without a bound a 4 MiB body of empty bids took over 4 GB.
+pub const MAX_OBJECTS: u32 = 10_000;
+
+/// Most coercions (lenient deviations and type errors) one document may have; past it the document is refused
+/// as not a bid response. Only the first `MAX_COERCIONS` are ever recorded, so memory stays bounded.
+pub const MAX_COERCIONS: u32 = 10_000;
+
+/// Document-wide counters shared by every object of one document.
+#[derive(Debug, Default)]
+pub(crate) struct Doc {
+    /// Coercions noted so far: the `order` of the next one.
+    pub(crate) order: u32,
+    /// Seat bids and bids decoded so far.
+    pub(crate) objects: u32,
+    /// Length of the last non-empty `bid` array decoded: the first capacity of the next one (see
+    /// [`FromMap::first_capacity`]).
+    pub(crate) last_bids: usize,
+}
+
+/// Where the coercions of the object being decoded go, and the document-wide counters.
+pub(crate) struct Ctx<'r> {
+    out: &'r mut Vec<Coercion>,
+    pub(crate) doc: &'r mut Doc,
+}
+
+impl<'r> Ctx<'r> {
+    pub(crate) fn new(out: &'r mut Vec<Coercion>, doc: &'r mut Doc) -> Self {
+        Ctx { out, doc }
+    }
+
+    pub(crate) fn note(&mut self, field: &'static str, index: Option<u32>, kind: CoercionKind) {
+        if self.doc.order < MAX_COERCIONS {
+            self.out.push(Coercion {
+                field,
+                index,
+                kind,
+                order: self.doc.order,
+            });
+        }
+        self.doc.order = self.doc.order.saturating_add(1);
+    }
+
+    /// Counts one more seat bid or bid; an error past [`MAX_OBJECTS`].
+    pub(crate) fn count_object<E: de::Error>(&mut self) -> Result<(), E> {
+        self.doc.objects = self.doc.objects.saturating_add(1);
+        if self.doc.objects > MAX_OBJECTS {
+            return Err(E::custom(format_args!(
+                "{NOT_A_BID_RESPONSE}: more than {MAX_OBJECTS} seat bids and bids"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Tracks which members of an object were seen, to note duplicates.
+#[derive(Default)]
+pub(crate) struct Seen(u64);
+
+impl Seen {
+    pub(crate) fn check(&mut self, ctx: &mut Ctx<'_>, bit: u8, field: &'static str) {
+        let mask = 1u64 << bit;
+        if self.0 & mask != 0 {
+            ctx.note(field, None, CoercionKind::DuplicateField);
+        }
+        self.0 |= mask;
+    }
+}
+
+/// Consumes the rest of an array or object so the deserializer can continue after it.
+pub(super) fn drain_seq<'de, S: SeqAccess<'de>>(mut seq: S) -> Result<(), S::Error> {
+    while seq.next_element::<IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+pub(super) fn drain_map<'de, M: MapAccess<'de>>(mut map: M) -> Result<(), M::Error> {
+    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+/// Reads the value of the current member as raw JSON that must be an object (`ext`).
+pub(crate) fn raw_object<'de, A: MapAccess<'de>>(
+    map: &mut A,
+    ctx: &mut Ctx<'_>,
+    field: &'static str,
+) -> Result<Option<RawJson<'de>>, A::Error> {
+    let raw: RawJson<'de> = map.next_value()?;
+    let found = match raw.get().as_bytes().first() {
+        Some(b'{') => return Ok(Some(raw)),
+        Some(b'n') => {
+            ctx.note(field, None, CoercionKind::Null);
+            return Ok(None);
+        }
+        Some(b'[') => JsonType::Array,
+        Some(b'"') => JsonType::String,
+        Some(b't' | b'f') => JsonType::Bool,
+        _ => JsonType::Number,
+    };
+    ctx.note(
+        field,
+        None,
+        CoercionKind::InvalidType {
+            expected: "an object",
+            found,
+        },
+    );
+    Ok(None)
+}
+
+/// A decoded member name as a `Cow` (borrowed unless the deserializer had to unescape into scratch).
+pub(crate) struct CowStr<'de>(pub Cow<'de, str>);
+
+impl<'de> de::Deserialize<'de> for CowStr<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = CowStr<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(CowStr(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(CowStr(Cow::Owned(v.to_owned())))
+            }
+        }
+        deserializer.deserialize_str(V)
+    }
+}
+
+/// Maps member names to a struct's field enum without allocating (`None`: unknown member, to be skipped).
+pub(crate) struct KeySeed<F>(pub fn(&str) -> Option<F>);
+
+impl<'de, F> DeserializeSeed<'de> for KeySeed<F> {
+    type Value = Option<F>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_identifier(self)
+    }
+}
+
+impl<'de, F> Visitor<'de> for KeySeed<F> {
+    type Value = Option<F>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a member name")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok((self.0)(v))
+    }
+}
+
+/// Objects that decode from a map with the document-wide counters.
+pub(crate) trait FromMap<'de>: Sized + Default {
+    /// Reads an object's members into `self`, a default value (in place: a `Bid` is large, and decoding it where
+    /// it will stay, in its `Vec`, saves moving it through every layer of the deserializer).
+    fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error>;
+
+    /// Reads an object into a new value.
+    fn from_map<A: MapAccess<'de>>(map: A, doc: &mut Doc) -> Result<Self, A::Error> {
+        let mut value = Self::default();
+        value.read_map(map, doc)?;
+        Ok(value)
+    }
+
+    /// Capacity to start an array of these with, from what the document has shown so far (0: start empty and
+    /// grow as `Vec` does).
+    fn first_capacity(_doc: &Doc) -> usize {
+        0
+    }
+
+    /// Notes the length of an array of these just decoded.
+    fn decoded_array(_doc: &mut Doc, _len: usize) {}
+}
+
+/// A visitor for a whole object decoded on its own (`serde_json::from_str::<Bid>`), starting its own order count.
+pub(crate) struct Standalone<T>(pub PhantomData<T>);
+
+impl<'de, T: FromMap<'de>> Visitor<'de> for Standalone<T> {
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
+        T::from_map(map, &mut Doc::default())
+    }
+}
+
+/// A member enum declared with [`members!`]: name → member, member → name, and a bit for duplicate detection.
+pub(crate) trait Member: Copy {
+    /// The member named `name`, or `None` for an unknown member (skipped undecoded).
+    fn parse(name: &str) -> Option<Self>;
+    /// The member's JSON name.
+    fn name(self) -> &'static str;
+    /// The member's bit in [`Seen`] (its declaration index, < 64).
+    fn bit(self) -> u8;
+}
+
+/// Reads an object's members in order: unknown names are skipped without decoding, a repeated member is noted
+/// as `duplicate_field`, and each known member is handed to `read` (map, context, member, its JSON name).
+/// Returns the coercions noted on this object's own members.
+pub(crate) fn read_members<'de, A, M>(
+    mut map: A,
+    doc: &mut Doc,
+    mut read: impl FnMut(&mut A, &mut Ctx<'_>, M, &'static str) -> Result<(), A::Error>,
+) -> Result<Vec<Coercion>, A::Error>
+where
+    A: MapAccess<'de>,
+    M: Member,
+{
+    let mut coercions = Vec::new();
+    let mut ctx = Ctx::new(&mut coercions, doc);
+    let mut seen = Seen::default();
+    while let Some(key) = map.next_key_seed(KeySeed(M::parse))? {
+        let Some(member) = key else {
+            map.next_value::<IgnoredAny>()?;
+            continue;
+        };
+        let field = member.name();
+        seen.check(&mut ctx, member.bit(), field);
+        read(&mut map, &mut ctx, member, field)?;
+    }
+    Ok(coercions)
+}
+
+/// Declares a struct's member enum: `parse` (name → member), `name`, and a bit index for duplicate detection.
+macro_rules! members {
+    ($(#[$meta:meta])* $name:ident { $($variant:ident = $json:literal,)* }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[repr(u8)]
+        pub(crate) enum $name { $($variant,)* }
+
+        impl $name {
+            pub(crate) fn parse(name: &str) -> Option<Self> {
+                match name {
+                    $($json => Some($name::$variant),)*
+                    _ => None,
+                }
+            }
+            pub(crate) fn name(self) -> &'static str {
+                match self {
+                    $($name::$variant => $json,)*
+                }
+            }
+        }
+
+        impl $crate::lenient::base::Member for $name {
+            fn parse(name: &str) -> Option<Self> {
+                $name::parse(name)
+            }
+            fn name(self) -> &'static str {
+                $name::name(self)
+            }
+            fn bit(self) -> u8 {
+                self as u8
+            }
+        }
+    };
+}
+pub(crate) use members;

@@ -1,0 +1,100 @@
+//! What the rules decide per bid ([`Verdict`], [`BidStatus`]) and where their findings go ([`Findings`],
+//! bounded like decode's issues).
+
+use serde::Serialize;
+
+use super::policy::Action;
+use super::table::Rule;
+use crate::issue::{Issue, Severity};
+use crate::validate::MAX_ISSUES;
+
+/// Accepted or rejected. Serializes as `"accepted"` or `"rejected"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BidStatus {
+    /// No enforced rule rejects the bid.
+    Accepted,
+    /// An enforced rule rejects the bid.
+    Rejected,
+}
+
+/// What happened to one bid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Verdict {
+    /// Accepted or rejected.
+    pub status: BidStatus,
+    /// The first enforced rule that rejects the bid (`None` when accepted).
+    pub rule: Option<Rule>,
+}
+
+impl Verdict {
+    /// The seat-non-bid status code of [`rule`](Self::rule); `None` when accepted.
+    pub fn statuscode(&self) -> Option<u16> {
+        self.rule.map(Rule::statuscode)
+    }
+}
+
+/// Where the rules' findings go, bounded by [`MAX_ISSUES`] like decode's.
+pub(crate) struct Findings<'f> {
+    pub(super) issues: &'f mut Vec<Issue>,
+    pub(super) statuscodes: &'f mut Vec<Option<u16>>,
+    pub(super) left_out: usize,
+}
+
+impl Findings<'_> {
+    pub(super) fn push(&mut self, issue: Issue, statuscode: Option<u16>) {
+        if self.issues.len() >= MAX_ISSUES {
+            self.left_out += 1;
+            return;
+        }
+        self.issues.push(issue);
+        self.statuscodes.push(statuscode);
+    }
+
+    /// Reports a finding of `rule` at `path` under `action` (never `Skip`).
+    pub(super) fn rule(
+        &mut self,
+        rule: Rule,
+        action: Action,
+        path: String,
+        code: &'static str,
+        message: String,
+    ) {
+        let severity = if action == Action::Enforce {
+            Severity::Error
+        } else {
+            Severity::Warning
+        };
+        let issue = Issue {
+            path,
+            code,
+            severity,
+            message: message.into(),
+        };
+        self.push(issue, Some(rule.statuscode()));
+    }
+}
+
+/// Ends the list with the count of findings left out (in the `issues_truncated` warning decode wrote, if any).
+pub(super) fn note_left_out(
+    issues: &mut Vec<Issue>,
+    statuscodes: &mut Vec<Option<u16>>,
+    left_out: usize,
+) {
+    let text =
+        format!("{left_out} validation findings not listed (at most {MAX_ISSUES} per document)");
+    match issues.last_mut() {
+        Some(last) if last.code == "issues_truncated" => {
+            last.message = format!("{}; {text}", last.message).into();
+        }
+        _ => {
+            issues.push(Issue {
+                path: String::new(),
+                code: "issues_truncated",
+                severity: Severity::Warning,
+                message: text.into(),
+            });
+            statuscodes.push(None);
+        }
+    }
+}
