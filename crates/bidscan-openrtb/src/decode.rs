@@ -187,7 +187,7 @@ fn decode_with<'a>(
     decode_json(reader, input, mode, inspector, bom)
 }
 
-fn bom_issue() -> Issue {
+pub(crate) fn bom_issue() -> Issue {
     Issue {
         path: String::new(),
         code: "utf8_bom",

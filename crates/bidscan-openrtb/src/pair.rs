@@ -47,6 +47,16 @@ pub fn decode_pair<'a>(
     input: &'a mut [u8],
     mode: Mode,
 ) -> Result<Pair<'a>, DecodeError> {
+    // A byte order mark as `decode` treats it: strict mode refuses it, lenient mode blanks it (offsets stay
+    // those of the body as sent) and warns first.
+    let bom = input.starts_with(decode::BOM);
+    if bom {
+        if mode == Mode::Strict {
+            reader.reset_stats(input.len());
+            return Err(DecodeError::ByteOrderMark);
+        }
+        input[..decode::BOM.len()].fill(b' ');
+    }
     let mut pair = Pair {
         request: BidRequest::default(),
         decoded: Decoded {
@@ -93,6 +103,10 @@ pub fn decode_pair<'a>(
         },
         other => other,
     })?;
+    // After `check`, which makes the issue list anew from the response.
+    if bom {
+        pair.decoded.issues.insert(0, decode::bom_issue());
+    }
     Ok(pair)
 }
 

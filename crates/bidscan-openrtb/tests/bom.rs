@@ -56,3 +56,31 @@ fn the_warning_comes_first_on_every_path() {
             .is_empty()
     );
 }
+
+/// `/validate`'s envelope is read by `decode_pair`, which treats the mark as `decode` does (found by a fresh
+/// tester: the envelope was 400 `malformed_json` while README says every route ignores the mark).
+#[test]
+fn the_envelope_too_warns_in_lenient_mode_and_refuses_in_strict() {
+    let envelope = r#"{"request":{"id":"q","imp":[{"id":"1"}]},"response":{"id":"q","seatbid":[{"bid":[{"id":"b","impid":"1","price":1.5}]}]}}"#;
+    let mut reader = Reader::default();
+    let mut input = with_bom(envelope);
+    let pair = bidscan_openrtb::decode_pair(&mut reader, &mut input, Mode::Lenient).unwrap();
+    assert_eq!(pair.decoded.status, Status::Bid);
+    assert_eq!(pair.decoded.issues[0].code, "utf8_bom");
+    assert_eq!(
+        pair.decoded
+            .issues
+            .iter()
+            .filter(|i| i.code == "utf8_bom")
+            .count(),
+        1
+    );
+    let mut plain = envelope.as_bytes().to_vec();
+    let without = bidscan_openrtb::decode_pair(&mut reader, &mut plain, Mode::Lenient).unwrap();
+    assert_eq!(pair.decoded.issues[1..], without.decoded.issues[..]);
+    let mut input = with_bom(envelope);
+    assert!(matches!(
+        bidscan_openrtb::decode_pair(&mut reader, &mut input, Mode::Strict),
+        Err(DecodeError::ByteOrderMark)
+    ));
+}

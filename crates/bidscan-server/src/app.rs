@@ -29,13 +29,12 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, ready};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
-use axum::http::{HeaderName, Request, StatusCode};
+use axum::http::{Request, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get, post};
 use pin_project_lite::pin_project;
@@ -54,66 +53,15 @@ use tower_http::timeout::RequestBodyTimeoutLayer;
 
 use crate::body::CloseIfUnreadLayer;
 use crate::compress;
-use crate::config::Config;
 use crate::dispatch::Dispatch;
-use crate::engine::Engine;
 use crate::error::{ApiError, json_errors, panic_response};
 use crate::host::RequireHostLayer;
 use crate::hot::DecodeService;
 use crate::inflate::{Inflate, InflateLayer};
-use crate::metrics::{HttpMetrics, Metrics, TrackLayer};
+use crate::metrics::{HttpMetrics, TrackLayer};
 use crate::request::RequestLayer;
 use crate::routes::{batch, decode, ops, validate};
-
-/// Header echoed on decode responses when the request sends it.
-pub const OPENRTB_VERSION: HeaderName = HeaderName::from_static("x-openrtb-version");
-
-/// What handlers share. Cheap to clone.
-#[derive(Clone)]
-pub struct AppState {
-    /// The configuration the server runs with.
-    pub config: Arc<Config>,
-    /// Decoding and its pools.
-    pub engine: Engine,
-    /// Set when the shutdown signal arrives: `/readyz` answers 503 from then on.
-    pub draining: Arc<AtomicBool>,
-    /// When the server started (for `/`).
-    pub started: Instant,
-    /// Decode requests in flight, at most `server.max_concurrency`: `/decode` holds a permit (through the
-    /// concurrency-limit layer) until its answer is ready, `/decode/batch` until its stream ends.
-    pub permits: Arc<Semaphore>,
-}
-
-impl AppState {
-    /// State for `config` with a fresh metrics registry.
-    ///
-    /// # Errors
-    /// Only if the metrics registry cannot be built (a bug).
-    pub fn new(config: Config) -> prometheus::Result<AppState> {
-        let metrics = Arc::new(Metrics::new()?);
-        let reader = bidscan_json::ReaderConfig {
-            max_depth: config.decode.max_depth,
-        };
-        Ok(AppState {
-            engine: Engine::new(config.pool.to_pool_config(), reader, metrics)
-                .with_policy(config.validate.clone()),
-            permits: Arc::new(Semaphore::new(config.server.max_concurrency.max(1))),
-            config: Arc::new(config),
-            draining: Arc::new(AtomicBool::new(false)),
-            started: Instant::now(),
-        })
-    }
-
-    /// The metrics registry.
-    pub fn metrics(&self) -> &Arc<Metrics> {
-        self.engine.metrics()
-    }
-
-    /// Whether the server is draining.
-    pub fn is_draining(&self) -> bool {
-        self.draining.load(Ordering::SeqCst)
-    }
-}
+pub use crate::state::{AppState, OPENRTB_VERSION};
 
 /// The route templates of [`router`], whose metric handles are kept ([`HttpMetrics`]); a route missing here is
 /// still counted, through the slower label lookup.
@@ -171,7 +119,10 @@ fn routes(state: AppState, http: Arc<HttpMetrics>) -> Router {
         .route("/healthz", get(ops::healthz))
         .route("/readyz", get(ops::readyz))
         .route("/metrics", get(ops::metrics).layer(compress::layer()))
-        .route("/openapi.json", get(ops::openapi).layer(compress::layer()))
+        .route(
+            "/openapi.json",
+            get(crate::openapi::openapi).layer(compress::layer()),
+        )
         .fallback(ops::not_found)
         // One `Router::layer` call: each adds a boxed, per-request-cloned service to every route.
         .layer(

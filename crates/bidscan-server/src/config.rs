@@ -65,6 +65,10 @@ pub struct ServerConfig {
     pub worker_threads: usize,
 }
 
+/// The most `server.worker_threads` accepted: far above any core count a pod gets, far below what exhausts
+/// memory (each thread is a 2 MiB stack and a decode pool; 100,000 took 537 MB within 4 s and never listened).
+pub const MAX_WORKER_THREADS: usize = 1024;
+
 /// The largest `decode.max_depth` accepted: far below what overflows a 2 MiB tokio worker stack (between 10,000
 /// and 30,000 levels measured) and above any real bid response (a handful of levels; `ext` rarely passes 10).
 pub const MAX_DEPTH_LIMIT: usize = 1024;
@@ -165,7 +169,9 @@ impl Config {
     /// A missing or unreadable file, invalid TOML, an unknown key or a value of the wrong type; the message
     /// names the key and where its value came from.
     pub fn load(file: Option<&Path>) -> Result<Config, Box<figment::Error>> {
-        let config: Config = Self::figment(file).extract()?;
+        let mut config: Config = Self::figment(file).extract()?;
+        // Environment variable names arrive lower-cased; currency codes are upper case.
+        config.validate.rates = std::mem::take(&mut config.validate.rates).with_upper_case_codes();
         config
             .validate()
             .map_err(|e| Box::new(figment::Error::from(e)))?;
@@ -192,6 +198,12 @@ impl Config {
         ];
         if let Some((key, _)) = positive.iter().find(|(_, v)| *v == 0) {
             return Err(format!("{key} must be greater than 0"));
+        }
+        if s.worker_threads > MAX_WORKER_THREADS {
+            return Err(format!(
+                "server.worker_threads must be at most {MAX_WORKER_THREADS} (0 = one per core), got {}",
+                s.worker_threads
+            ));
         }
         self.validate.rates.check()?;
         if self.decode.max_depth > MAX_DEPTH_LIMIT {
@@ -283,6 +295,37 @@ mod tests {
             jail.set_env("BIDSCAN__DECODE__MAX_DEPTH", "1024");
             assert_eq!(
                 Config::load(None).map(|c| c.decode.max_depth).ok(),
+                Some(1024)
+            );
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn rates_from_the_environment_and_a_thread_bound() {
+        figment::Jail::expect_with(|jail| {
+            // Env names arrive lower-cased; the codes are upper-cased back before they are checked.
+            jail.set_env("BIDSCAN__VALIDATE__RATES__USD__EUR", "0.92");
+            let c = Config::load(None).map_err(|e| *e)?;
+            assert_eq!(c.validate.rates.convert(100.0, "USD", "EUR"), Some(92.0));
+            jail.clear_env();
+            jail.set_env("BIDSCAN__VALIDATE__RATES__USD__EU", "0.92");
+            let err = Config::load(None).unwrap_err();
+            assert!(
+                err.to_string().contains("\"EU\" is not an ISO 4217"),
+                "{err}"
+            );
+            jail.clear_env();
+            jail.set_env("BIDSCAN__SERVER__WORKER_THREADS", "100000");
+            let err = Config::load(None).unwrap_err();
+            assert!(
+                err.to_string()
+                    .contains("worker_threads must be at most 1024"),
+                "{err}"
+            );
+            jail.set_env("BIDSCAN__SERVER__WORKER_THREADS", "1024");
+            assert_eq!(
+                Config::load(None).map(|c| c.server.worker_threads).ok(),
                 Some(1024)
             );
             Ok(())

@@ -54,7 +54,6 @@ use tokio::time::Sleep;
 use tower::BoxError;
 use tracing::Instrument;
 
-use crate::app::{AppState, OPENRTB_VERSION};
 use crate::body::{self, Accepts, Frames};
 use crate::config::ModeName;
 use crate::engine::{Inspect, View};
@@ -64,6 +63,7 @@ use crate::inflate::{self, ACCEPTED, Inflated, codings};
 use crate::metrics::HttpMetrics;
 use crate::request;
 use crate::routes::{DecodeParams, invalid_query};
+use crate::state::{AppState, OPENRTB_VERSION};
 use crate::validation::Work;
 
 /// The route template `/decode` is counted under.

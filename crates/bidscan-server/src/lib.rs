@@ -32,6 +32,7 @@ pub mod error;
 pub mod host;
 pub mod hot;
 pub mod inflate;
+pub mod limits;
 pub mod linger;
 pub mod log_fields;
 pub mod metrics;
@@ -43,6 +44,7 @@ pub mod render;
 pub mod request;
 pub mod routes;
 pub mod server;
+pub mod state;
 pub mod validation;
 
 pub use config::Config;

@@ -8,6 +8,7 @@
 //! schema's descriptions, not as constraints, because lenient mode answers a wrongly typed member with a 200 and
 //! an issue, not an error; `mode=strict` answers such a body 422.
 
+use axum::Json;
 use serde_json::{Value, json};
 use utoipa::OpenApi;
 
@@ -16,26 +17,6 @@ use crate::engine::{Inspect, View};
 use crate::error::{ErrorBody, ErrorFields};
 use crate::routes::ops::StatusBody;
 use crate::routes::validate::{ValidateAnswerDoc, ValidateEnvelopeDoc};
-
-/// Shape of the 200 answer of `/decode` (for the document only; the server renders it from the model's types).
-#[derive(utoipa::ToSchema)]
-#[allow(dead_code)]
-pub struct DecodeAnswerDoc {
-    /// `bid` or `nobid`.
-    status: String,
-    /// The canonical bid response (OpenRTB 2.6 member order, `ext` verbatim); omitted with `view=summary`.
-    #[schema(value_type = Option<Object>)]
-    response: Option<()>,
-    /// Short view: id, currency, seats, bid count, errors, warnings, one entry per bid.
-    #[schema(value_type = Object)]
-    summary: (),
-    /// Findings: `{path, code, severity, message}`, in document order.
-    #[schema(value_type = Vec<Object>)]
-    issues: (),
-    /// Reader counters: bytes, strings, escaped_strings, escapes, longest_string, buffer_bytes_needed.
-    #[schema(value_type = Object)]
-    stats: (),
-}
 
 /// The API description.
 #[derive(OpenApi)]
@@ -53,10 +34,10 @@ pub struct DecodeAnswerDoc {
         crate::routes::ops::healthz,
         crate::routes::ops::readyz,
         crate::routes::ops::metrics,
-        crate::routes::ops::openapi,
+        openapi,
     ),
     components(schemas(
-        DecodeAnswerDoc,
+        crate::routes::decode::DecodeAnswerDoc,
         ValidateAnswerDoc,
         ValidateEnvelopeDoc,
         ErrorBody,
@@ -293,4 +274,10 @@ mod tests {
                 .is_object()
         );
     }
+}
+
+/// This API as an OpenAPI 3.1 document.
+#[utoipa::path(get, path = "/openapi.json", tag = "ops", responses((status = 200, description = "OpenAPI document", body = Object)))]
+pub async fn openapi() -> Json<serde_json::Value> {
+    Json(document())
 }

@@ -1,7 +1,7 @@
 //! Answers for request heads hyper refuses itself: [`Rejects`], a connection wrapper that gives them the service's
 //! JSON error shape, an `x-request-id`, and a count in `bidscan_http_requests_total{route="unmatched"}`.
 //!
-//! When hyper's HTTP/1 parser fails (a head over [`MAX_READ_BUFFER`](crate::server::MAX_READ_BUFFER) bytes or
+//! When hyper's HTTP/1 parser fails (a head over [`MAX_READ_BUFFER`](crate::limits::MAX_READ_BUFFER) bytes or
 //! with more than 100 header fields, a NUL byte or other invalid character in a header, a bad request line), it
 //! writes an answer of its own — `431` or `400`, `content-length: 0` — and closes the connection, without
 //! calling the service. The wrapper recognises that answer as it is written (a `400`, `414` or `431` head without
@@ -77,7 +77,7 @@ fn refused_status(head: &[u8]) -> Option<StatusCode> {
 
 /// The answer written instead of hyper's `status` (see the module docs).
 fn answer(status: StatusCode, in_request_line: bool) -> (StatusCode, Vec<u8>) {
-    let limit = crate::server::MAX_READ_BUFFER;
+    let limit = crate::limits::MAX_READ_BUFFER;
     let error = match status {
         StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE | StatusCode::URI_TOO_LONG
             if in_request_line =>
@@ -93,7 +93,7 @@ fn answer(status: StatusCode, in_request_line: bool) -> (StatusCode, Vec<u8>) {
             "header_fields_too_large",
             format!(
                 "the request head is larger than {limit} bytes or has more than {} header fields",
-                crate::server::MAX_HEADERS
+                crate::limits::MAX_HEADERS
             ),
         ),
         _ => ApiError::new(

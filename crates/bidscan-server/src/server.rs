@@ -44,15 +44,7 @@ use crate::linger::{LINGER_TIME, Lingering};
 use crate::metrics::Metrics;
 use crate::rejects::Rejects;
 
-/// Largest request head (request line and headers) and read buffer of one connection, in bytes: 64 KiB (hyper's
-/// default buffer is ~400 KB and its head limit that buffer). A larger head is answered 431 and the connection
-/// closed, so a connection that has not sent its head holds about this much at most, and
-/// `server.max_connections` × 64 KiB bounds the memory of request heads. Bodies are read through the same buffer.
-/// nginx allows 32 KiB of headers by default (`large_client_header_buffers 4 8k`).
-pub const MAX_READ_BUFFER: usize = 64 * 1024;
-
-/// Most header fields in one HTTP/1 request head (hyper's default, made explicit); more are answered 431.
-pub const MAX_HEADERS: usize = 100;
+pub use crate::limits::{MAX_HEADERS, MAX_READ_BUFFER};
 
 /// Most concurrent HTTP/2 streams (requests) on one connection (RFC 9113 §5.1.2, sent in SETTINGS); the
 /// connection cap times this bounds requests in flight from HTTP/2 clients, as the decode permits bound decodes.
@@ -103,6 +95,7 @@ pub async fn serve(
     let deadline = Duration::from_secs(config.server.drain_timeout_secs);
     let grace = grace.min(deadline);
     let http = protocols(&config);
+    let first_bytes = config.header_read_timeout();
     let slots = Arc::new(Semaphore::new(config.server.max_connections.max(1)));
     warn_if_over_fd_limit(config.server.max_connections);
     let state = AppState::new(config)?;
@@ -113,6 +106,7 @@ pub async fn serve(
         metrics: state.metrics().clone(),
         graceful: GracefulShutdown::new(),
         last_warning: None,
+        first_bytes,
     };
     if let Ok(addr) = listener.local_addr() {
         tracing::info!(%addr, version = env!("CARGO_PKG_VERSION"), "bidscan listening");
@@ -181,6 +175,8 @@ struct Connections {
     graceful: GracefulShutdown,
     /// When "connection limit reached" was last logged (at most once per [`WARN_EVERY`]).
     last_warning: Option<Instant>,
+    /// How long a new connection may stay silent (`server.header_read_timeout_secs`): see [`sent_first_bytes`].
+    first_bytes: Duration,
 }
 
 /// Shortest time between two "connection limit reached" warnings; the counter
@@ -232,23 +228,60 @@ impl Connections {
         self.slots.clone().acquire_owned().await.ok()
     }
 
-    /// Serves one connection on its own task; its slot is given back when it ends.
+    /// Serves one connection on its own task; its slot is given back when it ends. The client has
+    /// `server.header_read_timeout_secs` from the accept to send enough bytes to tell HTTP/1 from the h2c preface
+    /// ([`sent_first_bytes`]); hyper's own head timer covers HTTP/1 from then on.
     fn spawn(&self, stream: TcpStream, slot: OwnedSemaphorePermit) {
-        let io = Rejects::new(Lingering::new(stream, LINGER_TIME), self.metrics.clone());
-        let conn = self
-            .http
-            .serve_connection(TokioIo::new(io), self.app.clone());
-        let conn = self.graceful.watch(conn.into_owned());
+        let http = self.http.clone();
+        let app = self.app.clone();
+        let watcher = self.graceful.watcher();
+        let metrics = self.metrics.clone();
+        let first_bytes = self.first_bytes;
         let open = self.metrics.connections.clone();
         open.inc();
         tokio::spawn(async move {
-            if let Err(e) = conn.await {
-                // Header-read timeouts, malformed heads, resets: the client's doing, not worth more than debug.
-                tracing::debug!(error = %e, "connection ended with an error");
+            if sent_first_bytes(&stream, first_bytes).await {
+                let io = Rejects::new(Lingering::new(stream, LINGER_TIME), metrics);
+                let conn = http.serve_connection(TokioIo::new(io), app);
+                if let Err(e) = watcher.watch(conn.into_owned()).await {
+                    // Header-read timeouts, malformed heads, resets: the client's doing, not worth more than debug.
+                    tracing::debug!(error = %e, "connection ended with an error");
+                }
+            } else {
+                tracing::debug!(
+                    "connection closed: nothing to tell HTTP/1 from h2c within the header-read timeout"
+                );
             }
             open.dec();
             drop(slot);
         });
+    }
+}
+
+/// The HTTP/2 connection preface (RFC 9113 §3.4).
+const H2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// Whether the client sent, within `limit`, enough bytes to choose the protocol: one that cannot start the h2c
+/// preface (HTTP/1), or the whole preface. False when it sent nothing, only a prefix of the preface, or closed:
+/// hyper-util's protocol detection has no timer of its own, so without this a silent connection would hold its
+/// slot for ever (`server.max_connections` of them deny the service). Bytes are peeked, not consumed.
+async fn sent_first_bytes(stream: &TcpStream, limit: Duration) -> bool {
+    let deadline = tokio::time::Instant::now() + limit;
+    let mut buf = [0u8; H2_PREFACE.len()];
+    loop {
+        match tokio::time::timeout_at(deadline, stream.peek(&mut buf)).await {
+            Ok(Ok(0)) | Ok(Err(_)) | Err(_) => return false,
+            Ok(Ok(n)) if n == H2_PREFACE.len() || buf[..n] != H2_PREFACE[..n] => return true,
+            // A prefix of the preface: `peek` answers at once while those bytes sit unread, so wait a little.
+            Ok(Ok(_)) => {
+                if tokio::time::timeout_at(deadline, tokio::time::sleep(Duration::from_millis(5)))
+                    .await
+                    .is_err()
+                {
+                    return false;
+                }
+            }
+        }
     }
 }
 

@@ -258,6 +258,34 @@ async fn a_connection_that_never_sends_its_request_head_is_closed() {
     assert_eq!(server.get_text("/healthz").await.0, 200);
 }
 
+/// Before hyper reads a head it tells HTTP/1 from the h2c preface, with no timer of its own: a connection that
+/// sends nothing, or only a prefix of the preface, is closed by the header-read timeout too (found by a fresh
+/// tester: four silent sockets held every slot of `max_connections = 4`, `/healthz` timed out).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_that_sends_nothing_or_half_a_preface_is_closed() {
+    let mut c = config();
+    c.server.header_read_timeout_secs = 2;
+    c.server.max_connections = 3;
+    let server = start(c).await;
+    let addr = server.base.trim_start_matches("http://").to_owned();
+    let timeout = Duration::from_secs(2);
+    let mut conns = Vec::new();
+    for prefix in [&b""[..], b"P", b"PRI * HTTP/2.0\r\n"] {
+        let mut conn = TcpStream::connect(&addr).await.unwrap();
+        conn.write_all(prefix).await.unwrap();
+        conns.push((prefix, conn, Instant::now()));
+    }
+    for (prefix, conn, since) in &mut conns {
+        let closed = closed_by_server(conn).await.unwrap_or_else(|| {
+            panic!("{prefix:?}: still open 10 s after the 2 s header-read timeout")
+        });
+        let took = closed - *since;
+        assert!(took >= timeout / 2, "{prefix:?}: closed after {took:?}");
+    }
+    // Their slots are free again: the cap is 3 and the service answers.
+    assert_eq!(server.get_text("/healthz").await.0, 200);
+}
+
 /// The number of open file descriptors of the server process.
 fn open_fds(served: &Served) -> usize {
     std::fs::read_dir(format!("/proc/{}/fd", served.pid()))

@@ -123,6 +123,27 @@ impl Rates {
             .or_else(|| rate(to, from).map(|r| amount / r))
     }
 
+    /// The same rates with every code upper-cased (a code given in two cases keeps the last rate read). A
+    /// configuration's environment variable names arrive lower-cased (figment's `Env`: `BIDSCAN__VALIDATE__RATES__
+    /// USD__EUR` is `usd.eur`), and ISO 4217 alpha codes are upper case, so the server applies this before [`check`](Self::check).
+    pub fn with_upper_case_codes(self) -> Rates {
+        Rates(
+            self.0
+                .into_iter()
+                .map(|(from, to)| {
+                    let to = to
+                        .into_iter()
+                        .map(|(code, rate)| (code.to_ascii_uppercase(), rate))
+                        .collect::<BTreeMap<_, _>>();
+                    (from.to_ascii_uppercase(), to)
+                })
+                .fold(BTreeMap::new(), |mut all, (from, to)| {
+                    all.entry(from).or_insert_with(BTreeMap::new).extend(to);
+                    all
+                }),
+        )
+    }
+
     /// Every rate is finite and > 0, and every code three uppercase letters; otherwise which one is not.
     pub fn check(&self) -> Result<(), String> {
         for (from, to) in &self.0 {

@@ -22,11 +22,11 @@ use bytes::{BufMut, Bytes, BytesMut};
 use futures_util::StreamExt;
 use tokio::sync::OwnedSemaphorePermit;
 
-use crate::app::AppState;
 use crate::body::{self, Accepts, Line, Lines};
 use crate::engine::Options;
 use crate::error::{ApiError, ErrorBody};
 use crate::routes::{DecodeParams, invalid_query};
+use crate::state::AppState;
 use crate::validation::Work;
 
 /// Decodes every line of an NDJSON body, answering one NDJSON line per input line as they are decoded.

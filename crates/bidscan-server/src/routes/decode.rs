@@ -3,10 +3,9 @@
 use axum::extract::{Request, State};
 use axum::response::Response;
 
-use crate::app::AppState;
 use crate::error::{ApiError, ErrorBody};
-use crate::openapi::DecodeAnswerDoc;
 use crate::routes::{DecodeParams, one_document};
+use crate::state::AppState;
 use crate::validation::Work;
 
 /// Decodes one bid response: receives the (decompressed) body under `server.max_body_bytes`, then decodes it with
@@ -33,4 +32,24 @@ use crate::validation::Work;
 )]
 pub async fn decode(State(state): State<AppState>, request: Request) -> Result<Response, ApiError> {
     one_document(state, request, Work::Decode).await
+}
+
+/// Shape of the 200 answer of `/decode` (for the document only; the server renders it from the model's types).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct DecodeAnswerDoc {
+    /// `bid` or `nobid`.
+    status: String,
+    /// The canonical bid response (OpenRTB 2.6 member order, `ext` verbatim); omitted with `view=summary`.
+    #[schema(value_type = Option<Object>)]
+    response: Option<()>,
+    /// Short view: id, currency, seats, bid count, errors, warnings, one entry per bid.
+    #[schema(value_type = Object)]
+    summary: (),
+    /// Findings: `{path, code, severity, message}`, in document order.
+    #[schema(value_type = Vec<Object>)]
+    issues: (),
+    /// Reader counters: bytes, strings, escaped_strings, escapes, longest_string, buffer_bytes_needed.
+    #[schema(value_type = Object)]
+    stats: (),
 }

@@ -11,11 +11,11 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
-use crate::app::AppState;
 use crate::body::{self, Accepts};
 use crate::config::ModeName;
 use crate::engine::{Inspect, Options, View};
 use crate::error::ApiError;
+use crate::state::AppState;
 use crate::validation::Work;
 
 /// Query parameters of the decode routes.

@@ -7,8 +7,8 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::json;
 
-use crate::app::AppState;
 use crate::error::{ApiError, ErrorBody};
+use crate::state::AppState;
 
 /// `{"status": "..."}`.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -85,12 +85,6 @@ pub async fn metrics(State(state): State<AppState>) -> Result<Response, ApiError
         text,
     )
         .into_response())
-}
-
-/// This API as an OpenAPI 3.1 document.
-#[utoipa::path(get, path = "/openapi.json", tag = "ops", responses((status = 200, description = "OpenAPI document", body = Object)))]
-pub async fn openapi() -> Json<serde_json::Value> {
-    Json(crate::openapi::document())
 }
 
 /// 404 for every other path.

@@ -12,9 +12,9 @@ use axum::extract::{Query, Request, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 
-use crate::app::AppState;
 use crate::error::{ApiError, ErrorBody};
 use crate::routes::{DecodeParams, batch, one_document};
+use crate::state::AppState;
 use crate::validation::Work;
 
 /// Shape of the `/validate` body (for the document only).

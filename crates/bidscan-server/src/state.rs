@@ -1,0 +1,63 @@
+//! [`AppState`]: what every handler and the `/decode` service share, and the headers they echo. A leaf of the
+//! server's wiring: the router, the dispatch, the services and the routes import it.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use axum::http::HeaderName;
+use tokio::sync::Semaphore;
+
+use crate::config::Config;
+use crate::engine::Engine;
+use crate::metrics::Metrics;
+
+/// Header echoed on decode responses when the request sends it.
+pub const OPENRTB_VERSION: HeaderName = HeaderName::from_static("x-openrtb-version");
+
+/// What handlers share. Cheap to clone.
+#[derive(Clone)]
+pub struct AppState {
+    /// The configuration the server runs with.
+    pub config: Arc<Config>,
+    /// Decoding and its pools.
+    pub engine: Engine,
+    /// Set when the shutdown signal arrives: `/readyz` answers 503 from then on.
+    pub draining: Arc<AtomicBool>,
+    /// When the server started (for `/`).
+    pub started: Instant,
+    /// Decode requests in flight, at most `server.max_concurrency`: `/decode` holds a permit (through the
+    /// concurrency-limit layer) until its answer is ready, `/decode/batch` until its stream ends.
+    pub permits: Arc<Semaphore>,
+}
+
+impl AppState {
+    /// State for `config` with a fresh metrics registry.
+    ///
+    /// # Errors
+    /// Only if the metrics registry cannot be built (a bug).
+    pub fn new(config: Config) -> prometheus::Result<AppState> {
+        let metrics = Arc::new(Metrics::new()?);
+        let reader = bidscan_json::ReaderConfig {
+            max_depth: config.decode.max_depth,
+        };
+        Ok(AppState {
+            engine: Engine::new(config.pool.to_pool_config(), reader, metrics)
+                .with_policy(config.validate.clone()),
+            permits: Arc::new(Semaphore::new(config.server.max_concurrency.max(1))),
+            config: Arc::new(config),
+            draining: Arc::new(AtomicBool::new(false)),
+            started: Instant::now(),
+        })
+    }
+
+    /// The metrics registry.
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        self.engine.metrics()
+    }
+
+    /// Whether the server is draining.
+    pub fn is_draining(&self) -> bool {
+        self.draining.load(Ordering::SeqCst)
+    }
+}
