@@ -173,18 +173,29 @@ fn decode_with<'a>(
     mode: Mode,
     inspector: Option<&mut Inspector>,
 ) -> Result<Decoded<'a>, DecodeError> {
-    let bom = input.starts_with(BOM);
-    if bom {
-        if mode == Mode::Strict {
-            reader.reset_stats(input.len());
-            return Err(DecodeError::ByteOrderMark);
-        }
-        // Blanked rather than skipped, so that byte offsets stay those of the body as sent.
-        input[..BOM.len()].fill(b' ');
-    }
+    let bom = blank_bom(reader, input, mode)?;
     // The mark's warning is added where the `Decoded` is built: a `Decoded` moved out of a `Result` here and
     // into another one is a ~300-byte copy per document (measured: the wrapper cost a small no-bid ~10%).
     decode_json(reader, input, mode, inspector, bom)
+}
+
+/// Whether `input` starts with a [`BOM`], blanked then (rather than skipped, so that byte offsets stay those of
+/// the body as sent); in strict mode [`DecodeError::ByteOrderMark`] instead, with the reader's stats reset. Shared
+/// by [`decode`] and `decode_pair`.
+pub(crate) fn blank_bom(
+    reader: &mut Reader,
+    input: &mut [u8],
+    mode: Mode,
+) -> Result<bool, DecodeError> {
+    if !input.starts_with(BOM) {
+        return Ok(false);
+    }
+    if mode == Mode::Strict {
+        reader.reset_stats(input.len());
+        return Err(DecodeError::ByteOrderMark);
+    }
+    input[..BOM.len()].fill(b' ');
+    Ok(true)
 }
 
 pub(crate) fn bom_issue() -> Issue {

@@ -47,16 +47,8 @@ pub fn decode_pair<'a>(
     input: &'a mut [u8],
     mode: Mode,
 ) -> Result<Pair<'a>, DecodeError> {
-    // A byte order mark as `decode` treats it: strict mode refuses it, lenient mode blanks it (offsets stay
-    // those of the body as sent) and warns first.
-    let bom = input.starts_with(decode::BOM);
-    if bom {
-        if mode == Mode::Strict {
-            reader.reset_stats(input.len());
-            return Err(DecodeError::ByteOrderMark);
-        }
-        input[..decode::BOM.len()].fill(b' ');
-    }
+    // A byte order mark as `decode` treats it: refused in strict mode, else blanked, its warning first.
+    let bom = decode::blank_bom(reader, input, mode)?;
     let mut pair = Pair {
         request: BidRequest::default(),
         decoded: Decoded {
