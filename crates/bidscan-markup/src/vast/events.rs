@@ -7,7 +7,7 @@ use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
 
 use super::VastInfo;
-use super::walk::{Root, Violation, Walk, check_value};
+use super::walk::{Root, Tag, Violation, Walk, check_value};
 
 /// Inspects `markup` with quick-xml (see [`inspect_with_quick_xml`](super::inspect_with_quick_xml)).
 pub(super) fn run(markup: &str) -> VastInfo<'_> {
@@ -44,11 +44,11 @@ fn event_into<'a>(
     match event {
         Event::Start(e) => {
             let version = check_attributes(walk, markup, &e, at)?;
-            walk.open(e.local_name().as_ref(), version, at)?;
+            walk.open(Tag::of(e.local_name().as_ref().as_bytes()), version, at)?;
         }
         Event::Empty(e) => {
             let version = check_attributes(walk, markup, &e, at)?;
-            walk.open(e.local_name().as_ref(), version, at)?;
+            walk.open(Tag::of(e.local_name().as_ref().as_bytes()), version, at)?;
             walk.end();
         }
         Event::End(_) => walk.end(),

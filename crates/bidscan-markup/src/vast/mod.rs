@@ -17,6 +17,7 @@
 //! path was 81% of the inspection cost of the synthetic corpus (ARCHITECTURE.md, BENCHMARKS.md "Markup
 //! inspection").
 
+mod bytes;
 mod duration;
 mod events;
 mod scan;

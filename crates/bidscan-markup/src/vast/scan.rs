@@ -21,35 +21,16 @@
 
 use std::borrow::Cow;
 
-use memchr::{memchr, memchr_iter, memchr2, memchr3, memchr3_iter};
+use memchr::{memchr, memchr2, memchr3, memchr3_iter};
 use quick_xml::errors::{Error, IllFormedError, SyntaxError};
 
 use super::VastInfo;
-use super::walk::{Root, Violation, Walk, check_value};
+use super::bytes::{name_stop, same, value_stop};
+use super::walk::{Root, Tag, Violation, Walk, check_value};
 
 /// Open elements the fast path keeps names for; deeper documents go to the exact path (VAST documents nest
 /// about 8 deep).
 pub(super) const MAX_DEPTH: usize = 32;
-
-/// Bytes that end an element or attribute name (`true`): quick-xml's XML whitespace, `/`, `>`, and the bytes
-/// after which quick-xml would read the tag differently from a plain `name attr="value"` (`<`, quotes, `=`,
-/// `&`); and `:`, where the local part of a name may start.
-const NAME_END: [bool; 256] = table(b" \t\r\n/><\"'=&:");
-
-/// Bytes that end a double-quoted attribute value or need a closer look in it.
-const IN_DOUBLE_QUOTES: [bool; 256] = table(b"\"<&");
-/// … a single-quoted one.
-const IN_SINGLE_QUOTES: [bool; 256] = table(b"'<&");
-
-const fn table(bytes: &[u8]) -> [bool; 256] {
-    let mut t = [false; 256];
-    let mut i = 0;
-    while i < bytes.len() {
-        t[bytes[i] as usize] = true;
-        i += 1;
-    }
-    t
-}
 
 /// quick-xml's whitespace inside tags (`is_whitespace`: space, tab, CR, LF).
 fn is_space(b: u8) -> bool {
@@ -88,17 +69,22 @@ struct Scan<'a> {
 
 impl<'a> Scan<'a> {
     /// Stops the scan at `violation`, reported as found (`None`, for `?`).
+    #[cold]
+    #[inline(never)]
     fn stop<T>(&mut self, violation: Violation) -> Option<T> {
         self.violation = Some(violation);
         None
     }
 
     /// Stops the scan at a quick-xml error at `at`, with quick-xml's message.
+    #[cold]
+    #[inline(never)]
     fn stop_xml<T>(&mut self, at: usize, error: Error) -> Option<T> {
         self.stop((at, error.to_string().into()))
     }
 
     /// The walk's own violations are the exact path's too: reported.
+    #[inline(always)]
     fn walked(&mut self, result: Result<(), Violation>) -> Option<()> {
         match result {
             Ok(()) => Some(()),
@@ -112,10 +98,21 @@ impl<'a> Scan<'a> {
             return None;
         }
         loop {
-            // Tags mostly follow one another directly: look at the next byte before searching.
-            if self.b.get(self.pos) == Some(&b'<') {
-                self.markup(self.pos)?;
-                continue;
+            // Tags mostly follow one another directly, or after a little whitespace (a blank text piece means
+            // nothing anywhere: outside the root, inside it, in a capture): look before searching.
+            match self.b.get(self.pos) {
+                Some(b'<') => {
+                    self.markup(self.pos)?;
+                    continue;
+                }
+                Some(&c) if is_space(c) => {
+                    let next = self.skip_space(self.pos + 1);
+                    if self.b.get(next) == Some(&b'<') {
+                        self.markup(next)?;
+                        continue;
+                    }
+                }
+                _ => {}
             }
             let Some(i) = memchr2(b'<', b'&', &self.b[self.pos..]) else {
                 self.text(self.pos, self.b.len())?;
@@ -135,6 +132,7 @@ impl<'a> Scan<'a> {
     }
 
     /// Character data `start..end`: whitespace only outside the root; collected where the walk wants it.
+    #[inline(never)]
     fn text(&mut self, start: usize, end: usize) -> Option<()> {
         if self.walk.root != Root::Open || self.walk.capturing() {
             let result = self
@@ -146,6 +144,7 @@ impl<'a> Scan<'a> {
     }
 
     /// `&name;` at `at`, in text.
+    #[inline(never)]
     fn reference(&mut self, at: usize) -> Option<()> {
         let name_start = at + 1;
         let semi = match memchr3(b';', b'&', b'<', &self.b[name_start..]) {
@@ -159,23 +158,33 @@ impl<'a> Scan<'a> {
     }
 
     /// Markup starting with the `<` at `at`.
+    #[inline(always)]
     fn markup(&mut self, at: usize) -> Option<()> {
-        let Some(&next) = self.b.get(at + 1) else {
-            return self.stop_xml(at, Error::Syntax(SyntaxError::UnclosedTag));
+        let read = match self.b.get(at + 1) {
+            Some(b'/') => self.end_tag(at),
+            Some(b'!') if self.b.get(at + 2) == Some(&b'[') => return self.cdata(at),
+            Some(b'!') => return self.bang(at),
+            Some(b'?') => return self.processing_instruction(at),
+            Some(_) => self.start_tag(at),
+            None => return self.stop_xml(at, Error::Syntax(SyntaxError::UnclosedTag)),
         };
-        let read = match next {
-            b'!' => return self.bang(at),
-            b'?' => return self.processing_instruction(at),
-            b'/' => self.end_tag(at),
-            _ => self.start_tag(at),
-        };
-        if read.is_none() && self.violation.is_none() {
-            // A tag the fast path could not read: quick-xml's reading when it never ends.
-            if let Err(error) = self.tag_end(at) {
-                return self.stop_xml(at, Error::Syntax(error));
-            }
+        if read.is_none() {
+            return self.unread(at);
         }
         read
+    }
+
+    /// A tag at `at` the fast path could not read: quick-xml's reading when it never ends (unless the scan
+    /// stopped at a violation of its own already); `None` in any case.
+    #[cold]
+    #[inline(never)]
+    fn unread(&mut self, at: usize) -> Option<()> {
+        if self.violation.is_none()
+            && let Err(error) = self.tag_end(at)
+        {
+            return self.stop_xml(at, Error::Syntax(error));
+        }
+        None
     }
 
     /// quick-xml's `ElementParser` from the `<` at `at`: the `>` outside quotes that ends the tag, or the error
@@ -197,16 +206,15 @@ impl<'a> Scan<'a> {
         })
     }
 
-    /// End of the name starting at `from` (the first [`NAME_END`] byte, or the end of the markup), and where
-    /// its local part starts (after the first `:`, as quick-xml's `local_name`; `from` without one).
+    /// End of the name starting at `from` (the first [`is_name_stop`](super::bytes::is_name_stop) byte but
+    /// `:`, or the end of the markup), and where its local part starts (after the first `:`, as quick-xml's
+    /// `local_name`; `from` without one).
+    #[inline(always)]
     fn name_end(&self, from: usize) -> (usize, usize) {
         let mut local = from;
         let mut i = from;
         loop {
-            i += self.b[i..]
-                .iter()
-                .position(|&c| NAME_END[c as usize])
-                .unwrap_or(self.b.len() - i);
+            i = name_stop(self.b, i);
             if self.b.get(i) != Some(&b':') {
                 return (i, local);
             }
@@ -217,16 +225,19 @@ impl<'a> Scan<'a> {
         }
     }
 
+    #[inline(always)]
     fn skip_space(&self, from: usize) -> usize {
-        self.b[from..]
-            .iter()
-            .position(|&c| !is_space(c))
-            .map_or(self.b.len(), |i| from + i)
+        let mut i = from;
+        while self.b.get(i).is_some_and(|&c| is_space(c)) {
+            i += 1;
+        }
+        i
     }
 
     /// `</name>` (whitespace allowed before `>`), closing the innermost open element of the same name: its
     /// name's bytes compared in place, then what follows must be whitespace and `>` (anything else makes a
     /// different name, which quick-xml reports as mismatched).
+    #[inline(always)]
     fn end_tag(&mut self, at: usize) -> Option<()> {
         let start = at + 2;
         let Some(depth) = self.walk.depth.checked_sub(1) else {
@@ -236,7 +247,7 @@ impl<'a> Scan<'a> {
         let (open_start, open_len) = (open_start as usize, open_len as usize);
         let open = open_start..open_start + open_len;
         let end = start + open_len;
-        if self.b.get(start..end) != Some(&self.b[open.clone()]) {
+        if !same(self.b, start, open_start, open_len) {
             return self.mismatched(at, Some(open));
         }
         let close = match self.b.get(end) {
@@ -255,6 +266,8 @@ impl<'a> Scan<'a> {
     /// The end tag at `at` does not close the open element `open` (`None`: no element is open): quick-xml's
     /// mismatched (unmatched) end tag error, naming what stands between `</` and `>` (trailing whitespace
     /// trimmed) — when the tag ends at all (else the caller reports it unclosed).
+    #[cold]
+    #[inline(never)]
     fn mismatched(&mut self, at: usize, open: Option<std::ops::Range<usize>>) -> Option<()> {
         let gt = self.tag_end(at).ok()?;
         let content = &self.markup[at + 2..gt];
@@ -272,6 +285,7 @@ impl<'a> Scan<'a> {
     }
 
     /// `<name attr="value" …>` or `<name … />`.
+    #[inline(always)]
     fn start_tag(&mut self, at: usize) -> Option<()> {
         let start = at + 1;
         let (end, local) = self.name_end(start);
@@ -295,9 +309,9 @@ impl<'a> Scan<'a> {
                 }
             }
         };
-        let local = &self.markup[local..end];
+        let tag = Tag::of(&self.b[local..end]);
         let depth = self.walk.depth;
-        let opened = self.walk.open(local, version, at);
+        let opened = self.walk.open(tag, version, at);
         self.walked(opened)?;
         if empty {
             self.walk.end();
@@ -311,6 +325,7 @@ impl<'a> Scan<'a> {
 
     /// The attribute whose name starts at `from`: the offset of its value's closing quote, and its value when
     /// it is the root's `version` (local name after the first `:`, as quick-xml's `local_name`).
+    #[inline(always)]
     fn attribute(&self, from: usize) -> Option<(usize, Option<&'a str>)> {
         let (name_end, local) = self.name_end(from);
         if name_end == from {
@@ -326,72 +341,79 @@ impl<'a> Scan<'a> {
             return None;
         }
         let value_start = open + 1;
-        // Values are short: a byte loop beats two searches.
-        let stops = if quote == b'"' {
-            &IN_DOUBLE_QUOTES
-        } else {
-            &IN_SINGLE_QUOTES
-        };
-        let mut close = value_start
-            + self.b[value_start..]
-                .iter()
-                .position(|&c| stops[c as usize])?;
+        let mut close = value_stop(self.b, value_start, quote)?;
         if self.b[close] != quote {
             let end = close + memchr(quote, &self.b[close..])?;
             check_value(&self.b[close..end]).ok()?;
             close = end;
         }
         let version = (self.walk.depth == 0 && &self.b[local..name_end] == b"version")
-            .then(|| &self.markup[value_start..close]);
+            .then(|| self.markup.get(value_start..close))
+            .flatten();
         Some((close, version))
     }
 
-    /// `<!--…-->` or `<![CDATA[…]]>`; a DOCTYPE goes to the exact path. As quick-xml reads them: after `<![` or
-    /// `<!-`, anything but a complete CDATA section or comment is unclosed; after `<!` anything else is invalid.
+    /// `<![CDATA[…]]>` (the caller saw `<![`), as quick-xml reads it: anything but a complete CDATA section is
+    /// unclosed. Its content is looked at only outside the root (an error) and in a capture.
+    #[inline(always)]
+    fn cdata(&mut self, at: usize) -> Option<()> {
+        let from = at + 9;
+        let gt = if self.b[at..].starts_with(b"<![CDATA[") {
+            self.closing(from, b"]]")
+        } else {
+            None
+        };
+        let Some(gt) = gt else {
+            return self.stop_xml(at, Error::Syntax(SyntaxError::UnclosedCData));
+        };
+        if self.walk.root != Root::Open || self.walk.capturing() {
+            let result = self
+                .walk
+                .cdata(Cow::Borrowed(&self.markup[from..gt - 2]), at);
+            self.walked(result)?;
+        }
+        self.pos = gt + 1;
+        Some(())
+    }
+
+    /// `<!--…-->` (or anything else after `<!` but `[`); a DOCTYPE goes to the exact path. As quick-xml reads
+    /// them: after `<!-`, anything but a complete comment is unclosed; after `<!` anything else is invalid.
+    #[inline(never)]
     fn bang(&mut self, at: usize) -> Option<()> {
-        let rest = &self.b[at..];
-        match rest.get(2) {
+        match self.b.get(at + 2) {
             Some(b'-') => {
-                let gt = rest
-                    .starts_with(b"<!--")
-                    .then(|| self.closing(at + 4, b"--"))
-                    .flatten();
+                let gt = if self.b[at..].starts_with(b"<!--") {
+                    self.closing(at + 4, b"--")
+                } else {
+                    None
+                };
                 let Some(gt) = gt else {
                     return self.stop_xml(at, Error::Syntax(SyntaxError::UnclosedComment));
                 };
                 self.pos = gt + 1;
+                Some(())
             }
-            Some(b'[') => {
-                let from = at + 9;
-                let gt = rest
-                    .starts_with(b"<![CDATA[")
-                    .then(|| self.closing(from, b"]]"))
-                    .flatten();
-                let Some(gt) = gt else {
-                    return self.stop_xml(at, Error::Syntax(SyntaxError::UnclosedCData));
-                };
-                let end = gt - 2;
-                if self.walk.root != Root::Open || self.walk.capturing() {
-                    let result = self.walk.cdata(Cow::Borrowed(&self.markup[from..end]), at);
-                    self.walked(result)?;
-                }
-                self.pos = gt + 1;
-            }
-            Some(b'D' | b'd') => return None,
-            _ => return self.stop_xml(at, Error::Syntax(SyntaxError::InvalidBangMarkup)),
+            Some(b'D' | b'd') => None,
+            _ => self.stop_xml(at, Error::Syntax(SyntaxError::InvalidBangMarkup)),
         }
-        Some(())
     }
 
     /// The first `>` at or after `from + 2` preceded by `tail` (`--` of a comment, `]]` of a CDATA section), as
     /// quick-xml finds it: `>` is rare inside both, so one `memchr` per candidate.
+    #[inline(always)]
     fn closing(&self, from: usize, tail: &[u8; 2]) -> Option<usize> {
-        memchr_iter(b'>', &self.b[from..])
-            .map(|i| from + i)
-            .find(|&gt| gt >= from + 2 && &self.b[gt - 2..gt] == tail)
+        let mut i = from;
+        loop {
+            let gt = i + memchr(b'>', self.b.get(i..)?)?;
+            if gt >= from + 2 && self.b[gt - 2..gt] == *tail {
+                return Some(gt);
+            }
+            i = gt + 1;
+        }
     }
 
     /// `<?target …?>` anywhere, `<?xml …?>` (the declaration) only at the start of the document.
+    #[inline(never)]
     fn processing_instruction(&mut self, at: usize) -> Option<()> {
         let mut from = at + 2;
         let close = loop {

@@ -16,6 +16,42 @@ pub(super) enum Root {
     Closed,
 }
 
+/// The local names the walk gives a meaning to (VAST 4.2 §3); every other element is [`Tag::Other`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Tag {
+    Vast,
+    Ad,
+    InLine,
+    Wrapper,
+    Impression,
+    Error,
+    VastAdTagUri,
+    Linear,
+    Duration,
+    MediaFile,
+    Other,
+}
+
+impl Tag {
+    /// The tag of an element's local name (case-sensitive, as XML is): by length first, then the bytes.
+    #[inline(always)]
+    pub(super) fn of(local: &[u8]) -> Tag {
+        match local.len() {
+            2 if local == b"Ad" => Tag::Ad,
+            4 if local == b"VAST" => Tag::Vast,
+            5 if local == b"Error" => Tag::Error,
+            6 if local == b"InLine" => Tag::InLine,
+            6 if local == b"Linear" => Tag::Linear,
+            7 if local == b"Wrapper" => Tag::Wrapper,
+            8 if local == b"Duration" => Tag::Duration,
+            9 if local == b"MediaFile" => Tag::MediaFile,
+            10 if local == b"Impression" => Tag::Impression,
+            12 if local == b"VASTAdTagURI" => Tag::VastAdTagUri,
+            _ => Tag::Other,
+        }
+    }
+}
+
 /// The `<Ad>` being read (a child of the root).
 struct Ad {
     first: bool,
@@ -108,6 +144,7 @@ impl<'a> Walk<'a> {
 
     /// True when element content at the current depth is being collected (a `<Duration>` or
     /// `<VASTAdTagURI>`): only then do text pieces matter.
+    #[inline(always)]
     pub(super) fn capturing(&self) -> bool {
         match self.capture {
             Capture::None => false,
@@ -183,25 +220,30 @@ impl<'a> Walk<'a> {
         }
     }
 
-    /// A start tag at `at` with local name `name` (after the first `:`) and, for the root, its `version`
-    /// attribute as written: opens the element (the caller calls [`end`](Self::end) for an empty one).
+    /// A start tag at `at` with local name `tag` and, for the root, its `version` attribute as written: opens
+    /// the element (the caller calls [`end`](Self::end) for an empty one).
+    #[inline(always)]
     pub(super) fn open(
         &mut self,
-        name: &str,
+        tag: Tag,
         version: Option<&'a str>,
         at: usize,
     ) -> Result<(), Violation> {
-        self.start(name, version, at)?;
+        // Most elements mean nothing to the walk: only the depth changes.
+        if tag != Tag::Other || self.depth == 0 {
+            self.start(tag, version, at)?;
+        }
         self.depth += 1;
         Ok(())
     }
 
-    fn start(&mut self, name: &str, version: Option<&'a str>, at: usize) -> Result<(), Violation> {
+    #[inline(never)]
+    fn start(&mut self, tag: Tag, version: Option<&'a str>, at: usize) -> Result<(), Violation> {
         match (self.depth, self.root) {
             (0, Root::Closed) => return Err((at, "a second root element".into())),
             (0, _) => {
                 self.root = Root::Open;
-                if name != "VAST" {
+                if tag != Tag::Vast {
                     self.info.warnings.add(Warning::NotVast, at);
                 }
                 self.info.version = version;
@@ -210,7 +252,7 @@ impl<'a> Walk<'a> {
                 }
                 return Ok(());
             }
-            (1, _) if name == "Ad" => {
+            (1, _) if tag == Tag::Ad => {
                 self.info.ads += 1;
                 self.ad = Some(Ad {
                     first: self.info.ads == 1,
@@ -224,25 +266,25 @@ impl<'a> Walk<'a> {
             }
             _ => {}
         }
-        match name {
-            "Impression" => self.info.impressions += 1,
-            "Error" => self.info.error_urls += 1,
+        match tag {
+            Tag::Impression => self.info.impressions += 1,
+            Tag::Error => self.info.error_urls += 1,
             _ => {}
         }
         let Some(ad) = &mut self.ad else {
             return Ok(());
         };
-        match name {
-            "InLine" if self.depth == 2 => ad.inline = true,
-            "Wrapper" if self.depth == 2 => {
+        match tag {
+            Tag::InLine if self.depth == 2 => ad.inline = true,
+            Tag::Wrapper if self.depth == 2 => {
                 ad.wrapper = true;
                 self.info.wrapper |= ad.first;
             }
-            "Impression" => ad.impressions += 1,
-            "VASTAdTagURI" => self.begin_capture(Capture::TagUri {
+            Tag::Impression => ad.impressions += 1,
+            Tag::VastAdTagUri => self.begin_capture(Capture::TagUri {
                 depth: self.depth + 1,
             }),
-            "Linear" => {
+            Tag::Linear => {
                 self.linear = Some(Linear {
                     depth: self.depth + 1,
                     at,
@@ -252,13 +294,13 @@ impl<'a> Walk<'a> {
                 });
                 self.first_linear_seen |= ad.first;
             }
-            "Duration" if self.linear.as_ref().is_some_and(|l| l.depth == self.depth) => {
+            Tag::Duration if self.linear.as_ref().is_some_and(|l| l.depth == self.depth) => {
                 self.begin_capture(Capture::Duration {
                     depth: self.depth + 1,
                     at,
                 });
             }
-            "MediaFile" => {
+            Tag::MediaFile => {
                 self.info.media_files += usize::from(ad.first);
                 if let Some(linear) = &mut self.linear {
                     linear.media_files += 1;
@@ -275,9 +317,22 @@ impl<'a> Walk<'a> {
     }
 
     /// Closes the element open at `self.depth` (the tokenizer has checked the end tag's name).
+    #[inline(always)]
     pub(super) fn end(&mut self) {
         let depth = self.depth;
         self.depth -= 1;
+        // Below the `<Ad>`, only the end of a capture or of the `<Linear>` being read means anything.
+        if depth > 2
+            && !matches!(self.capture, Capture::Duration { depth: d, .. } | Capture::TagUri { depth: d } if d == depth)
+            && self.linear.as_ref().is_none_or(|l| l.depth != depth)
+        {
+            return;
+        }
+        self.close(depth);
+    }
+
+    #[inline(never)]
+    fn close(&mut self, depth: usize) {
         match self.capture {
             Capture::Duration {
                 depth: d,
