@@ -77,6 +77,29 @@ fn errors_after_long_whitespace_runs_have_the_right_line_and_column() {
 }
 
 #[test]
+fn errors_after_pretty_printed_runs_have_the_right_line_and_column() {
+    // A newline and 0..=40 spaces before tokens with more than 32 bytes after the newline (the reader's one-step
+    // indentation skip), the error on the last line, at the start of it, or after a deeper run of spaces.
+    for indent in 0..=40 {
+        let pad = " ".repeat(indent);
+        let tail = "\"padding to make the rest of the body longer than one 32-byte step\"";
+        for bad in ["tru", "]", ",,"] {
+            let text = format!(
+                "{{\n{pad}\"first\": [\n{pad}{pad}1,\n{pad}{pad}{tail},\n{pad}{pad}{bad}\n{pad}]\n}}{tail}"
+            );
+            let e = err_borrowed(&text);
+            assert_eq!(e.kind(), ErrorKind::Syntax, "{text:?}");
+            assert_eq!(e.line(), 5, "{text:?}");
+            assert_eq!(
+                (e.line(), e.column()),
+                place_by_counting(&text, e.byte()),
+                "{text:?}"
+            );
+        }
+    }
+}
+
+#[test]
 fn string_errors_point_into_the_string() {
     let e = err_borrowed(r#"{"a":[{"b":"xy\q"}]}"#);
     assert_eq!(

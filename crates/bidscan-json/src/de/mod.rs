@@ -131,11 +131,43 @@ impl<'de> Deserializer<'de> {
         self.skip_ws_run()
     }
 
+    /// Skips a whitespace run: a pretty printer's newline and indentation by
+    /// [`newline_indent`](Self::newline_indent), anything else by [`skip_ws_steps`](Self::skip_ws_steps).
+    #[inline(never)]
+    fn skip_ws_run(&mut self) -> Option<u8> {
+        if let Some(next) = self.newline_indent() {
+            return Some(next);
+        }
+        self.skip_ws_steps()
+    }
+
+    /// The run most tokens of a pretty-printed body follow: one `\n`, then up to 32 spaces, then a token. Settled
+    /// by one 32-byte compare against the space (`scan::spaces32`) — no whitespace or newline masks, one newline
+    /// to count. `None`, with nothing consumed, for any other run (tabs, CRLF, blank lines, deeper indentation,
+    /// the document's last 32 bytes): [`skip_ws_steps`](Self::skip_ws_steps) takes it from the same place.
+    #[inline(always)]
+    fn newline_indent(&mut self) -> Option<u8> {
+        let at = self.idx;
+        let (&first, after) = self.input.get(at..)?.split_first()?;
+        if first != b'\n' {
+            return None;
+        }
+        let indent = (!scan::spaces32(after.first_chunk::<32>()?)).trailing_zeros() as usize;
+        let next = *after.get(indent)?;
+        if next <= b' ' {
+            return None;
+        }
+        self.line += 1;
+        self.line_start = self.pos() + 1;
+        self.idx = at + 1 + indent;
+        Some(next)
+    }
+
     /// Skips a whitespace run 32 bytes at a time (one compare pass finds the first non-whitespace byte and the
     /// newlines before it, for error places). Near the document's end the last 32 (or 16) bytes are read by one
     /// load ending at the end, shifted into place, when the unconsumed tail holds that many; else byte by byte.
     #[inline(never)]
-    fn skip_ws_run(&mut self) -> Option<u8> {
+    fn skip_ws_steps(&mut self) -> Option<u8> {
         loop {
             let rest = self.input.get(self.idx..)?;
             // Bits from `rest.len()` on come out 0 (not whitespace) in the shifted cases, so a run stops at the
@@ -182,7 +214,7 @@ impl<'de> Deserializer<'de> {
         self.line += passed.count_ones() as usize - 1;
     }
 
-    /// [`skip_ws_run`](Self::skip_ws_run) byte by byte, for a tail shorter than 16 bytes.
+    /// [`skip_ws_steps`](Self::skip_ws_steps) byte by byte, for a tail shorter than 16 bytes.
     #[inline(never)]
     fn skip_ws_bytes(&mut self) -> Option<u8> {
         loop {
@@ -191,7 +223,7 @@ impl<'de> Deserializer<'de> {
                 b'\n' => {
                     self.idx += 1;
                     self.line += 1;
-                    self.line_start = self.pos();
+                    self.line_start = self.pos() + 1;
                 }
                 b => return Some(b),
             }

@@ -242,3 +242,23 @@ fn whitespace32_is_both_halves_of_the_byte_reference() {
         );
     }
 }
+
+#[test]
+fn spaces32_flags_exactly_the_spaces_on_every_byte_value() {
+    for b in 0..=255u8 {
+        for k in 0..32 {
+            let mut chunk = [b' '; 32];
+            chunk[k] = b;
+            chunk[(k + 7) % 32] = b'\n';
+            let (lo, hi) = chunk.split_at(16);
+            let want = super::spaces16_portable(lo.try_into().unwrap())
+                | super::spaces16_portable(hi.try_into().unwrap()) << 16;
+            assert_eq!(super::spaces32(&chunk), want, "byte {b:#04x} at {k}");
+            let mut by_byte = 0u32;
+            for (i, &c) in chunk.iter().enumerate() {
+                by_byte |= u32::from(c == b' ') << i;
+            }
+            assert_eq!(want, by_byte, "byte {b:#04x} at {k}");
+        }
+    }
+}

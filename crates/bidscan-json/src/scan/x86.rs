@@ -44,6 +44,15 @@ pub(super) mod sse2 {
         )
     }
 
+    /// Space flags of 16 bytes: bit `i` set when `block[i]` is `b' '` (a pretty printer's indentation).
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    pub(in crate::scan) fn spaces16(block: &[u8; 16]) -> u32 {
+        // SAFETY: `block` is 16 readable bytes; `loadu` has no alignment requirement.
+        let v = unsafe { _mm_loadu_si128(block.as_ptr().cast::<__m128i>()) };
+        u32::from(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b' ' as i8))) as u16)
+    }
+
     #[inline]
     #[target_feature(enable = "sse2")]
     fn mask64(block: &[u8; WIDTH]) -> u64 {
