@@ -223,7 +223,7 @@ impl<'de> Deserializer<'de> {
                 b'\n' => {
                     self.idx += 1;
                     self.line += 1;
-                    self.line_start = self.pos() + 1;
+                    self.line_start = self.pos();
                 }
                 b => return Some(b),
             }
