@@ -331,12 +331,20 @@ impl<'a> Scan<'a> {
         if name_end == from {
             return None;
         }
-        let eq = self.skip_space(name_end);
-        if *self.b.get(eq)? != b'=' {
-            return None;
+        // `name="value"` mostly: whitespace around `=` looked for only when the byte is not the expected one.
+        let mut eq = name_end;
+        if self.b.get(eq) != Some(&b'=') {
+            eq = self.skip_space(eq);
+            if self.b.get(eq) != Some(&b'=') {
+                return None;
+            }
         }
-        let open = self.skip_space(eq + 1);
-        let quote = *self.b.get(open)?;
+        let mut open = eq + 1;
+        let mut quote = *self.b.get(open)?;
+        if is_space(quote) {
+            open = self.skip_space(open);
+            quote = *self.b.get(open)?;
+        }
         if quote != b'"' && quote != b'\'' {
             return None;
         }
