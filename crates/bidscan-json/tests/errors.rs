@@ -78,14 +78,21 @@ fn errors_after_long_whitespace_runs_have_the_right_line_and_column() {
 
 #[test]
 fn errors_after_pretty_printed_runs_have_the_right_line_and_column() {
-    // A newline and 0..=40 spaces before tokens with more than 32 bytes after the newline (the reader's one-step
-    // indentation skip), the error on the last line, at the start of it, or after a deeper run of spaces.
-    for indent in 0..=40 {
+    // A newline (LF or CRLF) and 0..=80 spaces before tokens with more than 32 bytes after the newline (the
+    // reader's one-step indentation skip for LF and up to 32 spaces, its general steps past that), the error on
+    // the fifth line.
+    for indent in 0..=80 {
         let pad = " ".repeat(indent);
         let tail = "\"padding to make the rest of the body longer than one 32-byte step\"";
-        for bad in ["tru", "]", ",,"] {
+        for (bad, nl) in [
+            ("tru", "\n"),
+            ("]", "\n"),
+            (",,", "\n"),
+            ("tru", "\r\n"),
+            (",,", "\r\n"),
+        ] {
             let text = format!(
-                "{{\n{pad}\"first\": [\n{pad}{pad}1,\n{pad}{pad}{tail},\n{pad}{pad}{bad}\n{pad}]\n}}{tail}"
+                "{{{nl}{pad}\"first\": [{nl}{pad}{pad}1,{nl}{pad}{pad}{tail},{nl}{pad}{pad}{bad}{nl}{pad}]{nl}}}{tail}"
             );
             let e = err_borrowed(&text);
             assert_eq!(e.kind(), ErrorKind::Syntax, "{text:?}");
