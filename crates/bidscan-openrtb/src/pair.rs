@@ -39,8 +39,8 @@ const NOT_A_BID_REQUEST: &str = "not a bid request";
 ///   inside one of them.
 /// - [`DecodeError::NotABidResponse`] (path under `/response`), [`DecodeError::Strict`] (path prefixed with
 ///   `/response`).
-/// - [`DecodeError::InvalidEnvelope`]: `not_an_envelope` (the top level is not an object, or `request` or
-///   `response` is missing), `not_a_bid_request` (`request` is not an object), `request_without_imp` (no, or an
+/// - [`DecodeError::InvalidEnvelope`]: `not_an_envelope` (the top level is not an object, `request` or
+///   `response` is missing, or either comes twice), `not_a_bid_request` (`request` is not an object), `request_without_imp` (no, or an
 ///   empty, `imp` array; OpenRTB 2.6 §3.2.1: `imp` "required", 1+).
 pub fn decode_pair<'a>(
     reader: &mut Reader,
@@ -125,6 +125,12 @@ fn map_error(e: JsonError) -> DecodeError {
     decode::map_error(e)
 }
 
+/// The error for a second `member`: RFC 8259 §4 says names SHOULD be unique and that readers differ on which of
+/// two is meant, so the envelope is refused rather than one of them silently dropped.
+fn twice(member: &str) -> String {
+    format!("{NOT_AN_ENVELOPE}: a second `{member}` member (RFC 8259 §4: names should be unique)")
+}
+
 /// Which members were found.
 #[derive(Default)]
 struct Seen {
@@ -169,11 +175,17 @@ impl<'de> Visitor<'de> for PairSeed<'_, 'de> {
         while let Some(member) = map.next_key_seed(crate::lenient::KeySeed(key))? {
             match member {
                 Some(Member::Request) => {
+                    if self.seen.request {
+                        return Err(de::Error::custom(twice("request")));
+                    }
                     self.pair.request = BidRequest::default();
                     map.next_value_seed(RequestSeed(&mut self.pair.request))?;
                     self.seen.request = true;
                 }
                 Some(Member::Response) => {
+                    if self.seen.response {
+                        return Err(de::Error::custom(twice("response")));
+                    }
                     self.pair.decoded.response = BidResponse::default();
                     map.next_value_seed(OptionalResponse(&mut self.pair.decoded.response))?;
                     self.seen.response = true;

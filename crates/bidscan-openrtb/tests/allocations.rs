@@ -1,7 +1,8 @@
 //! Decoding a document in the spec's shape allocates only the model's own vectors (`seatbid`, each `bid` array,
 //! and a bid's list only past its inline capacity): nothing for coercions, issues, pointers or member names; and
 //! no corpus document takes more than 8 allocation calls (issue 6). Counted with `stats_alloc`'s instrumented
-//! system allocator (this file holds a single test, so no other test allocates while it counts).
+//! system allocator (this file holds a single test, so no other test allocates while it counts; [`fewest`] keeps the least of three
+//! counts, as a stray call from a harness thread only adds).
 
 use std::alloc::System;
 
@@ -49,19 +50,15 @@ fn clean_documents_allocate_only_model_vectors() {
         // Warm the reader up (it may size its own scratch once), then count a second decode.
         let mut warm = original.clone();
         drop(decode(&mut reader, &mut warm, Mode::Strict).unwrap());
-        let mut input = original.clone();
-        let region = Region::new(GLOBAL);
-        let decoded = decode(&mut reader, &mut input, Mode::Strict).unwrap();
-        let change = region.change();
-        let used = change.allocations;
-        let calls = (change.allocations + change.reallocations) as u64;
+        let run = fewest(&mut reader, &original);
+        let calls = (run.allocations + run.reallocations) as u64;
         assert!(
             calls <= MAX_CALLS,
             "{}: {calls} allocation calls",
             path.display()
         );
-        if decoded.issues.is_empty() {
-            assert_eq!(used, model_vectors(&decoded.response), "{}", path.display());
+        if run.clean {
+            assert_eq!(run.allocations, run.vectors, "{}", path.display());
             checked += 1;
         }
     }
@@ -88,18 +85,40 @@ fn clean_documents_allocate_only_model_vectors() {
         seat(2, r#","cat":["a","b","c"]"#),
     ];
     let json = format!(r#"{{"id":"r","seatbid":[{}]}}"#, seats.join(","));
-    let mut input = json.clone().into_bytes();
-    let region = Region::new(GLOBAL);
-    let decoded = decode(&mut reader, &mut input, Mode::Strict).unwrap();
-    let change = region.change();
-    assert_eq!(
-        (decoded.bid_count(), decoded.issues.len()),
-        (8, 0),
-        "{json}"
-    );
-    assert_eq!(
-        (change.allocations, change.reallocations),
-        (4 + 2, 1),
-        "{json}"
-    );
+    let run = fewest(&mut reader, json.as_bytes());
+    assert_eq!((run.bids, run.clean), (8, true), "{json}");
+    assert_eq!((run.allocations, run.reallocations), (4 + 2, 1), "{json}");
+}
+
+/// One counted decode.
+struct Run {
+    allocations: usize,
+    reallocations: usize,
+    /// [`model_vectors`] of the decoded response.
+    vectors: usize,
+    bids: usize,
+    /// No issues.
+    clean: bool,
+}
+
+/// The counted decode of a fresh copy of `original` with the fewest allocation calls of three. The process-wide
+/// counter also sees calls another thread makes meanwhile (seen on a loaded machine: 4–6 stray calls), which only
+/// ever add, while the decode itself allocates the same each time; so the fewest is the decode's own count.
+fn fewest(reader: &mut bidscan_json::Reader, original: &[u8]) -> Run {
+    (0..3)
+        .map(|_| {
+            let mut input = original.to_vec();
+            let region = Region::new(GLOBAL);
+            let decoded = decode(reader, &mut input, Mode::Strict).unwrap();
+            let change = region.change();
+            Run {
+                allocations: change.allocations,
+                reallocations: change.reallocations,
+                vectors: model_vectors(&decoded.response),
+                bids: decoded.bid_count(),
+                clean: decoded.issues.is_empty(),
+            }
+        })
+        .min_by_key(|run| run.allocations + run.reallocations)
+        .unwrap()
 }

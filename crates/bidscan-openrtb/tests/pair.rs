@@ -139,6 +139,17 @@ fn errors_name_the_part_they_are_in() {
         ),
         (format!(r#"{{"request":{req}}}"#), "not_an_envelope", ""),
         ("[]".to_owned(), "not_an_envelope", ""),
+        // F21: a second member is refused, not silently taken over the first (paths: where the second one is).
+        (
+            format!(r#"{{"request":{req},"response":{res},"request":{req}}}"#),
+            "not_an_envelope",
+            "/request",
+        ),
+        (
+            format!(r#"{{"response":null,"request":{req},"response":{res}}}"#),
+            "not_an_envelope",
+            "/response",
+        ),
     ];
     for (text, code, path) in cases {
         assert_eq!(error(&text), (code.to_owned(), path.to_owned()), "{text}");

@@ -16,10 +16,10 @@
 //! `Retry-After`, timeout → 408) → `LoadShed` → `GlobalConcurrencyLimit` (one semaphore, [`AppState::permits`],
 //! shared with the batch route) → `Timeout` → [`InflateLayer`] (wire bytes, 413,
 //! counted as outcome `too_large`; then gzip, deflate, br, zstd; other encodings 415; bytes after the compressed
-//! stream 400). `/decode/batch` streams, so it differs (see
-//! `DecodeGuard::batch`). Operational routes (`/`, `/healthz`, `/readyz`, `/metrics`, `/openapi.json`) are
+//! stream 400) → answer compression ([`compress::layer`], over 1 KiB, when the client's `Accept-Encoding`
+//! asks). `/validate` has the same layers. `/decode/batch` streams, so it differs (see `DecodeGuard::batch`). Operational routes (`/`, `/healthz`, `/readyz`, `/metrics`, `/openapi.json`) are
 //! never shed, limited or timed out, so probes and scrapes keep working under overload; `/metrics` and
-//! `/openapi.json` are compressed like `/decode`.
+//! `/openapi.json` are compressed like `/decode` and `/validate`.
 //!
 //! Timeouts answer 408 Request Timeout: the deadline covers receiving the body, which is where a request can be
 //! slow (decoding is bounded by the body limit and takes milliseconds at most); 504 would claim an upstream that
@@ -101,7 +101,9 @@ fn routes(state: AppState, http: Arc<HttpMetrics>) -> Router {
     Router::new()
         .route(
             "/decode",
-            post(decode::decode).layer(guard.decode_layers(server.max_body_bytes)),
+            post(decode::decode)
+                .layer::<_, Infallible>(compress::layer())
+                .layer(guard.decode_layers(server.max_body_bytes)),
         )
         .route(
             "/decode/batch",
@@ -109,7 +111,9 @@ fn routes(state: AppState, http: Arc<HttpMetrics>) -> Router {
         )
         .route(
             "/validate",
-            post(validate::validate).layer(guard.decode_layers(server.max_body_bytes)),
+            post(validate::validate)
+                .layer::<_, Infallible>(compress::layer())
+                .layer(guard.decode_layers(server.max_body_bytes)),
         )
         .route(
             "/validate/batch",

@@ -1,15 +1,24 @@
-//! Answer compression ([`layer`]): tower-http's `CompressionLayer` (gzip, deflate, br, zstd, chosen from the
-//! request's `Accept-Encoding` with its q-values, RFC 9110 §12.5.3; `Vary: accept-encoding` added), for answers
-//! larger than [`COMPRESS_ABOVE`] bytes, at the fastest level.
+//! Answer compression: tower-http's `Compression` (gzip, deflate, br, zstd, chosen from the request's
+//! `Accept-Encoding` with its q-values, RFC 9110 §12.5.3; `Vary: accept-encoding` added), for answers larger than
+//! [`COMPRESS_ABOVE`] bytes, at the fastest level.
 //!
-//! Used on `/metrics` and `/openapi.json`. Not yet on `/decode`, whose stack (`app::DecodeLayers`, served by
-//! `dispatch`) has a fixed `Response<Body>` type that the compression body does not fit without a box per
-//! request. Not on `/decode/batch`: a compressor holds output back until its window fills, which would delay
-//! each streamed answer line.
+//! - [`layer`]: on the router's `/decode`, `/validate`, `/metrics` and `/openapi.json`.
+//! - [`answer`]: the same service over one finished answer, for [`crate::hot`]'s `POST /decode`, which has no
+//!   tower stack to put a layer in. It is called only for answers over the threshold whose request has an
+//!   `Accept-Encoding`, so a no-bid pays one length compare; the compressed body is boxed (one allocation, beside
+//!   the compressor's own).
+//!
+//! Not on `/decode/batch` and `/validate/batch`: a compressor holds output back until its window fills, which
+//! would delay each streamed answer line.
 
+use std::convert::Infallible;
+
+use axum::body::Body;
+use axum::http::{HeaderValue, Request, Response, header};
+use tower::ServiceExt;
 use tower_http::CompressionLevel;
-use tower_http::compression::CompressionLayer;
 use tower_http::compression::predicate::SizeAbove;
+use tower_http::compression::{Compression, CompressionLayer};
 
 /// Answers of at most this many bytes are sent as they are (nginx's `gzip_min_length` is 20; 1 KiB keeps the
 /// no-bid and small error answers, which gain nothing from compression, off the compressor).
@@ -20,4 +29,83 @@ pub fn layer() -> CompressionLayer<SizeAbove> {
     CompressionLayer::new()
         .quality(CompressionLevel::Fastest)
         .compress_when(SizeAbove::new(COMPRESS_ABOVE))
+}
+
+/// `res` as [`layer`] would send it to a client whose request carried `accept` as its `Accept-Encoding`: compressed
+/// with the coding `accept` prefers when the body is over [`COMPRESS_ABOVE`] bytes, otherwise unchanged (then
+/// without `Vary`, as the layer).
+pub async fn answer(accept: HeaderValue, res: Response<Body>) -> Response<Body> {
+    let mut req = Request::new(());
+    req.headers_mut().insert(header::ACCEPT_ENCODING, accept);
+    // Called once, by `oneshot`.
+    let mut res = Some(res);
+    let inner = tower::service_fn(move |_: Request<()>| {
+        std::future::ready(Ok::<_, Infallible>(res.take().unwrap_or_default()))
+    });
+    let compressed = Compression::new(inner)
+        .quality(CompressionLevel::Fastest)
+        .compress_when(SizeAbove::new(COMPRESS_ABOVE));
+    match compressed.oneshot(req).await {
+        Ok(res) => res.map(Body::new),
+        Err(never) => match never {},
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http_body_util::BodyExt;
+
+    async fn through(
+        accept: &'static str,
+        len: usize,
+    ) -> (Option<String>, Option<String>, Vec<u8>) {
+        let body = vec![b'a'; len];
+        let res = answer(
+            HeaderValue::from_static(accept),
+            Response::new(Body::from(body)),
+        )
+        .await;
+        let coding = res
+            .headers()
+            .get(header::CONTENT_ENCODING)
+            .map(|v| v.to_str().unwrap().to_owned());
+        let vary = res
+            .headers()
+            .get(header::VARY)
+            .map(|v| v.to_str().unwrap().to_owned());
+        let bytes = res.into_body().collect().await.unwrap().to_bytes().to_vec();
+        (coding, vary, bytes)
+    }
+
+    #[tokio::test]
+    async fn over_the_threshold_the_preferred_coding_is_used() {
+        let (coding, vary, bytes) = through("gzip", 4096).await;
+        assert_eq!(coding.as_deref(), Some("gzip"));
+        assert!(vary.unwrap().contains("accept-encoding"));
+        assert!(bytes.len() < 200, "{} bytes", bytes.len());
+        let mut plain = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut plain)
+            .unwrap();
+        assert_eq!(plain, vec![b'a'; 4096]);
+        // q-values choose (RFC 9110 §12.5.3); q=0 is "not acceptable".
+        assert_eq!(
+            through("gzip;q=0.5, br", 4096).await.0.as_deref(),
+            Some("br")
+        );
+        assert_eq!(
+            through("zstd;q=0, gzip;q=0.1", 4096).await.0.as_deref(),
+            Some("gzip")
+        );
+        assert_eq!(through("gzip;q=0", 4096).await.0, None);
+        assert_eq!(through("identity", 4096).await.0, None);
+    }
+
+    #[tokio::test]
+    async fn at_or_under_the_threshold_the_answer_is_unchanged() {
+        let (coding, vary, bytes) = through("gzip", COMPRESS_ABOVE as usize).await;
+        assert_eq!(coding, None);
+        assert_eq!(vary, None);
+        assert_eq!(bytes.len(), COMPRESS_ABOVE as usize);
+    }
 }

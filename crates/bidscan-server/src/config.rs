@@ -41,7 +41,8 @@ pub struct ServerConfig {
     pub listen: SocketAddr,
     /// Largest `/decode` body, in bytes, on the wire and after decompression.
     pub max_body_bytes: usize,
-    /// Largest `/decode/batch` body on the wire, in bytes.
+    /// Largest `/decode/batch` and `/validate/batch` body, in bytes, on the wire (413) and after decompression
+    /// (an error line ends the stream).
     pub max_batch_bytes: usize,
     /// Decode requests served at once before shedding with 503.
     pub max_concurrency: usize,

@@ -27,7 +27,9 @@
 //!    unknown one); a body without one is received straight from the wire body, held to the same limit (413
 //!    "the request body ...", as `http_body_util::Limited` answered);
 //! 10. the handler ([`crate::routes::one_document`]): query, `Content-Type`, the body, [`Engine::run`]
-//!     (`crate::engine::Engine`).
+//!     (`crate::engine::Engine`);
+//! 11. answer compression, innermost as the router's `/decode` has it: an answer over
+//!     [`compress::COMPRESS_ABOVE`] bytes to a request with `Accept-Encoding` goes through [`compress::answer`].
 //!
 //! `tests/service.rs`, `tests/hostile*.rs`, `tests/overload.rs` and `tests/interop.rs` hold the behaviour of each
 //! step; `GET /decode` and every other route keep the router and its tower layers.
@@ -55,6 +57,7 @@ use tower::BoxError;
 use tracing::Instrument;
 
 use crate::body::{self, Accepts, Frames};
+use crate::compress;
 use crate::config::ModeName;
 use crate::engine::{Inspect, View};
 use crate::error::{ApiError, json_errors, panic_response};
@@ -272,12 +275,16 @@ where
         .run(Work::Decode, frames.slices(), frames.len, options)
     {
         Ok(answer) => {
+            let big = answer.json.len() as u64 > compress::COMPRESS_ABOVE;
             let mut res = Response::new(Body::from(answer.json));
             res.headers_mut().insert(
                 header::CONTENT_TYPE,
                 HeaderValue::from_static("application/json"),
             );
-            res
+            match parts.headers.get(header::ACCEPT_ENCODING) {
+                Some(accept) if big => compress::answer(accept.clone(), res).await,
+                _ => res,
+            }
         }
         Err(e) => e.into_response(),
     }

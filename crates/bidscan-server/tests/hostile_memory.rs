@@ -203,3 +203,61 @@ async fn a_million_tiny_bids_are_refused_early_with_bounded_memory() {
     let v: &Value = &v;
     assert_eq!(v["error"]["code"], "not_a_bid_response");
 }
+
+/// F23 (RELIABILITY.md): a small gzip batch that inflates far past `server.max_batch_bytes` is answered for the
+/// lines before the limit, then one `too_large` error line ends the stream: the answer stays proportional to
+/// the limit, not to what the body inflates to (97 KB of gzip gave 841 MB of answer lines before).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_that_inflates_past_the_batch_limit_ends_with_an_error_line() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let mut small = config();
+    small.server.max_batch_bytes = 256 * 1024;
+    let server = start(small).await;
+    // 16 MiB of `{}` lines (5.6 M lines), about 16 KB compressed: under the wire limit, 64× over it inflated.
+    let lines = b"{}\n".repeat(16 * MIB / 3);
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    e.write_all(&lines).unwrap();
+    let packed = e.finish().unwrap();
+    assert!(packed.len() < 256 * 1024, "{} bytes packed", packed.len());
+    for route in ["/decode/batch", "/validate/batch"] {
+        let res = server
+            .post(
+                route,
+                &[
+                    ("content-encoding", "gzip"),
+                    ("content-type", "application/x-ndjson"),
+                ],
+                packed.clone(),
+            )
+            .await;
+        assert_eq!(res.status(), 200, "{route}");
+        let answer = res.bytes().await.unwrap();
+        let text = std::str::from_utf8(&answer).unwrap();
+        let out: Vec<&str> = text.lines().collect();
+        // At most one answer per input line received within the limit, then the error line.
+        assert!(
+            out.len() <= 256 * 1024 / 3 + 1,
+            "{route}: {} lines",
+            out.len()
+        );
+        assert!(answer.len() < 64 * MIB, "{route}: {} bytes", answer.len());
+        let last: Value = serde_json::from_str(out.last().unwrap()).unwrap();
+        assert_eq!(
+            last["error"]["code"], "payload_too_large",
+            "{route}: {last}"
+        );
+        assert!(
+            last["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("decompressed batch"),
+            "{route}: {last}"
+        );
+        assert!(
+            out.len() > 1000,
+            "{route}: the lines before the limit are answered"
+        );
+    }
+    let m = server.metrics().await;
+    assert!(value(&m, "bidscan_decode_outcomes_total{outcome=\"too_large\"}") >= 2.0);
+}

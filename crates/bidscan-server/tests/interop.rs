@@ -619,3 +619,110 @@ async fn openapi_document_matches_the_server() {
         "an empty body is a no-bid"
     );
 }
+
+/// Item 9: `/decode` (served outside the router) and `/validate` answers over 1 KiB are compressed with the coding
+/// the client's `Accept-Encoding` prefers, with `Vary`; the same answer once undone; small answers (a no-bid) and
+/// clients that do not ask get the answer as it is.
+#[tokio::test]
+async fn decode_and_validate_answers_are_compressed_when_asked() {
+    let server = start(config()).await;
+    let doc = corpus_file("vast_020k.json");
+    let plain = server.post("/decode", &[], doc.clone()).await;
+    assert_eq!(plain.status(), 200);
+    assert!(plain.headers().get("content-encoding").is_none());
+    let plain = plain.bytes().await.unwrap().to_vec();
+    assert!(plain.len() > 1024, "{} bytes", plain.len());
+    for coding in ["gzip", "br", "zstd", "deflate"] {
+        let res = server
+            .post("/decode", &[("accept-encoding", coding)], doc.clone())
+            .await;
+        assert_eq!(res.status(), 200, "{coding}");
+        assert_eq!(res.headers()["content-encoding"], coding);
+        assert!(
+            res.headers()["vary"]
+                .to_str()
+                .unwrap()
+                .contains("accept-encoding"),
+            "{coding}"
+        );
+        assert!(res.headers().get("x-request-id").is_some(), "{coding}");
+        let packed = res.bytes().await.unwrap();
+        assert!(
+            packed.len() < plain.len(),
+            "{coding}: {} bytes",
+            packed.len()
+        );
+        assert_eq!(undo(coding, &packed), plain, "{coding}: the same answer");
+    }
+    // q-values choose, q=0 refuses (RFC 9110 §12.5.3).
+    let res = server
+        .post(
+            "/decode",
+            &[("accept-encoding", "gzip;q=0.2, br;q=0.9")],
+            doc.clone(),
+        )
+        .await;
+    assert_eq!(res.headers()["content-encoding"], "br");
+    let res = server
+        .post("/decode", &[("accept-encoding", "gzip;q=0")], doc.clone())
+        .await;
+    assert!(res.headers().get("content-encoding").is_none());
+    assert_eq!(res.bytes().await.unwrap().to_vec(), plain);
+
+    // A no-bid's answer is under the threshold: sent as it is.
+    let res = server
+        .post(
+            "/decode",
+            &[("accept-encoding", "gzip")],
+            br#"{"id":"1","nbr":2}"#.to_vec(),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    assert!(res.headers().get("content-encoding").is_none());
+    let (_, v) = json(res).await;
+    assert_eq!(v["response"]["nbr"], 2, "{v}");
+
+    // /validate: the envelope of a real pair with a VAST answer, compressed likewise.
+    let pair = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../corpus/validate-pairs/adf_multi-format.json"
+    ))
+    .unwrap();
+    let plain = server.post("/validate", &[], pair.clone()).await;
+    assert_eq!(plain.status(), 200);
+    let plain = plain.bytes().await.unwrap().to_vec();
+    assert!(
+        plain.len() > 1024,
+        "the pair's answer: {} bytes",
+        plain.len()
+    );
+    let res = server
+        .post("/validate", &[("accept-encoding", "gzip")], pair)
+        .await;
+    assert_eq!(res.headers()["content-encoding"], "gzip");
+    assert_eq!(undo("gzip", &res.bytes().await.unwrap()), plain);
+}
+
+/// `packed` decoded from `coding`.
+fn undo(coding: &str, packed: &[u8]) -> Vec<u8> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    match coding {
+        "gzip" => flate2::read::GzDecoder::new(packed)
+            .read_to_end(&mut out)
+            .map(|_| ()),
+        "deflate" => flate2::read::ZlibDecoder::new(packed)
+            .read_to_end(&mut out)
+            .map(|_| ()),
+        "br" => brotli::Decompressor::new(packed, 4096)
+            .read_to_end(&mut out)
+            .map(|_| ()),
+        "zstd" => zstd::stream::read::Decoder::new(packed)
+            .unwrap()
+            .read_to_end(&mut out)
+            .map(|_| ()),
+        other => panic!("{other}"),
+    }
+    .unwrap();
+    out
+}

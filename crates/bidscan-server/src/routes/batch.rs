@@ -4,8 +4,10 @@
 //! exactly one output line, in order: the `/decode` answer, or `{"error": ...}` for a line that fails (malformed,
 //! not a bid response, strict failure, longer than `server.max_body_bytes`). A failing line never stops the batch.
 //! An empty line is an empty body, which is a no-bid, so the line count of the output always equals the input's.
-//! If the request body itself fails (over the wire limit, bad compression, no frame within
-//! `server.request_timeout_secs`), one error line is written and the stream ends. The batch holds one of the
+//! If the request body itself fails (over `server.max_batch_bytes` on the wire or after decompression, bad
+//! compression, no frame within `server.request_timeout_secs`), one error line is written and the stream ends.
+//! The limit after decompression bounds the answer too: without it, 97 KB of gzip inflating to 100 MB of `{}`
+//! lines streamed an 841 MB answer (RELIABILITY.md F23). The batch holds one of the
 //! server's `max_concurrency` decode permits for as long as it streams (503 when none is free).
 //!
 //! Lines are decoded as the frames that complete them arrive, and the answers for one frame are written as one
@@ -77,6 +79,7 @@ pub fn stream(
         _permit: permit,
         input: body.into_data_stream(),
         lines: Lines::new(limit),
+        received: 0,
         out: VecDeque::new(),
         done: false,
         state,
@@ -103,6 +106,8 @@ struct Batch {
     _permit: OwnedSemaphorePermit,
     input: BodyDataStream,
     lines: Lines,
+    /// Bytes of the body received so far, after decompression.
+    received: usize,
     /// Rendered chunks not yet handed to the response body.
     out: VecDeque<Bytes>,
     done: bool,
@@ -124,15 +129,20 @@ impl Batch {
             }
             match self.input.next().await {
                 Some(Ok(frame)) => {
+                    let limit = self.state.config.server.max_batch_bytes;
+                    self.received += frame.len();
+                    if self.received > limit {
+                        // The lines completed before the limit are answered; the rest is not read.
+                        self.state.engine.count_too_large();
+                        self.fail(ApiError::too_large(limit, "the decompressed batch"));
+                        continue;
+                    }
                     let lines = self.lines.push(&frame);
                     self.render(lines);
                 }
                 Some(Err(e)) => {
                     let limit = self.state.config.server.max_batch_bytes;
-                    let mut line = body::read_error(&e, limit).to_json();
-                    line.push(b'\n');
-                    self.out.push_back(line.into());
-                    self.done = true;
+                    self.fail(body::read_error(&e, limit));
                 }
                 None => {
                     let last = self.lines.finish();
@@ -141,6 +151,14 @@ impl Batch {
                 }
             }
         }
+    }
+
+    /// Queues `e` as the last line and ends the stream.
+    fn fail(&mut self, e: ApiError) {
+        let mut line = e.to_json();
+        line.push(b'\n');
+        self.out.push_back(line.into());
+        self.done = true;
     }
 
     /// Decodes `lines` and queues their answers as one chunk.
