@@ -1,10 +1,10 @@
 //! Answer compression: tower-http's `Compression` (gzip, deflate, br, zstd, chosen from the request's
-//! `Accept-Encoding` with its q-values, RFC 9110 §12.5.3; `Vary: accept-encoding` added), for answers larger than
-//! [`COMPRESS_ABOVE`] bytes, at the fastest level.
+//! `Accept-Encoding` with its q-values, RFC 9110 §12.5.3; `Vary: accept-encoding` added), for answers of at least
+//! [`COMPRESS_ABOVE`] bytes (tower-http's `SizeAbove` compresses from its size up), at the fastest level.
 //!
 //! - [`layer`]: on the router's `/decode`, `/validate`, `/metrics` and `/openapi.json`.
 //! - [`answer`]: the same service over one finished answer, for [`crate::hot`]'s `POST /decode`, which has no
-//!   tower stack to put a layer in. It is called only for answers over the threshold whose request has an
+//!   tower stack to put a layer in. It is called only for answers of at least that size whose request has an
 //!   `Accept-Encoding`, so a no-bid pays one length compare; the compressed body is boxed (one allocation, beside
 //!   the compressor's own).
 //!
@@ -20,7 +20,7 @@ use tower_http::CompressionLevel;
 use tower_http::compression::predicate::SizeAbove;
 use tower_http::compression::{Compression, CompressionLayer};
 
-/// Answers of at most this many bytes are sent as they are (nginx's `gzip_min_length` is 20; 1 KiB keeps the
+/// Answers shorter than this many bytes are sent as they are (nginx's `gzip_min_length` is 20; 1 KiB keeps the
 /// no-bid and small error answers, which gain nothing from compression, off the compressor).
 pub const COMPRESS_ABOVE: u64 = 1024;
 
@@ -31,8 +31,13 @@ pub fn layer() -> CompressionLayer<SizeAbove> {
         .compress_when(SizeAbove::new(COMPRESS_ABOVE))
 }
 
+/// Whether an answer of `len` bytes is long enough for [`layer`] to compress it.
+pub fn compressible(len: usize) -> bool {
+    len as u64 >= COMPRESS_ABOVE
+}
+
 /// `res` as [`layer`] would send it to a client whose request carried `accept` as its `Accept-Encoding`: compressed
-/// with the coding `accept` prefers when the body is over [`COMPRESS_ABOVE`] bytes, otherwise unchanged (then
+/// with the coding `accept` prefers when the body has at least [`COMPRESS_ABOVE`] bytes, otherwise unchanged (then
 /// without `Vary`, as the layer).
 pub async fn answer(accept: HeaderValue, res: Response<Body>) -> Response<Body> {
     let mut req = Request::new(());
@@ -102,10 +107,14 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn at_or_under_the_threshold_the_answer_is_unchanged() {
-        let (coding, vary, bytes) = through("gzip", COMPRESS_ABOVE as usize).await;
+    async fn under_the_threshold_the_answer_is_unchanged() {
+        let short = COMPRESS_ABOVE as usize - 1;
+        let (coding, vary, bytes) = through("gzip", short).await;
         assert_eq!(coding, None);
         assert_eq!(vary, None);
-        assert_eq!(bytes.len(), COMPRESS_ABOVE as usize);
+        assert_eq!(bytes.len(), short);
+        // From the threshold up it is compressed, as the hot path's test assumes ([`compressible`]).
+        assert_eq!(through("gzip", short + 1).await.0.as_deref(), Some("gzip"));
+        assert!(compressible(short + 1) && !compressible(short));
     }
 }

@@ -28,7 +28,7 @@
 //!    "the request body ...", as `http_body_util::Limited` answered);
 //! 10. the handler ([`crate::routes::one_document`]): query, `Content-Type`, the body, [`Engine::run`]
 //!     (`crate::engine::Engine`);
-//! 11. answer compression, innermost as the router's `/decode` has it: an answer over
+//! 11. answer compression, innermost as the router's `/decode` has it: an answer of at least
 //!     [`compress::COMPRESS_ABOVE`] bytes to a request with `Accept-Encoding` goes through [`compress::answer`].
 //!
 //! `tests/service.rs`, `tests/hostile*.rs`, `tests/overload.rs` and `tests/interop.rs` hold the behaviour of each
@@ -275,7 +275,7 @@ where
         .run(Work::Decode, frames.slices(), frames.len, options)
     {
         Ok(answer) => {
-            let big = answer.json.len() as u64 > compress::COMPRESS_ABOVE;
+            let big = compress::compressible(answer.json.len());
             let mut res = Response::new(Body::from(answer.json));
             res.headers_mut().insert(
                 header::CONTENT_TYPE,
