@@ -5,7 +5,7 @@ use std::fmt;
 use bidscan_json::{Error as JsonError, ErrorKind, Reader};
 use bidscan_markup::Inspector;
 
-use crate::issue::{Coercion, Issue, Severity};
+use crate::issue::{Coercion, Issue, Severity, Unlisted};
 use crate::lenient::NOT_A_BID_RESPONSE;
 use crate::markup::{self, Markup};
 use crate::paths::{self, Object};
@@ -37,6 +37,8 @@ pub struct Decoded<'a> {
     pub issues: Vec<Issue>,
     /// One [`Markup`] per bid in document order, when decoded by [`decode_inspected`]; empty otherwise.
     pub markup: Vec<Markup<'a>>,
+    /// The issues found past [`MAX_ISSUES`](crate::validate::MAX_ISSUES), counted but not in `issues`.
+    pub unlisted: Unlisted,
 }
 
 /// Why a body could not be decoded at all.
@@ -239,6 +241,7 @@ fn decode_json<'a>(
         response: BidResponse::default(),
         issues: Vec::new(),
         markup: Vec::new(),
+        unlisted: Unlisted::default(),
     };
     reader
         .decode_seed(input, ResponseSeed(&mut decoded.response))
@@ -258,6 +261,7 @@ fn answered_without_reader<'a>(reader: &mut Reader, bytes: usize, bom: bool) -> 
         response: BidResponse::default(),
         issues: if bom { vec![bom_issue()] } else { Vec::new() },
         markup: Vec::new(),
+        unlisted: Unlisted::default(),
     }
 }
 
@@ -296,6 +300,7 @@ impl<'a> Decoded<'a> {
             response,
             issues: Vec::new(),
             markup: Vec::new(),
+            unlisted: Unlisted::default(),
         };
         decoded.check(mode, None)?;
         Ok(decoded)
@@ -332,7 +337,8 @@ impl<'a> Decoded<'a> {
                 &mut self.issues,
             );
         }
-        validate::truncate(&mut self.issues);
+        self.unlisted = Unlisted::default();
+        validate::truncate(&mut self.issues, &mut self.unlisted);
         Ok(())
     }
 

@@ -159,3 +159,42 @@ pub struct Coercion {
     /// Position among all coercions of the document being decoded (document order across nesting levels).
     pub order: u32,
 }
+
+/// Issues found past [`MAX_ISSUES`](crate::validate::MAX_ISSUES) and not listed: how many of each code and
+/// severity, so that totals (`summary.errors`/`warnings`, a server's issue metrics) count every issue found,
+/// not only the listed ones (RELIABILITY.md F20). Few distinct codes exist, so a short list.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Unlisted(Vec<(&'static str, Severity, usize)>);
+
+impl Unlisted {
+    /// Counts one more unlisted issue of `code` and `severity`.
+    pub fn add(&mut self, code: &'static str, severity: Severity) {
+        match self
+            .0
+            .iter_mut()
+            .find(|(c, s, _)| *c == code && *s == severity)
+        {
+            Some((_, _, n)) => *n += 1,
+            None => self.0.push((code, severity, 1)),
+        }
+    }
+
+    /// Unlisted issues of `severity`.
+    pub fn count(&self, severity: Severity) -> usize {
+        self.0
+            .iter()
+            .filter(|(_, s, _)| *s == severity)
+            .map(|(_, _, n)| n)
+            .sum()
+    }
+
+    /// Each code and severity with its count, in the order first seen.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, Severity, usize)> + '_ {
+        self.0.iter().copied()
+    }
+
+    /// No issue left unlisted.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}

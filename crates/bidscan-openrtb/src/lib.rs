@@ -74,7 +74,7 @@ pub use bid::Bid;
 pub use bidscan_markup::Inspector;
 pub use decode::{BOM, DecodeError, Decoded, Mode, decode, decode_inspected};
 pub use inline::{InlineItem, InlineVec};
-pub use issue::{Coercion, CoercionKind, Issue, JsonType, Severity};
+pub use issue::{Coercion, CoercionKind, Issue, JsonType, Severity, Unlisted};
 pub use lenient::{MAX_COERCIONS, MAX_OBJECTS};
 pub use lists::{
     ApiFramework, CategoryTaxonomy, CreativeAttribute, MarkupType, MediaRating, NoBidReason,

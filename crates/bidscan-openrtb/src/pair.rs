@@ -56,6 +56,7 @@ pub fn decode_pair<'a>(
             response: BidResponse::default(),
             issues: Vec::new(),
             markup: Vec::new(),
+            unlisted: Default::default(),
         },
     };
     let mut seen = Seen::default();

@@ -26,9 +26,9 @@ pub struct Summary<'s> {
     pub seats: usize,
     /// Number of bids over all seat bids.
     pub bid_count: usize,
-    /// Number of issues of severity error.
+    /// Number of issues of severity error, those past the list's bound included (`Decoded::unlisted`).
     pub errors: usize,
-    /// Number of issues of severity warning.
+    /// Number of issues of severity warning, those past the list's bound included.
     pub warnings: usize,
     /// One entry per bid, in document order.
     pub bids: Vec<BidSummary<'s>>,
@@ -103,8 +103,8 @@ impl Decoded<'_> {
             nbr: r.nbr,
             seats: r.seatbid.len(),
             bid_count: bids.len(),
-            errors,
-            warnings: self.issues.len() - errors,
+            errors: errors + self.unlisted.count(Severity::Error),
+            warnings: self.issues.len() - errors + self.unlisted.count(Severity::Warning),
             bids,
         }
     }

@@ -26,10 +26,14 @@ use std::borrow::Cow;
 /// produced a 9 MB answer with 49,990 issues.
 pub const MAX_ISSUES: usize = 1000;
 
-/// Applies [`MAX_ISSUES`]: keeps the first ones (document order is kept) and appends the count of the rest.
-pub(crate) fn truncate(issues: &mut Vec<Issue>) {
+/// Applies [`MAX_ISSUES`]: keeps the first ones (document order is kept), tallies the rest in `unlisted` and
+/// appends their count.
+pub(crate) fn truncate(issues: &mut Vec<Issue>, unlisted: &mut Unlisted) {
     if issues.len() <= MAX_ISSUES {
         return;
+    }
+    for issue in &issues[MAX_ISSUES..] {
+        unlisted.add(issue.code, issue.severity);
     }
     let left_out = issues.len() - MAX_ISSUES;
     issues.truncate(MAX_ISSUES);
@@ -44,7 +48,7 @@ pub(crate) fn truncate(issues: &mut Vec<Issue>) {
 }
 
 use crate::bid::Bid;
-use crate::issue::{Issue, Severity};
+use crate::issue::{Issue, Severity, Unlisted};
 use crate::paths::{self, Object};
 use crate::response::BidResponse;
 use crate::status::Status;

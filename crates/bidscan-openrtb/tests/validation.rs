@@ -266,4 +266,29 @@ fn issues_are_capped_with_a_count_of_the_rest() {
     );
     // The listed ones are the first in document order.
     assert_eq!(found[0].0, "/seatbid/0/bid/0/id");
+    // F20: the totals count every finding, the unlisted ones included (the truncation warning too).
+    let listed_errors = decoded
+        .issues
+        .iter()
+        .filter(|i| i.severity == Severity::Error)
+        .count();
+    let unlisted_errors = decoded.unlisted.count(Severity::Error);
+    let unlisted_warnings = decoded.unlisted.count(Severity::Warning);
+    assert_eq!(unlisted_errors + unlisted_warnings, 9000);
+    let s = decoded.summary();
+    assert_eq!(s.errors, listed_errors + unlisted_errors);
+    assert_eq!(
+        s.errors + s.warnings,
+        10_000 + 1,
+        "{} + {}",
+        s.errors,
+        s.warnings
+    );
+    let by_code: usize = decoded
+        .unlisted
+        .iter()
+        .filter(|(code, _, _)| *code == found[0].1)
+        .map(|(_, _, n)| n)
+        .sum();
+    assert_eq!(by_code, 1800, "{} left out", found[0].1);
 }

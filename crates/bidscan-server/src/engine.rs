@@ -285,6 +285,10 @@ impl Engine {
         for issue in &decoded.issues {
             self.metrics.count_issue(issue.code, issue.severity);
         }
+        // Past the list's bound too (RELIABILITY.md F20): the metric counts every issue found.
+        for (code, severity, n) in decoded.unlisted.iter() {
+            self.metrics.count_issues(code, severity, n as u64);
+        }
         for markup in &decoded.markup {
             let kind = match markup.kind() {
                 AdmKind::Vast => "vast",

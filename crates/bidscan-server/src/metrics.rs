@@ -221,6 +221,11 @@ impl Metrics {
     /// Counts one validation issue (`bidscan_validation_issues_total{code,severity}`). The series is created on
     /// first use, as the label lookup would; its handle is kept.
     pub fn count_issue(&self, code: &'static str, severity: Severity) {
+        self.count_issues(code, severity, 1);
+    }
+
+    /// Counts `n` validation issues of `code` and `severity` (see [`count_issue`](Self::count_issue)).
+    pub fn count_issues(&self, code: &'static str, severity: Severity, n: u64) {
         let found = |seen: &[(&'static str, Severity, IntCounter)]| {
             seen.iter()
                 .find(|(c, s, _)| *s == severity && *c == code)
@@ -245,7 +250,7 @@ impl Metrics {
                 counter
             }
         };
-        counter.inc();
+        counter.inc_by(n);
     }
 
     fn register_all(&self) -> prometheus::Result<()> {

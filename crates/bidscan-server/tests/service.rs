@@ -419,3 +419,28 @@ async fn index_openapi_and_not_found() {
     assert_eq!(code, 405);
     assert_eq!(v["error"]["code"], "method_not_allowed");
 }
+
+/// F20 (RELIABILITY.md): past the 1,000-issue list bound, `summary.errors`/`warnings` and
+/// `bidscan_validation_issues_total` still count every issue found, not only the listed ones.
+#[tokio::test]
+async fn issue_totals_count_past_the_list_bound() {
+    let server = start(config()).await;
+    // 2,000 empty bids: 5 findings each, 10,000 in all, plus the `issues_truncated` warning.
+    let bids = vec!["{}"; 2000].join(",");
+    let body = format!(r#"{{"id":"r","seatbid":[{{"bid":[{bids}]}}]}}"#).into_bytes();
+    let (code, v) = json(server.post("/decode?view=summary", &[], body).await).await;
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(v["issues"].as_array().unwrap().len(), 1001);
+    let (errors, warnings) = (
+        v["summary"]["errors"].as_u64().unwrap(),
+        v["summary"]["warnings"].as_u64().unwrap(),
+    );
+    assert_eq!(errors + warnings, 10_001, "{errors} + {warnings}");
+    let m = server.metrics().await;
+    let counted: f64 = m
+        .lines()
+        .filter(|l| l.starts_with("bidscan_validation_issues_total{"))
+        .map(|l| l.rsplit(' ').next().unwrap().parse::<f64>().unwrap())
+        .sum();
+    assert_eq!(counted, 10_001.0, "{m}");
+}

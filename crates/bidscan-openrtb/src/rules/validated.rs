@@ -30,10 +30,12 @@ impl<'a> Validated<'a> {
                     .map(Rule::statuscode)
             })
             .collect();
+        let mut unlisted = std::mem::take(&mut pair.decoded.unlisted);
         let mut findings = Findings {
             issues: &mut issues,
             statuscodes: &mut statuscodes,
             left_out: 0,
+            unlisted: &mut unlisted,
         };
         let verdicts = bid::check(&pair, policy, &mut findings);
         let left_out = findings.left_out;
@@ -41,6 +43,7 @@ impl<'a> Validated<'a> {
             note_left_out(&mut issues, &mut statuscodes, left_out);
         }
         pair.decoded.issues = issues;
+        pair.decoded.unlisted = unlisted;
         Validated {
             pair,
             statuscodes,

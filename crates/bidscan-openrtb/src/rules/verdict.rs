@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::policy::Action;
 use super::table::Rule;
-use crate::issue::{Issue, Severity};
+use crate::issue::{Issue, Severity, Unlisted};
 use crate::validate::MAX_ISSUES;
 
 /// Accepted or rejected. Serializes as `"accepted"` or `"rejected"`.
@@ -39,12 +39,15 @@ pub(crate) struct Findings<'f> {
     pub(super) issues: &'f mut Vec<Issue>,
     pub(super) statuscodes: &'f mut Vec<Option<u16>>,
     pub(super) left_out: usize,
+    /// The findings left out, by code and severity.
+    pub(super) unlisted: &'f mut Unlisted,
 }
 
 impl Findings<'_> {
     pub(super) fn push(&mut self, issue: Issue, statuscode: Option<u16>) {
         if self.issues.len() >= MAX_ISSUES {
             self.left_out += 1;
+            self.unlisted.add(issue.code, issue.severity);
             return;
         }
         self.issues.push(issue);
