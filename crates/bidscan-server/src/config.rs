@@ -70,6 +70,10 @@ pub struct ServerConfig {
 /// memory (each thread is a 2 MiB stack and a decode pool; 100,000 took 537 MB within 4 s and never listened).
 pub const MAX_WORKER_THREADS: usize = 1024;
 
+/// The most `server.max_concurrency` and `server.max_connections` accepted: each is a tokio semaphore, which
+/// panics past `usize::MAX >> 3` permits; 2^30 is far above any machine's sockets and keeps the check simple.
+pub const MAX_PERMITS: usize = 1 << 30;
+
 /// The largest `decode.max_depth` accepted: far below what overflows a 2 MiB tokio worker stack (between 10,000
 /// and 30,000 levels measured) and above any real bid response (a handful of levels; `ext` rarely passes 10).
 pub const MAX_DEPTH_LIMIT: usize = 1024;
@@ -200,6 +204,16 @@ impl Config {
         if let Some((key, _)) = positive.iter().find(|(_, v)| *v == 0) {
             return Err(format!("{key} must be greater than 0"));
         }
+        for (key, value) in [
+            ("server.max_concurrency", s.max_concurrency),
+            ("server.max_connections", s.max_connections),
+        ] {
+            if value > MAX_PERMITS {
+                return Err(format!(
+                    "{key} must be at most {MAX_PERMITS} (a semaphore's permits), got {value}"
+                ));
+            }
+        }
         if s.worker_threads > MAX_WORKER_THREADS {
             return Err(format!(
                 "server.worker_threads must be at most {MAX_WORKER_THREADS} (0 = one per core), got {}",
@@ -287,6 +301,17 @@ mod tests {
             let err = Config::load(None).unwrap_err();
             assert!(err.to_string().contains("max_connections"), "{err}");
             jail.clear_env();
+            // Past a semaphore's limit: a configuration error, not a panic at start.
+            for key in ["MAX_CONCURRENCY", "MAX_CONNECTIONS"] {
+                jail.set_env(format!("BIDSCAN__SERVER__{key}"), "2305843009213693952");
+                let err = Config::load(None).unwrap_err();
+                assert!(
+                    err.to_string().contains(&key.to_lowercase())
+                        && err.to_string().contains("at most"),
+                    "{err}"
+                );
+                jail.clear_env();
+            }
             jail.set_env("BIDSCAN__DECODE__MAX_DEPTH", "1000000");
             let err = Config::load(None).unwrap_err();
             assert!(

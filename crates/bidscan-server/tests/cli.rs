@@ -114,6 +114,17 @@ fn exit_status_is_1_when_a_document_fails_and_2_on_usage_errors() {
         bidscan(&["decode", "-", "--strict"], strict).status.code(),
         Some(1)
     );
+    // `decode.mode` of the config applies without `--strict`, as the server applies it (tester, session 6).
+    let dir = tempfile::tempdir().unwrap();
+    let toml = dir.path().join("strict.toml");
+    std::fs::write(&toml, "[decode]\nmode = \"strict\"\n").unwrap();
+    let out = bidscan(&["decode", "-", "--config", toml.to_str().unwrap()], strict);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("number_as_string"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 
     let nurl = format!("{CORPUS}/nurl_only.json");
     assert_eq!(bidscan(&["decode", &nurl], b"").status.code(), Some(0));

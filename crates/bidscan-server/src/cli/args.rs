@@ -53,7 +53,8 @@ pub struct DecodeArgs {
     /// Files ending in .ndjson or .jsonl hold one document per line.
     #[arg(value_name = "FILE|DIR|-")]
     pub input: PathBuf,
-    /// Fail on the first deviation from the spec's shape instead of coercing it.
+    /// Fail on the first deviation from the spec's shape instead of coercing it (without it: `decode.mode` of
+    /// the config, `lenient` by default).
     #[arg(long)]
     pub strict: bool,
     /// `full` (with the canonical response) or `summary`.

@@ -61,10 +61,11 @@ pub fn run(args: &DecodeArgs, work: Work) -> ExitCode {
     let engine = Engine::new(config.pool.to_pool_config(), reader, metrics)
         .with_policy(config.validate.clone());
     let options = Options {
+        // `--strict`, else `decode.mode` of the config, as the server uses it for a request naming no mode.
         mode: if args.strict {
             bidscan_openrtb::Mode::Strict
         } else {
-            bidscan_openrtb::Mode::Lenient
+            config.decode.mode.into()
         },
         view: args.view.into(),
         inspect: args.inspect.into(),
