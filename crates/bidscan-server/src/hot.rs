@@ -281,9 +281,11 @@ where
                 header::CONTENT_TYPE,
                 HeaderValue::from_static("application/json"),
             );
-            match parts.headers.get(header::ACCEPT_ENCODING) {
-                Some(accept) if big => compress::answer(accept.clone(), res).await,
-                _ => res,
+            // The header is looked up only for an answer long enough to compress.
+            if big && let Some(accept) = parts.headers.get(header::ACCEPT_ENCODING) {
+                compress::answer(accept.clone(), res).await
+            } else {
+                res
             }
         }
         Err(e) => e.into_response(),
