@@ -78,6 +78,9 @@ pub(crate) fn parse(buf: &[u8], at: usize) -> Result<(Number, usize), NumError> 
     if let Some(plain) = plain_integer(buf, at) {
         return Ok(plain);
     }
+    if let Some(decimal) = short_decimal(buf, at) {
+        return Ok(decimal);
+    }
     let shape = grammar(buf, at)?;
     let number = match shape.typed_integer() {
         Some(integer) => integer,
@@ -107,6 +110,48 @@ fn plain_integer(buf: &[u8], at: usize) -> Option<(Number, usize)> {
         Some(b'.' | b'e' | b'E') => None,
         _ => Some((Number::U64(value), i)),
     }
+}
+
+/// The next common case (`price`, ratios): `-?(0|[1-9][0-9]*)\.[0-9]+` of at most 15 digits in all, followed by
+/// neither a digit nor `e`/`E` — exactly `mantissa / 10^fraction digits` with both operands exact in `f64`, so
+/// one correctly rounded division (Clinger's fast path, as [`Shape::fast_f64`] takes it after the grammar pass,
+/// with the same result bit for bit). `None` for anything else, which takes [`grammar`].
+#[inline]
+fn short_decimal(buf: &[u8], at: usize) -> Option<(Number, usize)> {
+    let negative = buf.get(at) == Some(&b'-');
+    let start = at + usize::from(negative);
+    let first = digit(buf, start)?;
+    let mut mantissa = u64::from(first);
+    let mut i = start + 1;
+    if first != 0 {
+        while let Some(d) = digit(buf, i) {
+            if i - start == 15 {
+                return None;
+            }
+            mantissa = mantissa * 10 + u64::from(d);
+            i += 1;
+        }
+    }
+    if buf.get(i) != Some(&b'.') {
+        return None;
+    }
+    // Digits counted towards the 15: the integer part's unless it is the single `0`.
+    let integer_digits = if first == 0 { 0 } else { i - start };
+    i += 1;
+    let fraction_start = i;
+    while let Some(d) = digit(buf, i) {
+        if integer_digits + (i - fraction_start) == 15 {
+            return None;
+        }
+        mantissa = mantissa * 10 + u64::from(d);
+        i += 1;
+    }
+    let fraction = i - fraction_start;
+    if fraction == 0 || matches!(buf.get(i), Some(b'e' | b'E')) {
+        return None;
+    }
+    let value = mantissa as f64 / EXACT_POWERS[fraction];
+    Some((Number::F64(if negative { -value } else { value }), i))
 }
 
 /// The number at `buf[at]` for an `f32` target, when it is not an integer by the grammar: rounded once, straight to
@@ -379,5 +424,65 @@ mod tests {
         assert_eq!(num("1"), Ok(Number::U64(1)));
         assert_eq!(num("1."), Err(ErrorKind::Eof));
         assert_eq!(num("1.x").unwrap_err(), ErrorKind::InvalidNumber);
+    }
+
+    /// Every decimal the short path takes, and those around its limits it must leave to the grammar: the
+    /// same bits as std's parser, the same end, and errors where the grammar has them.
+    #[test]
+    fn short_decimals_round_like_std() {
+        let mut texts: Vec<String> = [
+            "0.5",
+            "-0.0",
+            "0.1",
+            "1.5",
+            "2.25",
+            "0.000000000000001",
+            "999999999999999.0",
+            "0.30000000000000004",
+            "123456789012345.6",
+            "12345678901234.56",
+            "1.000000000000000",
+            "-7.125",
+            "3.14159265358979",
+        ]
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+        for int in ["0", "1", "7", "10", "99", "1234567", "99999999999999"] {
+            for frac in [
+                "0",
+                "1",
+                "05",
+                "5",
+                "25",
+                "999",
+                "0000001",
+                "33333333333333",
+                "1234567890123456789",
+            ] {
+                texts.push(format!("{int}.{frac}"));
+                texts.push(format!("-{int}.{frac}"));
+            }
+        }
+        for text in &texts {
+            let Ok(Number::F64(value)) = num(text) else {
+                panic!("{text}")
+            };
+            let want: f64 = text.parse().unwrap();
+            assert_eq!(value.to_bits(), want.to_bits(), "{text}");
+            let taken = short_decimal(text.as_bytes(), 0);
+            let digits = text.bytes().filter(u8::is_ascii_digit).count();
+            if digits <= 15 {
+                assert_eq!(taken.map(|t| t.1), Some(text.len()), "{text}");
+            }
+        }
+        for text in ["01.5", "1.", "-.5", "1.e5", "-"] {
+            assert!(num(text).is_err(), "{text}");
+            assert_eq!(short_decimal(text.as_bytes(), 0), None, "{text}");
+        }
+        // A decimal followed by an exponent, or ending at a second point, is the grammar's.
+        assert_eq!(short_decimal(b"1.5e3", 0), None);
+        assert_eq!(num("1.5e3"), Ok(Number::F64(1500.0)));
+        assert_eq!(parse(b"1.5.3", 0), Ok((Number::F64(1.5), 3)));
     }
 }

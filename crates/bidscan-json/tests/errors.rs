@@ -311,3 +311,81 @@ fn a_reader_is_reusable_after_errors() {
         assert_eq!(reader.stats().escapes, 1);
     }
 }
+
+/// Mixed objects and arrays nested past the skip walk's 64-level bit stack (and past two of them): the skip and
+/// raw paths accept and reject exactly what the value path does, with the same error, for a wrong closing
+/// byte, a missing one, a trailing comma and a missing colon at every depth.
+#[test]
+fn skipped_containers_deeper_than_one_walk_are_checked_at_every_depth() {
+    let config = ReaderConfig { max_depth: 500 };
+    let levels = 150;
+    let open = |k: usize| if k % 3 == 1 { r#"{"k":"# } else { "[" };
+    let close = |k: usize| if k % 3 == 1 { "}" } else { "]" };
+    let build = |fault: Option<(usize, &str)>| {
+        let mut doc = String::new();
+        for k in 0..levels {
+            doc.push_str(open(k));
+        }
+        doc.push('1');
+        for k in (0..levels).rev() {
+            match fault {
+                Some((at, text)) if at == k => doc.push_str(text),
+                _ => doc.push_str(close(k)),
+            }
+        }
+        doc
+    };
+    let good = build(None);
+    assert!(common::decode_value(good.as_bytes(), &config).is_ok());
+    for at in 0..levels {
+        let wrong = if close(at) == "}" { "]" } else { "}" };
+        for fault in [wrong, ",", ",]", ",}", ""] {
+            let doc = build(Some((at, fault)));
+            let e = common::decode_value(doc.as_bytes(), &config).unwrap_err();
+            assert_ne!(e.kind(), ErrorKind::Custom, "{doc}");
+        }
+        if at % 3 == 1 {
+            // The colon of this level's key missing.
+            let (colon, _) = good.match_indices(r#""k":"#).nth(at / 3).unwrap();
+            let mut doc = good.clone();
+            doc.replace_range(colon + 3..colon + 4, " ");
+            let e = common::decode_value(doc.as_bytes(), &config).unwrap_err();
+            assert_eq!(
+                (e.kind(), e.byte()),
+                (ErrorKind::Syntax, colon + 4),
+                "{doc}"
+            );
+        }
+    }
+}
+
+/// Skipping never recurses per level: 200,000 levels (allowed by the configuration) are skipped on a 1 MiB
+/// thread stack, as an ignored document and as an unknown member (a recursive skip overflows the stack here).
+#[test]
+fn skipping_deep_nesting_runs_in_a_small_stack() {
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Known {
+        known: u8,
+    }
+    let n = 200_000;
+    let doc = [nested("[", n), nested("]", n)].concat();
+    let outcome = std::thread::Builder::new()
+        .stack_size(1024 * 1024)
+        .spawn(move || {
+            let config = ReaderConfig {
+                max_depth: 1_000_000,
+            };
+            for mut reader in common::readers(&config) {
+                assert!(reader.decode::<IgnoredAny>(&mut doc.clone()).is_ok());
+                let mut member = [br#"{"unknown":"#.as_slice(), &doc, br#","known":1}"#].concat();
+                assert_eq!(reader.decode::<Known>(&mut member).unwrap().known, 1);
+                let mut unclosed = doc[..doc.len() - 1].to_vec();
+                let e = reader.decode::<IgnoredAny>(&mut unclosed).unwrap_err();
+                assert_eq!(e.kind(), ErrorKind::Eof);
+            }
+        })
+        .expect("thread starts")
+        .join();
+    assert!(outcome.is_ok());
+}

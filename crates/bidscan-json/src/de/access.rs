@@ -69,7 +69,7 @@ impl<'a, 'de> MapAccess<'a, 'de> {
 impl<'de> de::MapAccess<'de> for MapAccess<'_, 'de> {
     type Error = Error;
 
-    #[inline]
+    #[inline(always)]
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
         let de = &mut *self.de;
         let next = match de.ws() {
@@ -102,7 +102,7 @@ impl<'de> de::MapAccess<'de> for MapAccess<'_, 'de> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         let de = &mut *self.de;
         de.colon()?;
@@ -118,7 +118,7 @@ struct MapKey<'a, 'de> {
 
 impl<'de> MapKey<'_, 'de> {
     /// Decodes the key and records it as the innermost path segment.
-    #[inline]
+    #[inline(always)]
     fn key(&mut self) -> Result<&'de str> {
         let key = self.de.parse_str()?;
         self.de.set_seg(Seg::Key(key));
@@ -147,7 +147,7 @@ impl<'de> MapKey<'_, 'de> {
 impl<'de> de::Deserializer<'de> for MapKey<'_, 'de> {
     type Error = Error;
 
-    #[inline]
+    #[inline(always)]
     fn deserialize_any<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
         let key = self.key()?;
         visitor.visit_borrowed_str(key).map_err(|e| self.de.fix(e))

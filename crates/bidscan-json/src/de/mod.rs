@@ -9,6 +9,7 @@
 mod access;
 mod impls;
 mod skip;
+mod walk;
 
 use std::borrow::Cow;
 

@@ -1,6 +1,7 @@
 //! Skipping a value (unknown fields, `IgnoredAny`) and capturing one verbatim (`RawJson`): full RFC 8259
 //! validation — depth limit, escapes, control bytes, number grammar and range — but nothing is decoded or
-//! rewritten. Works by index on the tail; only `raw_value` splits it to hand the text out.
+//! rewritten. Works by index on the tail; only `raw_value` splits it to hand the text out. Containers are walked
+//! without recursion by `walk.rs`.
 
 use super::Deserializer;
 use crate::error::{ErrorKind, Result};
@@ -9,34 +10,29 @@ use crate::scan::str_from_validated;
 use crate::string;
 
 impl<'de> Deserializer<'de> {
-    /// Skips one value (after optional whitespace).
+    /// Skips one value (after optional whitespace). Containers go to [`skip_container`](Self::skip_container).
     pub(super) fn skip_value(&mut self) -> Result<()> {
         match self.ws() {
             Some(b'"') => self.skip_str(),
-            Some(b'{') => {
-                self.enter()?;
-                self.skip_object()?;
-                self.depth -= 1;
-                Ok(())
-            }
-            Some(b'[') => {
-                self.enter()?;
-                self.skip_array()?;
-                self.depth -= 1;
-                Ok(())
-            }
-            Some(b'-' | b'0'..=b'9') => match number::skip(self.input, self.idx) {
-                Ok(end) => {
-                    self.idx = end;
-                    Ok(())
-                }
-                Err((kind, i, message)) => Err(self.error_at(kind, message, self.origin + i)),
-            },
+            Some(b'{' | b'[') => self.skip_container(),
+            Some(b'-' | b'0'..=b'9') => self.skip_number(),
             Some(b't') => self.parse_literal(b"true"),
             Some(b'f') => self.parse_literal(b"false"),
             Some(b'n') => self.parse_literal(b"null"),
             Some(_) => Err(self.error(ErrorKind::Syntax, "expected value")),
             None => Err(self.eof("EOF while parsing a value")),
+        }
+    }
+
+    /// Skips the number at the read position (grammar and range checked).
+    #[inline(always)]
+    pub(super) fn skip_number(&mut self) -> Result<()> {
+        match number::skip(self.input, self.idx) {
+            Ok(end) => {
+                self.idx = end;
+                Ok(())
+            }
+            Err((kind, i, message)) => Err(self.error_at(kind, message, self.origin + i)),
         }
     }
 
@@ -64,62 +60,6 @@ impl<'de> Deserializer<'de> {
                 Ok(())
             }
             Err((kind, i)) => Err(self.string_error(kind, self.origin + at + i)),
-        }
-    }
-
-    /// After `{`: entries then `}`.
-    fn skip_object(&mut self) -> Result<()> {
-        if self.ws() == Some(b'}') {
-            self.idx += 1;
-            return Ok(());
-        }
-        loop {
-            match self.ws() {
-                Some(b'"') => self.skip_str()?,
-                Some(_) => return Err(self.error(ErrorKind::Syntax, "key must be a string")),
-                None => return Err(self.eof("EOF while parsing an object")),
-            }
-            self.colon()?;
-            self.skip_value()?;
-            match self.ws() {
-                Some(b',') => {
-                    self.idx += 1;
-                    if self.ws() == Some(b'}') {
-                        return Err(self.error(ErrorKind::Syntax, "trailing comma"));
-                    }
-                }
-                Some(b'}') => {
-                    self.idx += 1;
-                    return Ok(());
-                }
-                Some(_) => return Err(self.error(ErrorKind::Syntax, "expected `,` or `}`")),
-                None => return Err(self.eof("EOF while parsing an object")),
-            }
-        }
-    }
-
-    /// After `[`: elements then `]`.
-    fn skip_array(&mut self) -> Result<()> {
-        if self.ws() == Some(b']') {
-            self.idx += 1;
-            return Ok(());
-        }
-        loop {
-            self.skip_value()?;
-            match self.ws() {
-                Some(b',') => {
-                    self.idx += 1;
-                    if self.ws() == Some(b']') {
-                        return Err(self.error(ErrorKind::Syntax, "trailing comma"));
-                    }
-                }
-                Some(b']') => {
-                    self.idx += 1;
-                    return Ok(());
-                }
-                Some(_) => return Err(self.error(ErrorKind::Syntax, "expected `,` or `]`")),
-                None => return Err(self.eof("EOF while parsing a list")),
-            }
         }
     }
 
