@@ -10,7 +10,7 @@ use bidscan_json::{Error as JsonError, ErrorKind, Reader};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use crate::decode::{self, DecodeError, Decoded, Mode};
-use crate::lenient::{Doc, FromMap, MAX_COERCIONS};
+use crate::lenient::{Doc, FromMap, MAX_COERCIONS, NOT_A_BID_REQUEST};
 use crate::request::BidRequest;
 use crate::response::{BidResponse, ResponseSeed};
 use crate::status::Status;
@@ -25,9 +25,9 @@ pub struct Pair<'a> {
     pub decoded: Decoded<'a>,
 }
 
-/// Prefixes of the custom errors raised here, mapped back to [`DecodeError::InvalidEnvelope`] codes.
+/// Prefix of the custom errors raised here, mapped back to [`DecodeError::InvalidEnvelope`] codes (with
+/// [`NOT_A_BID_REQUEST`], raised by the request's readers too).
 const NOT_AN_ENVELOPE: &str = "not a validation envelope";
-const NOT_A_BID_REQUEST: &str = "not a bid request";
 
 /// Decodes an envelope in place with `reader`, then checks the response as [`decode`](crate::decode) does
 /// (`mode` applies to the response; the request is always read leniently).
@@ -242,7 +242,10 @@ impl<'de> Visitor<'de> for RequestSeed<'_, 'de> {
         write!(f, "{NOT_A_BID_REQUEST}: a JSON object")
     }
     fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<(), M::Error> {
-        let mut doc = Doc::default();
+        let mut doc = Doc {
+            request: true,
+            ..Doc::default()
+        };
         self.0.read_map(map, &mut doc)?;
         if doc.order > MAX_COERCIONS {
             return Err(de::Error::custom(format_args!(

@@ -164,3 +164,22 @@ fn errors_name_the_part_they_are_in() {
         ("number_as_string", Some("/response/seatbid/0/bid/0/price"))
     );
 }
+
+/// F29: a request past the object bound is refused as a request (`not_a_bid_request`, the message naming
+/// impressions), not with the response's code and its "seat bids and bids" message.
+#[test]
+fn a_request_past_the_object_bound_is_named_a_request() {
+    let imps = vec![r#"{"id":"1"}"#; bidscan_openrtb::MAX_OBJECTS as usize + 1].join(",");
+    let text = format!(r#"{{"request":{{"id":"r","imp":[{imps}]}},"response":{{"id":"r"}}}}"#);
+    let buf: &'static mut [u8] = Box::leak(text.into_bytes().into_boxed_slice());
+    let e = decode_pair(&mut Reader::default(), buf, Mode::Lenient).unwrap_err();
+    assert_eq!(e.code(), "not_a_bid_request", "{e}");
+    assert!(e.to_string().contains("impressions"), "{e}");
+    assert!(e.path().unwrap_or("").starts_with("/request"), "{e:?}");
+    // At the bound itself the request is read.
+    let imps = vec![r#"{"id":"1"}"#; bidscan_openrtb::MAX_OBJECTS as usize].join(",");
+    let text = format!(r#"{{"request":{{"id":"r","imp":[{imps}]}},"response":{{"id":"r"}}}}"#);
+    let buf: &'static mut [u8] = Box::leak(text.into_bytes().into_boxed_slice());
+    let p = decode_pair(&mut Reader::default(), buf, Mode::Lenient).unwrap();
+    assert_eq!(p.request.imp.len(), bidscan_openrtb::MAX_OBJECTS as usize);
+}

@@ -110,6 +110,8 @@ pub enum Accepts {
 /// unless told otherwise — refusing it would break the obvious first try while gaining nothing, since the body
 /// is parsed as JSON whatever the label. NDJSON routes also take `application/x-ndjson`, `application/ndjson`,
 /// `application/jsonl` and `application/jsonlines`. Anything else (`text/xml`, `multipart/form-data`, ...) is 415.
+/// An empty value is taken as no `Content-Type` at all. A `charset` parameter other than UTF-8 (or its subset
+/// US-ASCII) is 415: JSON exchanged between systems is UTF-8 (RFC 8259 §8.1), and the body is read as UTF-8.
 ///
 /// # Errors
 /// 415 `unsupported_media_type`.
@@ -117,9 +119,20 @@ pub fn check_content_type(headers: &HeaderMap, accepts: Accepts) -> Result<(), A
     let Some(value) = headers.get(header::CONTENT_TYPE) else {
         return Ok(());
     };
+    if value.as_bytes().iter().all(u8::is_ascii_whitespace) {
+        return Ok(());
+    }
     let raw = value.to_str().unwrap_or("");
     // Media types are case-insensitive (RFC 9110 §8.3.1); compared without lower-casing into a new string.
-    let essence = raw.split(';').next().unwrap_or("").trim();
+    let mut parts = raw.split(';');
+    let essence = parts.next().unwrap_or("").trim();
+    if let Some(charset) = parts.find_map(charset_of)
+        && !["utf-8", "utf8", "us-ascii"]
+            .into_iter()
+            .any(|ok| charset.eq_ignore_ascii_case(ok))
+    {
+        return Err(ApiError::charset(charset));
+    }
     let is = |name: &str| essence.eq_ignore_ascii_case(name);
     let json_like = is("application/json")
         || (essence.len() >= "application/".len() + "+json".len()
@@ -145,6 +158,14 @@ pub fn check_content_type(headers: &HeaderMap, accepts: Accepts) -> Result<(), A
     } else {
         Err(ApiError::media_type(raw))
     }
+}
+
+/// The value of a `charset=...` media-type parameter (quotes removed), if `param` is one (RFC 9110 §8.3.1).
+fn charset_of(param: &str) -> Option<&str> {
+    let (name, value) = param.split_once('=')?;
+    name.trim()
+        .eq_ignore_ascii_case("charset")
+        .then(|| value.trim().trim_matches('"'))
 }
 
 /// Splits a stream of frames into lines (`\n`-terminated; a final unterminated line counts; `\r` before `\n` is
@@ -383,6 +404,23 @@ mod tests {
         ] {
             let e = check_content_type(&ct(bad), Accepts::Json).unwrap_err();
             assert_eq!(e.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{bad}");
+        }
+        // An empty value is no value; a charset other than UTF-8 is refused (RFC 8259 §8.1).
+        for ok in [
+            "",
+            "  ",
+            "application/json;charset=\"UTF-8\"",
+            "text/plain; charset=us-ascii",
+        ] {
+            assert!(check_content_type(&ct(ok), Accepts::Json).is_ok(), "{ok:?}");
+        }
+        for bad in [
+            "application/json; charset=utf-16",
+            "application/json;charset=\"ISO-8859-1\"",
+        ] {
+            let e = check_content_type(&ct(bad), Accepts::Json).unwrap_err();
+            assert_eq!(e.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{bad}");
+            assert!(e.message.contains("UTF-8"), "{}", e.message);
         }
         assert!(check_content_type(&ct("application/x-ndjson"), Accepts::Json).is_err());
         assert!(check_content_type(&ct("application/x-ndjson"), Accepts::Ndjson).is_ok());

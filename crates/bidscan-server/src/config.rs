@@ -44,6 +44,8 @@ pub struct ServerConfig {
     /// Largest `/decode/batch` and `/validate/batch` body, in bytes, on the wire (413) and after decompression
     /// (an error line ends the stream).
     pub max_batch_bytes: usize,
+    /// Most lines one `/decode/batch` or `/validate/batch` answers; past it an error line ends the stream.
+    pub max_batch_lines: usize,
     /// Decode requests served at once before shedding with 503.
     pub max_concurrency: usize,
     /// Seconds a decode request may take (body received and answer started) before 408.
@@ -174,6 +176,9 @@ impl Config {
     /// A missing or unreadable file, invalid TOML, an unknown key or a value of the wrong type; the message
     /// names the key and where its value came from.
     pub fn load(file: Option<&Path>) -> Result<Config, Box<figment::Error>> {
+        if let Some(message) = single_underscore_override(std::env::vars_os().map(|(k, _)| k)) {
+            return Err(Box::new(figment::Error::from(message)));
+        }
         let mut config: Config = Self::figment(file).extract()?;
         // Environment variable names arrive lower-cased; currency codes are upper case.
         config.validate.rates = std::mem::take(&mut config.validate.rates).with_upper_case_codes();
@@ -192,6 +197,7 @@ impl Config {
         let positive = [
             ("server.max_body_bytes", s.max_body_bytes as u64),
             ("server.max_batch_bytes", s.max_batch_bytes as u64),
+            ("server.max_batch_lines", s.max_batch_lines as u64),
             ("server.max_concurrency", s.max_concurrency as u64),
             ("server.request_timeout_secs", s.request_timeout_secs),
             ("server.max_connections", s.max_connections as u64),
@@ -199,7 +205,20 @@ impl Config {
                 "server.header_read_timeout_secs",
                 s.header_read_timeout_secs,
             ),
+            ("server.drain_timeout_secs", s.drain_timeout_secs),
+            ("server.retry_after_secs", s.retry_after_secs),
             ("decode.max_depth", self.decode.max_depth as u64),
+            ("pool.window", u64::from(self.pool.window)),
+            (
+                "pool.max_retained_bytes",
+                self.pool.max_retained_bytes as u64,
+            ),
+            (
+                "pool.global_retained_bytes",
+                self.pool.global_retained_bytes as u64,
+            ),
+            ("pool.idle_release_secs", self.pool.idle_release_secs),
+            ("pool.max_idle_items", self.pool.max_idle_items as u64),
         ];
         if let Some((key, _)) = positive.iter().find(|(_, v)| *v == 0) {
             return Err(format!("{key} must be greater than 0"));
@@ -220,6 +239,13 @@ impl Config {
                 s.worker_threads
             ));
         }
+        if s.drain_grace_secs > s.drain_timeout_secs {
+            return Err(format!(
+                "server.drain_grace_secs ({}) must be at most server.drain_timeout_secs ({}): the grace is part of the drain",
+                s.drain_grace_secs, s.drain_timeout_secs
+            ));
+        }
+        check_log_level(&self.log.level)?;
         self.validate.rates.check()?;
         if self.decode.max_depth > MAX_DEPTH_LIMIT {
             return Err(format!(
@@ -248,6 +274,49 @@ impl Config {
     pub fn header_read_timeout(&self) -> Duration {
         Duration::from_secs(self.server.header_read_timeout_secs)
     }
+}
+
+/// The sections of the configuration, as they appear in an override's name (`BIDSCAN__SERVER__LISTEN`).
+const SECTIONS: [&str; 5] = ["SERVER", "DECODE", "POOL", "LOG", "VALIDATE"];
+
+/// The first environment variable that looks like an override written with single underscores
+/// (`BIDSCAN_SERVER_LISTEN`), which figment would silently ignore, as an error naming the right spelling.
+/// Other `BIDSCAN_*` variables (`BIDSCAN_SCAN`, test harness settings) are not settings and pass.
+fn single_underscore_override(names: impl Iterator<Item = std::ffi::OsString>) -> Option<String> {
+    names.filter_map(|n| n.into_string().ok()).find_map(|name| {
+        let rest = name.strip_prefix("BIDSCAN_")?;
+        if rest.starts_with('_') {
+            return None;
+        }
+        let section = SECTIONS
+            .into_iter()
+            .find(|s| rest.len() > s.len() && rest.starts_with(s) && rest.as_bytes()[s.len()] == b'_')?;
+        let key = &rest[section.len() + 1..];
+        Some(format!(
+            "environment variable {name} is not read: overrides use two underscores, {ENV_PREFIX}{section}__{key}"
+        ))
+    })
+}
+
+/// Checks `log.level` as `tracing_subscriber::EnvFilter` reads it, and refuses a bare word that is not a level:
+/// the filter would take `loud` as a target name at TRACE and so silence every other log line.
+///
+/// # Errors
+/// The directive that is neither a level nor `target=level`, or the filter's own parse error.
+fn check_log_level(level: &str) -> Result<(), String> {
+    const LEVELS: [&str; 6] = ["trace", "debug", "info", "warn", "error", "off"];
+    for directive in level.split(',').map(str::trim).filter(|d| !d.is_empty()) {
+        let bare = !directive.contains(['=', '[', ':']);
+        if bare && !LEVELS.iter().any(|l| directive.eq_ignore_ascii_case(l)) {
+            return Err(format!(
+                "log.level {directive:?} is not a level ({}); a target takes one: \"{directive}=debug\"",
+                LEVELS.join(", ")
+            ));
+        }
+    }
+    tracing_subscriber::EnvFilter::try_new(level)
+        .map(drop)
+        .map_err(|e| format!("log.level {level:?}: {e}"))
 }
 
 #[cfg(test)]
@@ -323,6 +392,66 @@ mod tests {
                 Config::load(None).map(|c| c.decode.max_depth).ok(),
                 Some(1024)
             );
+            Ok(())
+        });
+    }
+
+    /// F29: zero drains, retry delays and pool limits, a grace longer than the drain, a level that is no level
+    /// and a single-underscore override are errors naming the key.
+    #[test]
+    fn zero_limits_bad_levels_and_misspelt_overrides_are_errors() {
+        figment::Jail::expect_with(|jail| {
+            for key in [
+                "SERVER__DRAIN_TIMEOUT_SECS",
+                "SERVER__RETRY_AFTER_SECS",
+                "POOL__WINDOW",
+                "POOL__MAX_RETAINED_BYTES",
+                "POOL__GLOBAL_RETAINED_BYTES",
+                "POOL__IDLE_RELEASE_SECS",
+                "POOL__MAX_IDLE_ITEMS",
+            ] {
+                jail.set_env(format!("BIDSCAN__{key}"), "0");
+                let err = Config::load(None).unwrap_err().to_string();
+                let name = key.to_lowercase().replace("__", ".");
+                assert!(
+                    err.contains(&format!("{name} must be greater than 0")),
+                    "{key}: {err}"
+                );
+                jail.clear_env();
+            }
+            // A grace of 0 is no grace: allowed. Longer than the drain: refused.
+            jail.set_env("BIDSCAN__SERVER__DRAIN_GRACE_SECS", "0");
+            assert!(Config::load(None).is_ok());
+            jail.set_env("BIDSCAN__SERVER__DRAIN_GRACE_SECS", "21");
+            let err = Config::load(None).unwrap_err().to_string();
+            assert!(
+                err.contains("drain_grace_secs (21) must be at most"),
+                "{err}"
+            );
+            jail.clear_env();
+            for bad in ["loud", "info,bidscan", "bidscan=shout"] {
+                jail.set_env("BIDSCAN__LOG__LEVEL", bad);
+                let err = Config::load(None).unwrap_err().to_string();
+                assert!(err.contains("log.level"), "{bad}: {err}");
+            }
+            for good in [
+                "warn",
+                "INFO",
+                "info,bidscan_server=debug",
+                "off",
+                "hyper[conn]=trace",
+            ] {
+                jail.set_env("BIDSCAN__LOG__LEVEL", good);
+                assert!(Config::load(None).is_ok(), "{good}");
+            }
+            jail.clear_env();
+            jail.set_env("BIDSCAN_SERVER_LISTEN", "127.0.0.1:1");
+            let err = Config::load(None).unwrap_err().to_string();
+            assert!(err.contains("BIDSCAN__SERVER__LISTEN"), "{err}");
+            jail.clear_env();
+            jail.set_env("BIDSCAN_SCAN", "avx2");
+            jail.set_env("BIDSCAN_DRAIN_CLIENTS", "8");
+            assert!(Config::load(None).is_ok());
             Ok(())
         });
     }

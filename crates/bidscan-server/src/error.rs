@@ -110,12 +110,30 @@ impl ApiError {
         )
     }
 
+    /// The line ending a batch with more than `limit` lines (`server.max_batch_lines`).
+    pub fn too_many_lines(limit: usize) -> ApiError {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            format!("the batch has more than the limit of {limit} lines; the rest is not read"),
+        )
+    }
+
     /// 415 for a `Content-Type` the route does not take.
     pub fn media_type(found: &str) -> ApiError {
         ApiError::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "unsupported_media_type",
             format!("Content-Type {found:?} is not accepted; send application/json"),
+        )
+    }
+
+    /// 415 for a `charset` other than UTF-8 (RFC 8259 §8.1).
+    pub fn charset(found: &str) -> ApiError {
+        ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            format!("charset {found:?} is not accepted; JSON is read as UTF-8 (RFC 8259 §8.1)"),
         )
     }
 

@@ -261,3 +261,60 @@ async fn a_batch_that_inflates_past_the_batch_limit_ends_with_an_error_line() {
     let m = server.metrics().await;
     assert!(value(&m, "bidscan_decode_outcomes_total{outcome=\"too_large\"}") >= 2.0);
 }
+
+/// F27: an empty line is 1 byte in and a whole no-bid answer out, so a batch is held to `server.max_batch_lines`
+/// answered lines; then one `payload_too_large` line ends the stream.
+#[tokio::test]
+async fn a_batch_of_newlines_is_held_to_the_line_bound() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let mut small = config();
+    small.server.max_batch_lines = 1000;
+    let server = start(small).await;
+    // 1 MiB of newlines: with no line bound the answer was 272 MiB.
+    let newlines = vec![b'\n'; MIB];
+    for route in ["/decode/batch", "/validate/batch"] {
+        let res = server
+            .post(
+                route,
+                &[("content-type", "application/x-ndjson")],
+                newlines.clone(),
+            )
+            .await;
+        assert_eq!(res.status(), 200, "{route}");
+        let answer = res.bytes().await.unwrap();
+        let text = std::str::from_utf8(&answer).unwrap();
+        let out: Vec<&str> = text.lines().collect();
+        assert_eq!(out.len(), 1001, "{route}: 1,000 answers and the error line");
+        assert!(answer.len() < MIB, "{route}: {} bytes", answer.len());
+        let last: Value = serde_json::from_str(out.last().unwrap()).unwrap();
+        assert_eq!(
+            last["error"]["code"], "payload_too_large",
+            "{route}: {last}"
+        );
+        assert!(
+            last["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("1000 lines"),
+            "{route}: {last}"
+        );
+        // The lines within the bound are answered as before.
+        let first: Value = serde_json::from_str(out[0]).unwrap();
+        assert!(
+            first.get("error").is_none() || route == "/validate/batch",
+            "{first}"
+        );
+    }
+    // At the bound exactly, no error line.
+    let res = server
+        .post(
+            "/decode/batch",
+            &[("content-type", "application/x-ndjson")],
+            vec![b'\n'; 1000],
+        )
+        .await;
+    let answer = res.bytes().await.unwrap();
+    let text = std::str::from_utf8(&answer).unwrap();
+    assert_eq!(text.lines().count(), 1000);
+    assert!(!text.contains("payload_too_large"));
+}

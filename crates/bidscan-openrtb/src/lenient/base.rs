@@ -15,6 +15,10 @@ use crate::issue::{Coercion, CoercionKind, JsonType};
 /// maps such errors to `DecodeError::NotABidResponse`.
 pub(crate) const NOT_A_BID_RESPONSE: &str = "not a bid response";
 
+/// Prefix of the custom error message raised when a validation envelope's `request` is not a bid-request object;
+/// `pair` maps such errors to the `not_a_bid_request` envelope error.
+pub(crate) const NOT_A_BID_REQUEST: &str = "not a bid request";
+
 /// Most seat bids and bids (together) one document may hold; past it the document is refused as not a bid
 /// response. Bounds what decoding allocates: a `{},` bid is 3 bytes of input but a ~780-byte [`Bid`](crate::Bid)
 /// plus its validation issues, so without a bound a 4 MiB body of empty bids took over 4 GB.
@@ -34,6 +38,9 @@ pub(crate) struct Doc {
     /// Length of the last non-empty `bid` array decoded: the first capacity of the next one (see
     /// [`FromMap::first_capacity`]).
     pub(crate) last_bids: usize,
+    /// True while reading a bid request (its `imp`, `format` and `deals` count as objects), so a limit's error
+    /// names the request, not the response.
+    pub(crate) request: bool,
 }
 
 /// Where the coercions of the object being decoded go, and the document-wide counters.
@@ -59,13 +66,20 @@ impl<'r> Ctx<'r> {
         self.doc.order = self.doc.order.saturating_add(1);
     }
 
-    /// Counts one more seat bid or bid; an error past [`MAX_OBJECTS`].
+    /// Counts one more seat bid or bid (of a request: impression, format or deal); an error past
+    /// [`MAX_OBJECTS`].
     pub(crate) fn count_object<E: de::Error>(&mut self) -> Result<(), E> {
         self.doc.objects = self.doc.objects.saturating_add(1);
         if self.doc.objects > MAX_OBJECTS {
-            return Err(E::custom(format_args!(
-                "{NOT_A_BID_RESPONSE}: more than {MAX_OBJECTS} seat bids and bids"
-            )));
+            return Err(if self.doc.request {
+                E::custom(format_args!(
+                    "{NOT_A_BID_REQUEST}: more than {MAX_OBJECTS} impressions, formats and deals"
+                ))
+            } else {
+                E::custom(format_args!(
+                    "{NOT_A_BID_RESPONSE}: more than {MAX_OBJECTS} seat bids and bids"
+                ))
+            });
         }
         Ok(())
     }

@@ -7,7 +7,9 @@
 //! If the request body itself fails (over `server.max_batch_bytes` on the wire or after decompression, bad
 //! compression, no frame within `server.request_timeout_secs`), one error line is written and the stream ends.
 //! The limit after decompression bounds the answer too: without it, 97 KB of gzip inflating to 100 MB of `{}`
-//! lines streamed an 841 MB answer (RELIABILITY.md F23). The batch holds one of the
+//! lines streamed an 841 MB answer (RELIABILITY.md F23). A batch also answers at most `server.max_batch_lines`
+//! lines; past it a `payload_too_large` error line ends the stream: an empty line is one byte in, a ~270-byte
+//! no-bid answer out, so without the bound 1 MB of newlines streamed 272 MB (F27). The batch holds one of the
 //! server's `max_concurrency` decode permits for as long as it streams (503 when none is free).
 //!
 //! Lines are decoded as the frames that complete them arrive, and the answers for one frame are written as one
@@ -80,6 +82,7 @@ pub fn stream(
         input: body.into_data_stream(),
         lines: Lines::new(limit),
         received: 0,
+        answered: 0,
         out: VecDeque::new(),
         done: false,
         state,
@@ -108,6 +111,8 @@ struct Batch {
     lines: Lines,
     /// Bytes of the body received so far, after decompression.
     received: usize,
+    /// Lines answered so far (at most `server.max_batch_lines`).
+    answered: usize,
     /// Rendered chunks not yet handed to the response body.
     out: VecDeque<Bytes>,
     done: bool,
@@ -167,8 +172,17 @@ impl Batch {
             return;
         }
         let engine = &self.state.engine;
+        let max_lines = self.state.config.server.max_batch_lines;
         let mut chunk = BytesMut::new();
         for line in lines {
+            if self.answered == max_lines {
+                engine.count_too_large();
+                chunk.put_slice(&ApiError::too_many_lines(max_lines).to_json());
+                chunk.put_u8(b'\n');
+                self.done = true;
+                break;
+            }
+            self.answered += 1;
             let result = match line {
                 Line::Full(bytes) => engine
                     .run(self.work, [bytes.as_ref()], bytes.len(), self.options)
