@@ -80,7 +80,7 @@ pub use lists::{
     ApiFramework, CategoryTaxonomy, CreativeAttribute, MarkupType, MediaRating, NoBidReason,
     Protocol, SlotPositionInPod,
 };
-pub use pair::{Pair, decode_pair};
+pub use pair::{Pair, decode_pair, decode_pair_inspected};
 pub use request::{Banner, BidRequest, Deal, Format, Imp, Native, Pmp, Video};
 pub use response::{BidResponse, SeatBid};
 pub use status::Status;

@@ -9,6 +9,8 @@ use std::fmt;
 use bidscan_json::{Error as JsonError, ErrorKind, Reader};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 
+use bidscan_markup::Inspector;
+
 use crate::decode::{self, DecodeError, Decoded, Mode};
 use crate::lenient::{Doc, FromMap, MAX_COERCIONS, NOT_A_BID_REQUEST};
 use crate::request::BidRequest;
@@ -47,6 +49,31 @@ pub fn decode_pair<'a>(
     input: &'a mut [u8],
     mode: Mode,
 ) -> Result<Pair<'a>, DecodeError> {
+    decode_pair_with(reader, input, mode, None)
+}
+
+/// [`decode_pair`], then every bid's `adm` inspected with `inspector`, as
+/// [`decode_inspected`](crate::decode_inspected) does for one response: `decoded.markup` gets one entry per bid,
+/// `decoded.issues` the markup findings (paths relative to the response), and the rules read the HTML
+/// inspection's `secure` rather than scanning the markup again.
+///
+/// # Errors
+/// As [`decode_pair`].
+pub fn decode_pair_inspected<'a>(
+    reader: &mut Reader,
+    input: &'a mut [u8],
+    mode: Mode,
+    inspector: &mut Inspector,
+) -> Result<Pair<'a>, DecodeError> {
+    decode_pair_with(reader, input, mode, Some(inspector))
+}
+
+fn decode_pair_with<'a>(
+    reader: &mut Reader,
+    input: &'a mut [u8],
+    mode: Mode,
+    inspector: Option<&mut Inspector>,
+) -> Result<Pair<'a>, DecodeError> {
     // A byte order mark as `decode` treats it: refused in strict mode, else blanked, its warning first.
     let bom = decode::blank_bom(reader, input, mode)?;
     let mut pair = Pair {
@@ -84,7 +111,7 @@ pub fn decode_pair<'a>(
             "/request/imp",
         ));
     }
-    pair.decoded.check(mode, None).map_err(|e| match e {
+    pair.decoded.check(mode, inspector).map_err(|e| match e {
         DecodeError::Strict {
             path,
             code,

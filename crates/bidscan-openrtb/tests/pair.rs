@@ -183,3 +183,63 @@ fn a_request_past_the_object_bound_is_named_a_request() {
     let p = decode_pair(&mut Reader::default(), buf, Mode::Lenient).unwrap();
     assert_eq!(p.request.imp.len(), bidscan_openrtb::MAX_OBJECTS as usize);
 }
+
+/// `decode_pair_inspected` inspects each bid's markup as `decode_inspected` does (RELIABILITY.md F28); rule 352
+/// then reads the HTML inspection's `secure` and flags the same bids as the rule's own scan.
+#[test]
+fn the_inspected_pair_has_each_bids_markup_and_its_findings() {
+    use bidscan_openrtb::rules::{Policy, Validated};
+    use bidscan_openrtb::{AdmKind, Inspector, decode_pair_inspected};
+    let text = r#"{"request":{"id":"q","imp":[{"id":"1","secure":1}]},"response":{"id":"q","seatbid":[{"bid":[
+      {"id":"a","impid":"1","price":1,"adm":"<VAST version=\"3.0\"><Ad>"},
+      {"id":"b","impid":"1","price":1,"adm":"<a href=\"http://x.example/\">x</a>"},
+      {"id":"c","impid":"1","price":1,"adm":"<a href=\"https://x.example/\">http://x.example/ as text</a>"}]}]}}"#;
+    let mut inspector = Inspector::new();
+    let mut buf = text.as_bytes().to_vec();
+    let p = decode_pair_inspected(
+        &mut Reader::default(),
+        &mut buf,
+        Mode::Lenient,
+        &mut inspector,
+    )
+    .unwrap();
+    let kinds: Vec<AdmKind> = p.decoded.markup.iter().map(|m| m.kind()).collect();
+    assert_eq!(kinds, [AdmKind::Vast, AdmKind::Html, AdmKind::Html]);
+    assert!(!p.decoded.markup[0].well_formed());
+    let malformed: Vec<&str> = p
+        .decoded
+        .issues
+        .iter()
+        .filter(|i| i.code == "vast_malformed")
+        .map(|i| i.path.as_str())
+        .collect();
+    assert_eq!(malformed, ["/seatbid/0/bid/0/adm"]);
+    let inspected = Validated::new(p, &Policy::default());
+    let mut plain_buf = text.as_bytes().to_vec();
+    let plain = pair_of(&mut plain_buf);
+    assert!(
+        plain.decoded.markup.is_empty(),
+        "decode_pair does not inspect"
+    );
+    assert!(
+        plain
+            .decoded
+            .issues
+            .iter()
+            .all(|i| i.code != "vast_malformed")
+    );
+    let plain = Validated::new(plain, &Policy::default());
+    let codes = |v: &Validated<'_>| -> Vec<Option<u16>> {
+        v.verdicts
+            .iter()
+            .map(|x| x.rule.map(|r| r.statuscode()))
+            .collect()
+    };
+    // b loads over http (352); c only mentions http:// in its text, which is no load.
+    assert_eq!(codes(&inspected)[1..], [Some(352), None]);
+    assert_eq!(codes(&inspected), codes(&plain));
+}
+
+fn pair_of(buf: &mut [u8]) -> bidscan_openrtb::Pair<'_> {
+    decode_pair(&mut Reader::default(), buf, Mode::Lenient).unwrap()
+}

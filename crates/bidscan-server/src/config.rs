@@ -46,6 +46,9 @@ pub struct ServerConfig {
     pub max_batch_bytes: usize,
     /// Most lines one `/decode/batch` or `/validate/batch` answers; past it an error line ends the stream.
     pub max_batch_lines: usize,
+    /// Most bytes of answer lines one batch writes; the line that would pass it is replaced by an error line
+    /// that ends the stream (a batch's answer can be far larger than its body: RELIABILITY.md F30).
+    pub max_batch_answer_bytes: usize,
     /// Decode requests served at once before shedding with 503.
     pub max_concurrency: usize,
     /// Seconds a decode request may take (body received and answer started) before 408.
@@ -79,6 +82,25 @@ pub const MAX_PERMITS: usize = 1 << 30;
 /// The largest `decode.max_depth` accepted: far below what overflows a 2 MiB tokio worker stack (between 10,000
 /// and 30,000 levels measured) and above any real bid response (a handful of levels; `ext` rarely passes 10).
 pub const MAX_DEPTH_LIMIT: usize = 1024;
+
+/// The longest timeout, grace or idle time accepted, in seconds: one day. Longer is surely a mistake (a
+/// drain nobody waits for, a `Retry-After` no client honours), and durations near `u64::MAX` seconds overflow
+/// `Instant` arithmetic.
+pub const MAX_SECS: u64 = 86_400;
+
+/// The largest `server.max_body_bytes` and `pool.max_retained_bytes` accepted: 1 GiB. A body is held in memory
+/// whole while it is decoded, so a limit past the memory of any pod is no limit.
+pub const MAX_BODY_BYTES: usize = 1 << 30;
+
+/// The largest `server.max_batch_bytes`, `server.max_batch_answer_bytes` and `pool.global_retained_bytes`
+/// accepted: 1 TiB (streamed, so not bounded by memory, but still bounded).
+pub const MAX_STREAM_BYTES: usize = 1 << 40;
+
+/// The most `server.max_batch_lines` accepted: 2^32.
+pub const MAX_BATCH_LINES: usize = 1 << 32;
+
+/// An upper bound, why it is there, and the keys (with their values) it holds for.
+type Bound<'k> = (u64, &'static str, &'k [(&'static str, u64)]);
 
 /// `[decode]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -198,6 +220,10 @@ impl Config {
             ("server.max_body_bytes", s.max_body_bytes as u64),
             ("server.max_batch_bytes", s.max_batch_bytes as u64),
             ("server.max_batch_lines", s.max_batch_lines as u64),
+            (
+                "server.max_batch_answer_bytes",
+                s.max_batch_answer_bytes as u64,
+            ),
             ("server.max_concurrency", s.max_concurrency as u64),
             ("server.request_timeout_secs", s.request_timeout_secs),
             ("server.max_connections", s.max_connections as u64),
@@ -223,21 +249,68 @@ impl Config {
         if let Some((key, _)) = positive.iter().find(|(_, v)| *v == 0) {
             return Err(format!("{key} must be greater than 0"));
         }
-        for (key, value) in [
-            ("server.max_concurrency", s.max_concurrency),
-            ("server.max_connections", s.max_connections),
-        ] {
-            if value > MAX_PERMITS {
-                return Err(format!(
-                    "{key} must be at most {MAX_PERMITS} (a semaphore's permits), got {value}"
-                ));
+        let p = &self.pool;
+        let (permits, secs) = (MAX_PERMITS as u64, MAX_SECS);
+        let (body, stream) = (MAX_BODY_BYTES as u64, MAX_STREAM_BYTES as u64);
+        let bounded: [Bound<'_>; 6] = [
+            (
+                permits,
+                "a semaphore's permits",
+                &[
+                    ("server.max_concurrency", s.max_concurrency as u64),
+                    ("server.max_connections", s.max_connections as u64),
+                    ("pool.max_idle_items", p.max_idle_items as u64),
+                ],
+            ),
+            (
+                secs,
+                "one day",
+                &[
+                    ("server.request_timeout_secs", s.request_timeout_secs),
+                    (
+                        "server.header_read_timeout_secs",
+                        s.header_read_timeout_secs,
+                    ),
+                    ("server.drain_timeout_secs", s.drain_timeout_secs),
+                    ("server.retry_after_secs", s.retry_after_secs),
+                    ("pool.idle_release_secs", p.idle_release_secs),
+                ],
+            ),
+            (
+                body,
+                "1 GiB: held in memory whole",
+                &[
+                    ("server.max_body_bytes", s.max_body_bytes as u64),
+                    ("pool.max_retained_bytes", p.max_retained_bytes as u64),
+                ],
+            ),
+            (
+                stream,
+                "1 TiB",
+                &[
+                    ("server.max_batch_bytes", s.max_batch_bytes as u64),
+                    (
+                        "server.max_batch_answer_bytes",
+                        s.max_batch_answer_bytes as u64,
+                    ),
+                    ("pool.global_retained_bytes", p.global_retained_bytes as u64),
+                ],
+            ),
+            (
+                MAX_BATCH_LINES as u64,
+                "2^32",
+                &[("server.max_batch_lines", s.max_batch_lines as u64)],
+            ),
+            (
+                MAX_WORKER_THREADS as u64,
+                "0 = one per core",
+                &[("server.worker_threads", s.worker_threads as u64)],
+            ),
+        ];
+        for (max, why, keys) in bounded {
+            if let Some((key, value)) = keys.iter().find(|(_, v)| v > &max) {
+                return Err(format!("{key} must be at most {max} ({why}), got {value}"));
             }
-        }
-        if s.worker_threads > MAX_WORKER_THREADS {
-            return Err(format!(
-                "server.worker_threads must be at most {MAX_WORKER_THREADS} (0 = one per core), got {}",
-                s.worker_threads
-            ));
         }
         if s.drain_grace_secs > s.drain_timeout_secs {
             return Err(format!(
@@ -445,6 +518,42 @@ mod tests {
                 assert!(Config::load(None).is_ok(), "{good}");
             }
             jail.clear_env();
+            for (var, bad, good) in [
+                ("BIDSCAN__SERVER__DRAIN_TIMEOUT_SECS", "86401", "86400"),
+                (
+                    "BIDSCAN__SERVER__REQUEST_TIMEOUT_SECS",
+                    "18446744073709551615",
+                    "86400",
+                ),
+                ("BIDSCAN__SERVER__RETRY_AFTER_SECS", "86401", "86400"),
+                ("BIDSCAN__POOL__IDLE_RELEASE_SECS", "86401", "86400"),
+                (
+                    "BIDSCAN__SERVER__MAX_BODY_BYTES",
+                    "1073741825",
+                    "1073741824",
+                ),
+                (
+                    "BIDSCAN__SERVER__MAX_BATCH_LINES",
+                    "4294967297",
+                    "4294967296",
+                ),
+                (
+                    "BIDSCAN__SERVER__MAX_BATCH_ANSWER_BYTES",
+                    "18446744073709551615",
+                    "1099511627776",
+                ),
+            ] {
+                jail.set_env(var, bad);
+                let err = Config::load(None).unwrap_err().to_string();
+                let key = var[9..].replacen("__", ".", 1).to_lowercase();
+                assert!(
+                    err.contains(&format!("{key} must be at most")),
+                    "{var}={bad}: {err}"
+                );
+                jail.set_env(var, good);
+                assert!(Config::load(None).is_ok(), "{var}={good}");
+                jail.clear_env();
+            }
             jail.set_env("BIDSCAN_SERVER_LISTEN", "127.0.0.1:1");
             let err = Config::load(None).unwrap_err().to_string();
             assert!(err.contains("BIDSCAN__SERVER__LISTEN"), "{err}");

@@ -119,6 +119,17 @@ impl ApiError {
         )
     }
 
+    /// The line ending a batch whose answer would pass `limit` bytes (`server.max_batch_answer_bytes`, F30).
+    pub fn answer_too_large(limit: usize) -> ApiError {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            format!(
+                "the batch's answer would be larger than the limit of {limit} bytes; the rest is not read"
+            ),
+        )
+    }
+
     /// 415 for a `Content-Type` the route does not take.
     pub fn media_type(found: &str) -> ApiError {
         ApiError::new(

@@ -309,29 +309,80 @@ fn warn_if_over_fd_limit(max_connections: usize) {
 
 /// Resolves on SIGINT (Ctrl-C) or, on Unix, SIGTERM. If a handler cannot be installed, that signal is ignored
 /// (logged) rather than stopping the server.
+///
+/// From then on a second SIGINT or SIGTERM ends the process at once, without waiting for the drain, with exit
+/// status 128 + the signal's number (130, 143) as a shell reports a process killed by it: an operator who
+/// presses Ctrl-C twice, or an orchestrator that signals again, means "stop now".
 pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        if let Err(e) = tokio::signal::ctrl_c().await {
-            tracing::error!(error = %e, "cannot listen for SIGINT");
-            std::future::pending::<()>().await;
-        }
-    };
+    let mut signals = Signals::new();
+    let first = signals.next().await;
+    tracing::info!(
+        signal = first,
+        "shutdown signal; a second one exits at once"
+    );
+    tokio::spawn(async move {
+        let second = signals.next().await;
+        tracing::warn!(
+            signal = second,
+            "second shutdown signal: exiting at once, requests in flight are dropped"
+        );
+        std::process::exit(128 + second);
+    });
+}
+
+/// SIGINT and SIGTERM listeners, installed once so no signal between two waits is lost.
+struct Signals {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    int: Option<tokio::signal::unix::Signal>,
+    #[cfg(unix)]
+    term: Option<tokio::signal::unix::Signal>,
+}
+
+impl Signals {
+    fn new() -> Signals {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            let listen = |kind: SignalKind, name: &str| match signal(kind) {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    tracing::error!(error = %e, "cannot listen for {name}");
+                    None
+                }
+            };
+            Signals {
+                int: listen(SignalKind::interrupt(), "SIGINT"),
+                term: listen(SignalKind::terminate(), "SIGTERM"),
             }
-            Err(e) => {
-                tracing::error!(error = %e, "cannot listen for SIGTERM");
+        }
+        #[cfg(not(unix))]
+        Signals {}
+    }
+
+    /// The number of the next SIGINT (2) or SIGTERM (15); never resolves if neither can be listened for.
+    async fn next(&mut self) -> i32 {
+        #[cfg(unix)]
+        {
+            async fn recv(s: &mut Option<tokio::signal::unix::Signal>) {
+                let delivered = match s {
+                    Some(s) => s.recv().await.is_some(),
+                    None => false,
+                };
+                if !delivered {
+                    std::future::pending::<()>().await;
+                }
+            }
+            tokio::select! {
+                () = recv(&mut self.int) => 2,
+                () = recv(&mut self.term) => 15,
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            if tokio::signal::ctrl_c().await.is_err() {
                 std::future::pending::<()>().await;
             }
+            2
         }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = term => {}
     }
 }

@@ -3,7 +3,8 @@
 //! command line use to run either decode or validate.
 //!
 //! The envelope (`{"request": …, "response": …}`) is decoded in place in the same pooled buffer as `/decode`'s
-//! body ([`Engine::with_input`]), by `bidscan_openrtb::decode_pair`, then judged by `bidscan_openrtb::rules`
+//! body ([`Engine::with_input`]), by `bidscan_openrtb::decode_pair_inspected` (each bid's markup inspected as
+//! `/decode` does; `decode_pair` with `?inspect=none`), then judged by `bidscan_openrtb::rules`
 //! under the server's `[validate]` policy.
 
 use bidscan_json::Stats;
@@ -11,7 +12,7 @@ use bidscan_openrtb::rules::{SeatNonBid, Validated, ValidatedIssue, ValidatedSum
 use bidscan_openrtb::{BidResponse, Status};
 use serde::Serialize;
 
-use crate::engine::{Answer, Engine, Options, View, render_failed};
+use crate::engine::{Answer, Engine, Inspect, Options, View, render_failed};
 use crate::error::ApiError;
 
 /// What a route or command does with each document.
@@ -66,8 +67,13 @@ impl Engine {
         len: usize,
         options: Options,
     ) -> Result<Answer, ApiError> {
-        self.with_input(chunks, len, |reader, _inspector, input| {
-            let result = bidscan_openrtb::decode_pair(reader, input, options.mode);
+        self.with_input(chunks, len, |reader, inspector, input| {
+            let result = match options.inspect {
+                Inspect::All => {
+                    bidscan_openrtb::decode_pair_inspected(reader, input, options.mode, inspector)
+                }
+                Inspect::None => bidscan_openrtb::decode_pair(reader, input, options.mode),
+            };
             let stats = reader.stats();
             let result = result.map_err(ApiError::from).and_then(|pair| {
                 let validated = Validated::new(pair, self.policy());

@@ -220,3 +220,52 @@ async fn sigterm_under_load_loses_no_accepted_request() {
     );
     assert!(exited - sigterm < Duration::from_secs(10));
 }
+
+/// A second SIGTERM during the drain ends the process at once with status 143 (128 + SIGTERM), even with a
+/// request in flight that would hold the drain for its whole `server.drain_timeout_secs`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_sigterm_exits_at_once() {
+    use tokio::io::AsyncWriteExt;
+    let mut served = spawn(&[
+        ("BIDSCAN__SERVER__DRAIN_GRACE_SECS", "0"),
+        ("BIDSCAN__SERVER__DRAIN_TIMEOUT_SECS", "60"),
+        ("BIDSCAN__SERVER__REQUEST_TIMEOUT_SECS", "60"),
+    ]);
+    let addr = served.addr;
+    // A request whose body never completes: the drain waits for it.
+    let mut stuck = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    stuck
+        .write_all(b"POST /decode HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{\"id\":")
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    served.sigterm();
+    let (exit, mut served) = tokio::task::spawn_blocking(move || {
+        let exit = served.wait_exit(Duration::from_secs(2));
+        (exit, served)
+    })
+    .await
+    .unwrap();
+    assert!(exit.is_none(), "one SIGTERM drains: {exit:?}");
+    let second = Instant::now();
+    served.sigterm();
+    let exit = served
+        .wait_exit(Duration::from_secs(5))
+        .unwrap_or_else(|| panic!("did not exit after a second SIGTERM: {:?}", served.logs()));
+    assert_eq!(exit.code(), Some(143), "{exit:?}");
+    assert!(second.elapsed() < Duration::from_secs(5));
+    // The log line is written before the exit; its reader thread may still be on its way.
+    let logged = |s: &hostile_common::Served| {
+        s.logs()
+            .iter()
+            .any(|l| l.contains("second shutdown signal"))
+    };
+    for _ in 0..50 {
+        if logged(&served) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(logged(&served), "{:?}", served.logs());
+    drop(stuck);
+}

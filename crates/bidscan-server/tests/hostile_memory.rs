@@ -318,3 +318,79 @@ async fn a_batch_of_newlines_is_held_to_the_line_bound() {
     assert_eq!(text.lines().count(), 1000);
     assert!(!text.contains("payload_too_large"));
 }
+
+/// F30: a line of empty bids is a few hundred bytes in and every bid's findings out (~920 bytes a bid), and gzip
+/// shrinks such lines 1000:1, so a batch is also held to `server.max_batch_answer_bytes` of answer: the line that
+/// would pass it is replaced by one `payload_too_large` line that ends the stream.
+#[tokio::test]
+async fn a_batch_whose_answer_outgrows_its_body_is_held_to_the_answer_bound() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let mut small = config();
+    small.server.max_batch_answer_bytes = MIB;
+    let server = start(small).await;
+    let bids = vec!["{}"; 200].join(",");
+    let line = format!(r#"{{"id":"r","seatbid":[{{"bid":[{bids}]}}]}}"#);
+    // 2,000 such lines: 1.2 MB in, 10 KB gzipped; ~370 MB of answer without the bound.
+    let envelope = format!(r#"{{"request":{{"id":"q","imp":[{{"id":"1"}}]}},"response":{line}}}"#);
+    for (route, line) in [("/decode/batch", &line), ("/validate/batch", &envelope)] {
+        let body = gzip(format!("{line}\n").repeat(2000).as_bytes());
+        assert!(body.len() < 64 * 1024, "{}", body.len());
+        let res = server
+            .post(
+                route,
+                &[
+                    ("content-type", "application/x-ndjson"),
+                    ("content-encoding", "gzip"),
+                ],
+                body,
+            )
+            .await;
+        assert_eq!(res.status(), 200, "{route}");
+        let answer = res.bytes().await.unwrap();
+        assert!(
+            answer.len() <= MIB + 1024,
+            "{route}: {} bytes",
+            answer.len()
+        );
+        let text = std::str::from_utf8(&answer).unwrap();
+        let out: Vec<&str> = text.lines().collect();
+        assert!(
+            out.len() > 2 && out.len() < 2000,
+            "{route}: {} lines",
+            out.len()
+        );
+        let last: Value = serde_json::from_str(out.last().unwrap()).unwrap();
+        assert_eq!(
+            last["error"]["code"], "payload_too_large",
+            "{route}: {last}"
+        );
+        assert!(
+            last["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("{MIB} bytes")),
+            "{route}: {last}"
+        );
+        // Every line before the error line is a whole answer.
+        for l in &out[..out.len() - 1] {
+            let v: Value = serde_json::from_str(l).unwrap();
+            assert!(v.get("error").is_none(), "{route}: {v}");
+            assert_eq!(
+                v["summary"]["bids"].as_array().map(Vec::len),
+                Some(200),
+                "{route}"
+            );
+        }
+    }
+    // A batch whose answer fits is answered whole, with no error line.
+    let res = server
+        .post(
+            "/decode/batch",
+            &[("content-type", "application/x-ndjson")],
+            format!("{line}\n").repeat(2).into_bytes(),
+        )
+        .await;
+    let text = res.text().await.unwrap();
+    assert_eq!(text.lines().count(), 2);
+    assert!(!text.contains("payload_too_large"));
+}

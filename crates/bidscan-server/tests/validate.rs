@@ -277,3 +277,85 @@ fn the_cli_validates_the_real_pairs_as_the_library_does() {
         assert_eq!(got, want);
     }
 }
+
+/// F28: `/validate` inspects each bid's markup as `/decode` does — the summary's `adm` object, the markup
+/// findings with pointers relative to the response, `bidscan_adm_total` — unless `?inspect=none`.
+#[tokio::test]
+async fn validate_inspects_markup_unless_inspect_none() {
+    let server = start(config()).await;
+    let request = r#"{"id":"r1","imp":[{"id":"1","video":{"mimes":["video/mp4"]}},{"id":"2","secure":1,"banner":{"w":300,"h":250}}]}"#;
+    let response = r#"{"id":"r1","seatbid":[{"seat":"s","bid":[
+      {"id":"v","impid":"1","price":1,"crid":"c","mtype":2,"adm":"<VAST version=\"4.2\"><Ad><InLine><Impression>x</Impression></Ad></VAST>"},
+      {"id":"h","impid":"2","price":1,"crid":"c","mtype":1,"w":300,"h":250,"adm":"<div style=\"background:url(http://x.example/a.png)\"></div>"}]}]}"#;
+    let body = format!(r#"{{"request":{request},"response":{response}}}"#).into_bytes();
+    let before = server.metrics().await;
+    let adm_total = |m: &str, kind: &str, wf: &str| {
+        sample(
+            m,
+            &format!("bidscan_adm_total{{kind=\"{kind}\",well_formed=\"{wf}\"}}"),
+        )
+        .unwrap_or(0.0)
+    };
+    let res = server
+        .post(
+            "/validate",
+            &[("content-type", "application/json")],
+            body.clone(),
+        )
+        .await;
+    let (code, v) = json(res).await;
+    assert_eq!(code, 200, "{v}");
+    let bids = v["summary"]["bids"].as_array().unwrap();
+    assert_eq!(bids[0]["adm"]["kind"], "vast", "{v}");
+    assert_eq!(bids[0]["adm"]["well_formed"], false, "{v}");
+    assert_eq!(bids[1]["adm"]["kind"], "html", "{v}");
+    assert_eq!(bids[1]["adm"]["secure"], false, "{v}");
+    let issues = v["issues"].as_array().unwrap();
+    let malformed = issues
+        .iter()
+        .find(|i| i["code"] == "vast_malformed")
+        .unwrap_or_else(|| panic!("no vast_malformed: {v}"));
+    assert_eq!(malformed["path"], "/seatbid/0/bid/0/adm");
+    assert!(malformed.get("statuscode").is_some(), "{malformed}");
+    // The HTML's url(http://…) on a secure imp is rule 352, from the inspection's `secure`.
+    assert_eq!(bids[1]["statuscode"], 352, "{v}");
+    let after = server.metrics().await;
+    assert_eq!(
+        adm_total(&after, "vast", "false") - adm_total(&before, "vast", "false"),
+        1.0
+    );
+    assert_eq!(
+        adm_total(&after, "html", "true") - adm_total(&before, "html", "true"),
+        1.0
+    );
+
+    let res = server
+        .post(
+            "/validate?inspect=none",
+            &[("content-type", "application/json")],
+            body,
+        )
+        .await;
+    let (code, v) = json(res).await;
+    assert_eq!(code, 200, "{v}");
+    let issues = v["issues"].as_array().unwrap();
+    assert!(
+        issues
+            .iter()
+            .all(|i| !i["code"].as_str().unwrap().starts_with("vast_")),
+        "{v}"
+    );
+    assert!(
+        v["summary"]["bids"][0]["adm"].get("well_formed").is_none(),
+        "{v}"
+    );
+    assert_eq!(
+        v["summary"]["bids"][1]["statuscode"], 352,
+        "rule 352 scans the markup itself: {v}"
+    );
+    let last = server.metrics().await;
+    assert_eq!(
+        adm_total(&last, "vast", "false"),
+        adm_total(&after, "vast", "false")
+    );
+}

@@ -3,6 +3,7 @@
 use crate::adm::{Adm, AdmKind};
 use crate::bid::Bid;
 use crate::issue::{Issue, Severity};
+use crate::markup::Markup;
 use crate::pair::Pair;
 use crate::paths::{self, Object};
 use crate::request::{Imp, Video};
@@ -205,6 +206,7 @@ pub(super) fn check(pair: &Pair<'_>, policy: &Policy, out: &mut Findings<'_>) ->
                 out: &mut *out,
                 object: Object::Bid(si, bi),
                 bid,
+                markup: pair.decoded.markup.get(position),
                 rule: None,
             };
             one.run(
@@ -237,6 +239,8 @@ struct OneBid<'c, 'f, 'r, 'a> {
     out: &'c mut Findings<'f>,
     object: Object,
     bid: &'r Bid<'a>,
+    /// The bid's markup inspection, when the pair was decoded with one (`decode_pair_inspected`).
+    markup: Option<&'r Markup<'a>>,
     /// The first enforced rule that rejected the bid.
     rule: Option<Rule>,
 }
@@ -477,7 +481,12 @@ impl OneBid<'_, '_, '_, '_> {
             return;
         }
         let bid = self.bid;
-        if bid.adm.as_ref().is_some_and(insecure_markup) {
+        let insecure = match self.markup {
+            // The inspection already read the HTML's `src`/`href`/`url(...)`: not scanned twice.
+            Some(Markup::Html(info)) => !info.secure,
+            _ => bid.adm.as_ref().is_some_and(insecure_markup),
+        };
+        if insecure {
             let message = "the imp requires secure creatives (imp.secure = 1) and the markup loads an http:// URL";
             self.flag(Rule::Secure, "adm", "insecure_markup", message.to_owned());
         }

@@ -9,7 +9,10 @@
 //! The limit after decompression bounds the answer too: without it, 97 KB of gzip inflating to 100 MB of `{}`
 //! lines streamed an 841 MB answer (RELIABILITY.md F23). A batch also answers at most `server.max_batch_lines`
 //! lines; past it a `payload_too_large` error line ends the stream: an empty line is one byte in, a ~270-byte
-//! no-bid answer out, so without the bound 1 MB of newlines streamed 272 MB (F27). The batch holds one of the
+//! no-bid answer out, so without the bound 1 MB of newlines streamed 272 MB (F27). And it writes at most
+//! `server.max_batch_answer_bytes` of answer lines; the line that would pass it is replaced by a
+//! `payload_too_large` line that ends the stream: a line of 200 `{}` bids is ~600 bytes in and a 184 KB answer
+//! out (every bid's findings), so without the bound 172 KB of gzip streamed ~18 GB (F30). The batch holds one of the
 //! server's `max_concurrency` decode permits for as long as it streams (503 when none is free).
 //!
 //! Lines are decoded as the frames that complete them arrive, and the answers for one frame are written as one
@@ -83,6 +86,7 @@ pub fn stream(
         lines: Lines::new(limit),
         received: 0,
         answered: 0,
+        written: 0,
         out: VecDeque::new(),
         done: false,
         state,
@@ -113,6 +117,8 @@ struct Batch {
     received: usize,
     /// Lines answered so far (at most `server.max_batch_lines`).
     answered: usize,
+    /// Bytes of answer lines queued so far (at most `server.max_batch_answer_bytes`).
+    written: usize,
     /// Rendered chunks not yet handed to the response body.
     out: VecDeque<Bytes>,
     done: bool,
@@ -172,14 +178,14 @@ impl Batch {
             return;
         }
         let engine = &self.state.engine;
-        let max_lines = self.state.config.server.max_batch_lines;
+        let server = &self.state.config.server;
+        let (max_lines, max_answer) = (server.max_batch_lines, server.max_batch_answer_bytes);
         let mut chunk = BytesMut::new();
         for line in lines {
             if self.answered == max_lines {
-                engine.count_too_large();
-                chunk.put_slice(&ApiError::too_many_lines(max_lines).to_json());
-                chunk.put_u8(b'\n');
                 self.done = true;
+                engine.count_too_large();
+                end_with(&mut chunk, &ApiError::too_many_lines(max_lines));
                 break;
             }
             self.answered += 1;
@@ -192,10 +198,18 @@ impl Batch {
                     Err(ApiError::too_large(self.lines_limit(), "the line"))
                 }
             };
-            match result {
-                Ok(json) => chunk.put_slice(&json),
-                Err(e) => chunk.put_slice(&e.to_json()),
+            let json = match result {
+                Ok(json) => json,
+                Err(e) => e.to_json(),
+            };
+            if self.written + json.len() + 1 > max_answer {
+                self.done = true;
+                engine.count_too_large();
+                end_with(&mut chunk, &ApiError::answer_too_large(max_answer));
+                break;
             }
+            self.written += json.len() + 1;
+            chunk.put_slice(&json);
             chunk.put_u8(b'\n');
         }
         self.out.push_back(chunk.freeze());
@@ -204,4 +218,10 @@ impl Batch {
     fn lines_limit(&self) -> usize {
         self.state.config.server.max_body_bytes
     }
+}
+
+/// Writes `e` as the batch's last line.
+fn end_with(chunk: &mut BytesMut, e: &ApiError) {
+    chunk.put_slice(&e.to_json());
+    chunk.put_u8(b'\n');
 }
