@@ -87,12 +87,12 @@ pub(crate) fn short_plain(buf: &[u8], stats: &mut Stats) -> Option<usize> {
 /// [`short_plain`] for strings that end within their first 32 bytes without an escape: two SSE2 compares, no
 /// kernel dispatch or block cache. Where [`decode_in_place`] and [`skip`] start (the inlined 16-byte look has
 /// already failed for most of their strings): 16–31-byte ids, hashes, URLs and the longer keys are 6% of a real
-/// bid response's strings, and the kernel path cost them ~100 instructions more.
+/// bid response's strings, and the kernel path cost them ~100 instructions more. A string in the document's last
+/// 32 bytes goes to [`plain_tail`].
 #[inline(always)]
 fn plain32(buf: &[u8], stats: &mut Stats) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
-    {
-        let chunk = buf.get(1..33)?.first_chunk::<32>()?;
+    if let Some(chunk) = buf.get(1..33).and_then(|c| c.first_chunk::<32>()) {
         let (lo, hi) = chunk.split_at(16);
         let lo = crate::scan::stops16(lo.first_chunk::<16>()?);
         let hi = crate::scan::stops16(hi.first_chunk::<16>()?);
@@ -101,10 +101,27 @@ fn plain32(buf: &[u8], stats: &mut Stats) -> Option<usize> {
             stats.string(len, 0);
             return Some(len);
         }
+        return None;
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (buf, stats);
-    None
+    plain_tail(buf, stats)
+}
+
+/// [`plain32`] for a string starting in the document's last 32 bytes (fewer than 32 bytes after its quote): a
+/// byte loop to the first stop byte, no kernel. Every document ends with one or two such strings (`"cur":"USD"}`),
+/// and a tiny one (`{"data":null}`, the 13–45-byte error bodies) holds nothing else; the kernel's path (dispatch,
+/// the overlapping end-of-input loads, the block cache) cost such a string ~240 instructions. `None` (with nothing
+/// recorded) for a longer tail, an escape, a control byte or no closing quote: the kernel's path decides those.
+#[inline(always)]
+fn plain_tail(buf: &[u8], stats: &mut Stats) -> Option<usize> {
+    let rest = buf.get(1..).filter(|r| r.len() < 32)?;
+    let len = rest
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+    if rest[len] != b'"' {
+        return None;
+    }
+    stats.string(len, 0);
+    Some(len)
 }
 
 /// [`decode_in_place`] with AVX-512: up to the first stop with the AVX2 scan and its block cache (most strings
@@ -568,5 +585,49 @@ mod tests {
         assert_eq!(decode(r#""abc"#), Err((ErrorKind::Eof, 4)));
         assert_eq!(decode(r#""abc\"#), Err((ErrorKind::Eof, 5)));
         assert_eq!(decode(r#""\u12"#), Err((ErrorKind::Eof, 5)));
+    }
+
+    /// Strings starting in the buffer's last 32 bytes (`plain_tail`) and just before them (`plain32`, the kernel):
+    /// plain, ending in an escape, a control byte, unterminated, followed by 0–40 bytes. The result and `stats`
+    /// are those of the kernel path, which sees every string that `plain_tail` leaves.
+    #[test]
+    fn strings_at_the_end_of_the_buffer_match_the_kernel_path() {
+        for len in 0..40 {
+            let body = "k".repeat(len);
+            for ending in ["\"", "\\n\"", "\u{1}\"", "", "\\", "\\u00e9\""] {
+                for after in ["", "}", ":null}", &" ".repeat(40)] {
+                    let input = format!("\"{body}{ending}{after}");
+                    let mut stats = Stats::default();
+                    let got = plain_tail(input.as_bytes(), &mut stats);
+                    let tail_short = input.len() - 1 < 32;
+                    let mut buf = input.clone().into_bytes();
+                    let mut kernel_stats = Stats::default();
+                    let mut scan = Scanner::new(ScanImpl::Swar);
+                    let kernel = scan.kernel();
+                    let want = kernel.run(Decode {
+                        buf: &mut buf,
+                        origin: 0,
+                        scan: &mut scan,
+                        stats: &mut kernel_stats,
+                    });
+                    match got {
+                        Some(n) => {
+                            assert!(tail_short, "{input:?}");
+                            assert_eq!(want, Ok((n, n + 2)), "{input:?}");
+                            assert_eq!(stats, kernel_stats, "{input:?}");
+                        }
+                        None => assert!(
+                            !(tail_short && ending == "\""),
+                            "{input:?}: plain_tail left a plain string in the last 32 bytes"
+                        ),
+                    }
+                    assert_eq!(
+                        decode(&input),
+                        want.map(|(n, _)| { String::from_utf8(buf[1..1 + n].to_vec()).unwrap() }),
+                        "{input:?}"
+                    );
+                }
+            }
+        }
     }
 }
