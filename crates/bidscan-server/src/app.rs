@@ -34,7 +34,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
-use axum::http::{Request, StatusCode};
+use axum::http::Request;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get, post};
 use pin_project_lite::pin_project;
@@ -54,7 +54,7 @@ use tower_http::timeout::RequestBodyTimeoutLayer;
 use crate::body::CloseIfUnreadLayer;
 use crate::compress;
 use crate::dispatch::Dispatch;
-use crate::error::{ApiError, json_errors, panic_response};
+use crate::error::{ApiError, ErrorCode, json_errors, panic_response};
 use crate::host::RequireHostLayer;
 use crate::hot::DecodeService;
 use crate::inflate::{Inflate, InflateLayer};
@@ -329,17 +329,9 @@ fn overload_error(e: &BoxError, retry_after: u64) -> ApiError {
     if e.is::<tower::load_shed::error::Overloaded>() {
         ApiError::overloaded(retry_after)
     } else if e.is::<tower::timeout::error::Elapsed>() {
-        ApiError::new(
-            StatusCode::REQUEST_TIMEOUT,
-            "timeout",
-            "the request was not received and answered within the request timeout",
-        )
+        ApiError::of(ErrorCode::Timeout)
     } else {
         tracing::error!(error = %e, "unexpected middleware error");
-        ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal",
-            "internal error",
-        )
+        ApiError::of(ErrorCode::Internal)
     }
 }

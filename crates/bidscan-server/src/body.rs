@@ -15,7 +15,7 @@ use std::task::{Context, Poll, ready};
 
 use axum::body::Body;
 use axum::extract::Request;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::Response;
 use bytes::{Bytes, BytesMut};
 use http_body::{Body as _, Frame, SizeHint};
@@ -23,7 +23,7 @@ use http_body_util::BodyExt;
 use pin_project_lite::pin_project;
 use tower::{Layer, Service};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 
 /// A body received as the frames it arrived in (reference-counted, not copied).
 #[derive(Debug, Default)]
@@ -75,23 +75,20 @@ pub fn read_error(e: &axum::Error, limit: usize) -> ApiError {
         }
         if s.is::<tower_http::timeout::TimeoutError>() {
             return ApiError::new(
-                StatusCode::REQUEST_TIMEOUT,
-                "timeout",
+                ErrorCode::Timeout,
                 "no part of the body arrived within the request timeout",
             );
         }
         if s.is::<std::io::Error>() {
             return ApiError::new(
-                StatusCode::BAD_REQUEST,
-                "bad_encoding",
+                ErrorCode::BadEncoding,
                 format!("the body could not be decompressed: {s}"),
             );
         }
         source = s.source();
     }
     ApiError::new(
-        StatusCode::BAD_REQUEST,
-        "bad_body",
+        ErrorCode::BadBody,
         format!("the body could not be read: {e}"),
     )
 }
@@ -374,7 +371,7 @@ impl http_body::Body for Tracked {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::http::HeaderValue;
+    use axum::http::{HeaderValue, StatusCode};
 
     fn ct(v: &str) -> HeaderMap {
         let mut h = HeaderMap::new();

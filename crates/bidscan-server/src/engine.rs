@@ -28,7 +28,7 @@ use bidscan_openrtb::{AdmKind, Decoded, Inspector, Mode, Status};
 use bidscan_pool::{Budget, Pool, PoolConfig, Reusable};
 use serde::{Deserialize, Serialize};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::metrics::{INPUT_BUFFER, Metrics, PoolMetrics};
 use crate::render::{self, Envelope};
 
@@ -274,9 +274,13 @@ impl Engine {
         m.count_outcome(outcome);
     }
 
-    /// Counts a document refused before decoding because it was too large.
-    pub fn count_too_large(&self) {
-        self.metrics.count_outcome("too_large");
+    /// Counts a document refused before or instead of decoding (too large, a batch past its bounds) under its
+    /// error's outcome ([`ErrorCode::outcome`]); an error that is no decode outcome (a timeout, bad
+    /// compression) is not counted.
+    pub fn count_refused(&self, e: &ApiError) {
+        if let Some(outcome) = e.outcome() {
+            self.metrics.count_outcome(outcome);
+        }
     }
 
     /// Counts the bids and issues of a successful decode.
@@ -339,11 +343,7 @@ fn render(decoded: &Decoded<'_>, stats: Stats, options: Options) -> Result<Answe
 /// or a failing Serialize impl; the model has neither.
 pub(crate) fn render_failed(e: serde_json::Error) -> ApiError {
     tracing::error!(error = %e, "cannot render an answer");
-    ApiError::new(
-        axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-        "internal",
-        "the answer could not be rendered",
-    )
+    ApiError::new(ErrorCode::Internal, "the answer could not be rendered")
 }
 
 #[cfg(test)]
@@ -393,7 +393,7 @@ mod tests {
 
         let xml = b"  <VAST version=\"4.0\"/>";
         let err = e.answer([&xml[..]], xml.len(), summary).unwrap_err();
-        assert_eq!(err.code, "not_a_bid_response");
+        assert_eq!(err.code.as_str(), "not_a_bid_response");
         let blank = e.answer([&b" \n"[..]], 2, summary).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&blank.json).unwrap();
         assert_eq!(v["status"], "nobid");

@@ -13,17 +13,15 @@ use axum::response::IntoResponse;
 use bidscan_openrtb::DecodeError;
 use serde::Serialize;
 
+pub use crate::error_code::ErrorCode;
+
 /// An error answer: status, code, message, and where in the document it happened when that is known.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ApiError {
     /// HTTP status.
     pub status: StatusCode,
-    /// Stable snake_case code: `malformed_json`, `payload_too_large`, `unsupported_media_type`,
-    /// `unsupported_encoding`, `bad_encoding`, `bad_body`, `not_a_bid_response`, `not_an_envelope`,
-    /// `not_a_bid_request`, `request_without_imp`, a strict-mode issue code
-    /// (e.g. `number_as_string`), `invalid_query`, `overloaded`, `timeout`, `draining`, `not_found`,
-    /// `method_not_allowed`, `internal`.
-    pub code: &'static str,
+    /// The error's entry in the catalogue ([`ErrorCode`]): status, snake_case code, outcome.
+    pub code: ErrorCode,
     /// One human-readable sentence.
     pub message: String,
     /// Position in the document (malformed JSON, strict mode, not a bid response); boxed to keep `Result`s small.
@@ -74,10 +72,10 @@ pub struct ErrorFields<'a> {
 }
 
 impl ApiError {
-    /// An error with a status, code and message and no position.
-    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+    /// An error of `code` (its status from the catalogue) with `message` and no position.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
         ApiError {
-            status,
+            status: code.status(),
             code,
             message: message.into(),
             position: None,
@@ -91,7 +89,7 @@ impl ApiError {
         let p = self.position.as_deref().unwrap_or(&none);
         ErrorBody {
             error: ErrorFields {
-                code: self.code,
+                code: self.code.as_str(),
                 message: &self.message,
                 byte: p.byte,
                 line: p.line,
@@ -104,8 +102,7 @@ impl ApiError {
     /// 413: the body (on the wire or decompressed) is larger than `limit` bytes.
     pub fn too_large(limit: usize, what: &str) -> ApiError {
         ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "payload_too_large",
+            ErrorCode::PayloadTooLarge,
             format!("{what} is larger than the limit of {limit} bytes"),
         )
     }
@@ -113,8 +110,7 @@ impl ApiError {
     /// The line ending a batch with more than `limit` lines (`server.max_batch_lines`).
     pub fn too_many_lines(limit: usize) -> ApiError {
         ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "payload_too_large",
+            ErrorCode::PayloadTooLarge,
             format!("the batch has more than the limit of {limit} lines; the rest is not read"),
         )
     }
@@ -122,8 +118,7 @@ impl ApiError {
     /// The line ending a batch whose answer would pass `limit` bytes (`server.max_batch_answer_bytes`, F30).
     pub fn answer_too_large(limit: usize) -> ApiError {
         ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "payload_too_large",
+            ErrorCode::PayloadTooLarge,
             format!(
                 "the batch's answer would be larger than the limit of {limit} bytes; the rest is not read"
             ),
@@ -133,8 +128,7 @@ impl ApiError {
     /// 415 for a `Content-Type` the route does not take.
     pub fn media_type(found: &str) -> ApiError {
         ApiError::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
+            ErrorCode::UnsupportedMediaType,
             format!("Content-Type {found:?} is not accepted; send application/json"),
         )
     }
@@ -142,8 +136,7 @@ impl ApiError {
     /// 415 for a `charset` other than UTF-8 (RFC 8259 §8.1).
     pub fn charset(found: &str) -> ApiError {
         ApiError::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
+            ErrorCode::UnsupportedMediaType,
             format!("charset {found:?} is not accepted; JSON is read as UTF-8 (RFC 8259 §8.1)"),
         )
     }
@@ -152,11 +145,7 @@ impl ApiError {
     pub fn overloaded(retry_after: u64) -> ApiError {
         ApiError {
             retry_after: Some(retry_after),
-            ..ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "overloaded",
-                "too many requests in flight; retry later",
-            )
+            ..ApiError::of(ErrorCode::Overloaded)
         }
     }
 
@@ -168,27 +157,14 @@ impl ApiError {
 
     /// The decode outcome label this error counts as (`bidscan_decode_outcomes_total`), if it is one.
     pub fn outcome(&self) -> Option<&'static str> {
-        match self.status {
-            StatusCode::BAD_REQUEST if self.code == "malformed_json" => Some("malformed"),
-            StatusCode::UNPROCESSABLE_ENTITY if self.code == "not_a_bid_response" => {
-                Some("not_a_bid_response")
-            }
-            StatusCode::UNPROCESSABLE_ENTITY if ENVELOPE_CODES.contains(&self.code) => {
-                Some("invalid_envelope")
-            }
-            StatusCode::UNPROCESSABLE_ENTITY => Some("strict"),
-            StatusCode::PAYLOAD_TOO_LARGE => Some("too_large"),
-            _ => None,
-        }
+        self.code.outcome()
+    }
+
+    /// An error of `code` with the catalogue's message.
+    pub fn of(code: ErrorCode) -> ApiError {
+        ApiError::new(code, code.message())
     }
 }
-
-/// The codes of [`DecodeError::InvalidEnvelope`] (`POST /validate`).
-const ENVELOPE_CODES: [&str; 3] = [
-    "not_an_envelope",
-    "not_a_bid_request",
-    "request_without_imp",
-];
 
 impl From<DecodeError> for ApiError {
     /// 400 for malformed JSON and a strict-mode byte order mark (with byte, line, column, path), 422 for the
@@ -202,7 +178,7 @@ impl From<DecodeError> for ApiError {
                     column: Some(json.column()),
                     path: json.path().map(str::to_owned),
                 })),
-                ..ApiError::new(StatusCode::BAD_REQUEST, e.code(), e.to_string())
+                ..ApiError::new(ErrorCode::of_decode(&e), e.to_string())
             },
             DecodeError::ByteOrderMark => ApiError {
                 position: Some(Box::new(Position {
@@ -211,7 +187,7 @@ impl From<DecodeError> for ApiError {
                     column: Some(1),
                     path: Some(String::new()),
                 })),
-                ..ApiError::new(StatusCode::BAD_REQUEST, e.code(), e.to_string())
+                ..ApiError::new(ErrorCode::of_decode(&e), e.to_string())
             },
             DecodeError::NotABidResponse { .. }
             | DecodeError::Strict { .. }
@@ -220,7 +196,7 @@ impl From<DecodeError> for ApiError {
                     path: e.path().map(str::to_owned),
                     ..Position::default()
                 })),
-                ..ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, e.code(), e.to_string())
+                ..ApiError::new(ErrorCode::of_decode(&e), e.to_string())
             },
         }
     }
@@ -244,25 +220,14 @@ pub fn json_errors(res: Response<Body>) -> Response<Body> {
     if !(status.is_client_error() || status.is_server_error()) || is_json(&res) {
         return res;
     }
-    let (code, message) = match status {
-        StatusCode::PAYLOAD_TOO_LARGE => (
-            "payload_too_large",
-            "the request body is larger than the limit",
-        ),
-        StatusCode::UNSUPPORTED_MEDIA_TYPE => (
-            "unsupported_encoding",
-            "Content-Encoding not supported; send gzip, deflate, br, zstd or identity",
-        ),
-        StatusCode::NOT_FOUND => ("not_found", "no such route"),
-        StatusCode::METHOD_NOT_ALLOWED => {
-            ("method_not_allowed", "method not allowed on this route")
-        }
-        StatusCode::REQUEST_TIMEOUT => ("timeout", "the request took too long"),
-        s if s.is_server_error() => ("internal", "internal error"),
-        _ => ("bad_request", "bad request"),
+    // The layer's own status is kept (a 4xx without a code of its own is `bad_request` with that status).
+    let code = ErrorCode::of_layer_status(status);
+    let error = ApiError {
+        status,
+        ..ApiError::of(code)
     };
     let (mut parts, _) = res.into_parts();
-    let body = ApiError::new(status, code, message).to_json();
+    let body = error.to_json();
     parts.headers.remove(header::CONTENT_LENGTH);
     parts.headers.insert(
         header::CONTENT_TYPE,
@@ -286,12 +251,7 @@ pub fn panic_response(err: Box<dyn Any + Send + 'static>) -> Response<String> {
         .or_else(|| err.downcast_ref::<String>().cloned())
         .unwrap_or_default();
     tracing::error!(panic = %detail, "handler panicked");
-    let body = ApiError::new(
-        StatusCode::INTERNAL_SERVER_ERROR,
-        "internal",
-        "internal error",
-    )
-    .to_json();
+    let body = ApiError::of(ErrorCode::Internal).to_json();
     let mut res = Response::new(String::from_utf8(body).unwrap_or_default());
     *res.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
     res.headers_mut().insert(
@@ -330,7 +290,7 @@ mod tests {
         .unwrap_err();
         let e = ApiError::from(err);
         assert_eq!(e.status, StatusCode::BAD_REQUEST);
-        assert_eq!(e.code, "malformed_json");
+        assert_eq!(e.code.as_str(), "malformed_json");
         let p = e.position.as_deref().unwrap();
         assert_eq!(p.line, Some(2));
         assert!(p.byte.is_some() && p.column.is_some());

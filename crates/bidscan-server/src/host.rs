@@ -8,12 +8,12 @@
 use std::future::{Ready, ready};
 use std::task::{Context, Poll};
 
-use axum::http::{Request, StatusCode, Version, header};
+use axum::http::{Request, Version, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::future::Either;
 use tower::{Layer, Service};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 
 /// Whether `req` breaks the `Host` rule of RFC 9112 §3.2.
 pub fn lacks_host<B>(req: &Request<B>) -> bool {
@@ -56,11 +56,7 @@ where
 
     fn call(&mut self, req: Request<B>) -> Self::Future {
         if lacks_host(&req) {
-            let e = ApiError::new(
-                StatusCode::BAD_REQUEST,
-                "bad_host",
-                "an HTTP/1.1 request needs exactly one Host header (RFC 9112 §3.2)",
-            );
+            let e = ApiError::of(ErrorCode::BadHost);
             return Either::Right(ready(Ok(e.into_response())));
         }
         Either::Left(self.inner.call(req))

@@ -44,7 +44,7 @@ use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::extract::Query;
-use axum::http::{HeaderValue, Request, Response, StatusCode, Uri, header};
+use axum::http::{HeaderValue, Request, Response, Uri, header};
 use axum::response::IntoResponse;
 use bytes::Bytes;
 use futures_util::FutureExt;
@@ -60,7 +60,7 @@ use crate::body::{self, Accepts, Frames};
 use crate::compress;
 use crate::config::ModeName;
 use crate::engine::{Inspect, View};
-use crate::error::{ApiError, json_errors, panic_response};
+use crate::error::{ApiError, ErrorCode, json_errors, panic_response};
 use crate::host::lacks_host;
 use crate::inflate::{self, ACCEPTED, Inflated, codings};
 use crate::metrics::HttpMetrics;
@@ -162,12 +162,7 @@ where
     // A request without a body has nothing to leave unread.
     let mut read = req.body().is_end_stream();
     let mut res = if lacks_host(&req) {
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "bad_host",
-            "an HTTP/1.1 request needs exactly one Host header (RFC 9112 §3.2)",
-        )
-        .into_response()
+        ApiError::of(ErrorCode::BadHost).into_response()
     } else {
         let version = req.headers().get(&OPENRTB_VERSION).cloned();
         let mut res = json_errors(limited(shared, req, &mut read).await);
@@ -201,12 +196,7 @@ where
     };
     match answered.await {
         Some(res) => res,
-        None => ApiError::new(
-            StatusCode::REQUEST_TIMEOUT,
-            "timeout",
-            "the request was not received and answered within the request timeout",
-        )
-        .into_response(),
+        None => ApiError::of(ErrorCode::Timeout).into_response(),
     }
 }
 
@@ -264,9 +254,7 @@ where
     let frames = match frames {
         Ok(frames) => frames,
         Err(e) => {
-            if e.status == StatusCode::PAYLOAD_TOO_LARGE {
-                state.engine.count_too_large();
-            }
+            state.engine.count_refused(&e);
             return e.into_response();
         }
     };

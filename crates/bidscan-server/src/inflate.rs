@@ -43,7 +43,7 @@ use tokio::io::{AsyncBufRead, AsyncRead};
 use tokio_util::io::{StreamReader, poll_read_buf};
 use tower::{BoxError, Layer, Service};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 
 /// Most codings undone for one body (`gzip, gzip` is legal; longer chains are refused, 415).
 pub const MAX_CODINGS: usize = 2;
@@ -100,8 +100,7 @@ pub fn codings(headers: &HeaderMap) -> Result<Vec<Coding>, ApiError> {
 
 fn unsupported(what: &str) -> ApiError {
     ApiError::new(
-        StatusCode::UNSUPPORTED_MEDIA_TYPE,
-        "unsupported_encoding",
+        ErrorCode::UnsupportedEncoding,
         format!("{what} is not supported; send gzip, deflate, br, zstd or identity"),
     )
 }
@@ -414,7 +413,7 @@ mod tests {
         for bad in ["compress", "gzip, lz4", "gzip, gzip, gzip"] {
             let e = codings(&headers(&[bad])).unwrap_err();
             assert_eq!(e.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{bad}");
-            assert_eq!(e.code, "unsupported_encoding");
+            assert_eq!(e.code.as_str(), "unsupported_encoding");
         }
     }
 }

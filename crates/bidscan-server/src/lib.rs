@@ -29,6 +29,7 @@ pub mod config;
 pub mod dispatch;
 pub mod engine;
 pub mod error;
+pub mod error_code;
 pub mod host;
 pub mod hot;
 pub mod inflate;

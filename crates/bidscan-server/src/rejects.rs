@@ -32,7 +32,7 @@ use std::task::{Context, Poll, ready};
 use axum::http::StatusCode;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::metrics::Metrics;
 
 /// A connection whose hyper-made error answers are replaced (see the module docs).
@@ -83,22 +83,19 @@ fn answer(status: StatusCode, in_request_line: bool) -> (StatusCode, Vec<u8>) {
             if in_request_line =>
         {
             ApiError::new(
-                StatusCode::URI_TOO_LONG,
-                "uri_too_long",
+                ErrorCode::UriTooLong,
                 format!("the request line is longer than {limit} bytes"),
             )
         }
         StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE | StatusCode::URI_TOO_LONG => ApiError::new(
-            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
-            "header_fields_too_large",
+            ErrorCode::HeaderFieldsTooLarge,
             format!(
                 "the request head is larger than {limit} bytes or has more than {} header fields",
                 crate::limits::MAX_HEADERS
             ),
         ),
         _ => ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "bad_request",
+            ErrorCode::BadRequest,
             "the request head is not valid HTTP/1.1 (RFC 9112): a bad request line, or a header with a \
              character not allowed in it (such as NUL or a bare CR)",
         ),

@@ -30,7 +30,7 @@ use futures_util::StreamExt;
 use tokio::sync::OwnedSemaphorePermit;
 
 use crate::body::{self, Accepts, Line, Lines};
-use crate::engine::Options;
+use crate::engine::{Engine, Options};
 use crate::error::{ApiError, ErrorBody};
 use crate::routes::{DecodeParams, invalid_query};
 use crate::state::AppState;
@@ -144,8 +144,9 @@ impl Batch {
                     self.received += frame.len();
                     if self.received > limit {
                         // The lines completed before the limit are answered; the rest is not read.
-                        self.state.engine.count_too_large();
-                        self.fail(ApiError::too_large(limit, "the decompressed batch"));
+                        let e = ApiError::too_large(limit, "the decompressed batch");
+                        self.state.engine.count_refused(&e);
+                        self.fail(e);
                         continue;
                     }
                     let lines = self.lines.push(&frame);
@@ -184,8 +185,7 @@ impl Batch {
         for line in lines {
             if self.answered == max_lines {
                 self.done = true;
-                engine.count_too_large();
-                end_with(&mut chunk, &ApiError::too_many_lines(max_lines));
+                end_with(&mut chunk, engine, &ApiError::too_many_lines(max_lines));
                 break;
             }
             self.answered += 1;
@@ -194,8 +194,9 @@ impl Batch {
                     .run(self.work, [bytes.as_ref()], bytes.len(), self.options)
                     .map(|a| a.json),
                 Line::TooLong => {
-                    engine.count_too_large();
-                    Err(ApiError::too_large(self.lines_limit(), "the line"))
+                    let e = ApiError::too_large(self.lines_limit(), "the line");
+                    engine.count_refused(&e);
+                    Err(e)
                 }
             };
             let json = match result {
@@ -204,8 +205,7 @@ impl Batch {
             };
             if self.written + json.len() + 1 > max_answer {
                 self.done = true;
-                engine.count_too_large();
-                end_with(&mut chunk, &ApiError::answer_too_large(max_answer));
+                end_with(&mut chunk, engine, &ApiError::answer_too_large(max_answer));
                 break;
             }
             self.written += json.len() + 1;
@@ -220,8 +220,9 @@ impl Batch {
     }
 }
 
-/// Writes `e` as the batch's last line.
-fn end_with(chunk: &mut BytesMut, e: &ApiError) {
+/// Writes `e` as the batch's last line, counted under its outcome.
+fn end_with(chunk: &mut BytesMut, engine: &Engine, e: &ApiError) {
+    engine.count_refused(e);
     chunk.put_slice(&e.to_json());
     chunk.put_u8(b'\n');
 }

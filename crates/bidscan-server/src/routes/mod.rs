@@ -7,14 +7,14 @@ pub mod validate;
 
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, Request};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
 use crate::body::{self, Accepts};
 use crate::config::ModeName;
 use crate::engine::{Inspect, Options, View};
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::state::AppState;
 use crate::validation::Work;
 
@@ -43,7 +43,7 @@ impl DecodeParams {
 
 /// 400 `invalid_query` for a query string that does not parse (e.g. `mode=fast`).
 pub fn invalid_query(e: QueryRejection) -> ApiError {
-    ApiError::new(StatusCode::BAD_REQUEST, "invalid_query", e.body_text())
+    ApiError::new(ErrorCode::InvalidQuery, e.body_text())
 }
 
 /// `/decode` and `/validate`: the options from the query, the (decompressed) JSON body received under
@@ -62,11 +62,7 @@ pub async fn one_document(
     body::check_content_type(&parts.headers, Accepts::Json)?;
     let frames = body::collect(body, state.config.server.max_body_bytes)
         .await
-        .inspect_err(|e| {
-            if e.status == StatusCode::PAYLOAD_TOO_LARGE {
-                state.engine.count_too_large();
-            }
-        })?;
+        .inspect_err(|e| state.engine.count_refused(e))?;
     let answer = state
         .engine
         .run(work, frames.slices(), frames.len, options)?;

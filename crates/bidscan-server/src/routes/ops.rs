@@ -2,12 +2,12 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::json;
 
-use crate::error::{ApiError, ErrorBody};
+use crate::error::{ApiError, ErrorBody, ErrorCode};
 use crate::state::AppState;
 
 /// `{"status": "..."}`.
@@ -54,12 +54,7 @@ pub async fn healthz() -> Json<StatusBody> {
 )]
 pub async fn readyz(State(state): State<AppState>) -> Response {
     if state.is_draining() {
-        ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "draining",
-            "shutting down; in-flight requests are finishing",
-        )
-        .into_response()
+        ApiError::of(ErrorCode::Draining).into_response()
     } else {
         Json(StatusBody { status: "ready" }).into_response()
     }
@@ -76,7 +71,7 @@ pub async fn metrics(State(state): State<AppState>) -> Result<Response, ApiError
     let text = state
         .metrics()
         .render()
-        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
+        .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))?;
     Ok((
         [(
             header::CONTENT_TYPE,
@@ -89,9 +84,5 @@ pub async fn metrics(State(state): State<AppState>) -> Result<Response, ApiError
 
 /// 404 for every other path.
 pub async fn not_found() -> ApiError {
-    ApiError::new(
-        StatusCode::NOT_FOUND,
-        "not_found",
-        "no such route; see / for the routes",
-    )
+    ApiError::new(ErrorCode::NotFound, "no such route; see / for the routes")
 }

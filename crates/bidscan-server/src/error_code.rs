@@ -1,0 +1,252 @@
+//! [`ErrorCode`]: the catalogue of every error the service answers — its HTTP status, its stable snake_case code,
+//! the decode outcome it counts as (`bidscan_decode_outcomes_total{outcome}`) and its usual message — in one
+//! table, as serde_json's `ErrorCode` is. A leaf: [`crate::error::ApiError`] carries one, and every route, layer
+//! and the metrics read status, code and outcome from here rather than from string literals at the call sites.
+
+use axum::http::StatusCode;
+use bidscan_openrtb::DecodeError;
+
+/// Every error code the service answers with (README, "Errors").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorCode {
+    /// 400: the body is not JSON (RFC 8259), or starts with a byte order mark in strict mode.
+    MalformedJson,
+    /// 400: a compressed body that does not inflate, or has bytes after its end.
+    BadEncoding,
+    /// 400: the body could not be read.
+    BadBody,
+    /// 400: an HTTP/1.1 request without exactly one `Host` (RFC 9112 §3.2).
+    BadHost,
+    /// 400: a request head hyper could not parse, or a 4xx a layer made without a body of its own.
+    BadRequest,
+    /// 400: a query string that does not parse (e.g. `mode=fast`).
+    InvalidQuery,
+    /// 404: no such route.
+    NotFound,
+    /// 405: the route exists, the method does not.
+    MethodNotAllowed,
+    /// 408: the request was not received and answered in `server.request_timeout_secs`.
+    Timeout,
+    /// 413: a body, a line, a batch or a batch's answer past its limit.
+    PayloadTooLarge,
+    /// 414: a request line longer than the read buffer.
+    UriTooLong,
+    /// 415: a `Content-Type` or `charset` the route does not take.
+    UnsupportedMediaType,
+    /// 415: a `Content-Encoding` other than gzip, deflate, br, zstd or identity.
+    UnsupportedEncoding,
+    /// 422: JSON that is not a bid response.
+    NotABidResponse,
+    /// 422: `/validate`'s body is not a `{"request", "response"}` envelope.
+    NotAnEnvelope,
+    /// 422: the envelope's `request` is not a bid request.
+    NotABidRequest,
+    /// 422: the envelope's request has no impression (OpenRTB 2.6 §3.2.1).
+    RequestWithoutImp,
+    /// 422: strict mode refused a coercion; the code is the (e.g. `number_as_string`).
+    Strict(&'static str),
+    /// 431: a request head past the read buffer or the header count.
+    HeaderFieldsTooLarge,
+    /// 500: an answer that could not be rendered, a caught panic, an unexpected layer error.
+    Internal,
+    /// 503: more than `server.max_concurrency` decode requests in flight (sent with `Retry-After`).
+    Overloaded,
+    /// 503: `/readyz` while draining.
+    Draining,
+}
+
+impl ErrorCode {
+    /// The HTTP status answered with this code.
+    pub const fn status(self) -> StatusCode {
+        use ErrorCode::*;
+        match self {
+            MalformedJson | BadEncoding | BadBody | BadHost | BadRequest | InvalidQuery => {
+                StatusCode::BAD_REQUEST
+            }
+            NotFound => StatusCode::NOT_FOUND,
+            MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Timeout => StatusCode::REQUEST_TIMEOUT,
+            PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            UriTooLong => StatusCode::URI_TOO_LONG,
+            UnsupportedMediaType | UnsupportedEncoding => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            NotABidResponse | NotAnEnvelope | NotABidRequest | RequestWithoutImp | Strict(_) => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
+            HeaderFieldsTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            Internal => StatusCode::INTERNAL_SERVER_ERROR,
+            Overloaded | Draining => StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+
+    /// The stable snake_case code of the error body (`{"error": {"code": …}}`).
+    pub const fn as_str(self) -> &'static str {
+        use ErrorCode::*;
+        match self {
+            MalformedJson => "malformed_json",
+            BadEncoding => "bad_encoding",
+            BadBody => "bad_body",
+            BadHost => "bad_host",
+            BadRequest => "bad_request",
+            InvalidQuery => "invalid_query",
+            NotFound => "not_found",
+            MethodNotAllowed => "method_not_allowed",
+            Timeout => "timeout",
+            PayloadTooLarge => "payload_too_large",
+            UriTooLong => "uri_too_long",
+            UnsupportedMediaType => "unsupported_media_type",
+            UnsupportedEncoding => "unsupported_encoding",
+            NotABidResponse => "not_a_bid_response",
+            NotAnEnvelope => "not_an_envelope",
+            NotABidRequest => "not_a_bid_request",
+            RequestWithoutImp => "request_without_imp",
+            Strict(code) => code,
+            HeaderFieldsTooLarge => "header_fields_too_large",
+            Internal => "internal",
+            Overloaded => "overloaded",
+            Draining => "draining",
+        }
+    }
+
+    /// The decode outcome this error counts as in `bidscan_decode_outcomes_total{outcome}` (one of
+    /// [`crate::metrics::OUTCOMES`]), or `None` for errors that are not a decode's result (bad query, 415, 503…).
+    pub const fn outcome(self) -> Option<&'static str> {
+        use ErrorCode::*;
+        match self {
+            MalformedJson => Some("malformed"),
+            NotABidResponse => Some("not_a_bid_response"),
+            NotAnEnvelope | NotABidRequest | RequestWithoutImp => Some("invalid_envelope"),
+            Strict(_) => Some("strict"),
+            PayloadTooLarge => Some("too_large"),
+            _ => None,
+        }
+    }
+
+    /// The message sent when the call site has nothing more precise to say.
+    pub const fn message(self) -> &'static str {
+        use ErrorCode::*;
+        match self {
+            MalformedJson => "the body is not JSON",
+            BadEncoding => "the body could not be decompressed",
+            BadBody => "the body could not be read",
+            BadHost => "an HTTP/1.1 request needs exactly one Host header (RFC 9112 §3.2)",
+            BadRequest => "bad request",
+            InvalidQuery => "the query string does not parse",
+            NotFound => "no such route",
+            MethodNotAllowed => "method not allowed on this route",
+            Timeout => "the request was not received and answered within the request timeout",
+            PayloadTooLarge => "the request body is larger than the limit",
+            UriTooLong => "the request line is too long",
+            UnsupportedMediaType => "Content-Type not accepted; send application/json",
+            UnsupportedEncoding => {
+                "Content-Encoding not supported; send gzip, deflate, br, zstd or identity"
+            }
+            NotABidResponse => "not a bid response",
+            NotAnEnvelope => "not a validation envelope",
+            NotABidRequest => "not a bid request",
+            RequestWithoutImp => "the bid request offers no impression",
+            Strict(_) => "strict mode refused a coercion",
+            HeaderFieldsTooLarge => "the request head is too large",
+            Internal => "internal error",
+            Overloaded => "too many requests in flight; retry later",
+            Draining => "shutting down; in-flight requests are finishing",
+        }
+    }
+
+    /// The code of a failed decode (`bidscan_openrtb::DecodeError`).
+    pub fn of_decode(e: &DecodeError) -> ErrorCode {
+        match e {
+            DecodeError::Malformed(_) | DecodeError::ByteOrderMark => ErrorCode::MalformedJson,
+            DecodeError::NotABidResponse { .. } => ErrorCode::NotABidResponse,
+            DecodeError::Strict { code, .. } => ErrorCode::Strict(code),
+            DecodeError::InvalidEnvelope { code, .. } => match *code {
+                "not_a_bid_request" => ErrorCode::NotABidRequest,
+                "request_without_imp" => ErrorCode::RequestWithoutImp,
+                _ => ErrorCode::NotAnEnvelope,
+            },
+        }
+    }
+
+    /// The code of a 4xx/5xx a tower layer or the router made without a body (see `error::json_errors`).
+    pub fn of_layer_status(status: StatusCode) -> ErrorCode {
+        match status {
+            StatusCode::PAYLOAD_TOO_LARGE => ErrorCode::PayloadTooLarge,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE => ErrorCode::UnsupportedEncoding,
+            StatusCode::NOT_FOUND => ErrorCode::NotFound,
+            StatusCode::METHOD_NOT_ALLOWED => ErrorCode::MethodNotAllowed,
+            StatusCode::REQUEST_TIMEOUT => ErrorCode::Timeout,
+            s if s.is_server_error() => ErrorCode::Internal,
+            _ => ErrorCode::BadRequest,
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    /// The snake_case code, as in the error body.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every code's outcome is one the metrics pre-register, and the decode codes map to their openrtb strings.
+    #[test]
+    fn outcomes_are_registered_and_decode_codes_agree_with_openrtb() {
+        use ErrorCode::*;
+        let all = [
+            MalformedJson,
+            BadEncoding,
+            BadBody,
+            BadHost,
+            BadRequest,
+            InvalidQuery,
+            NotFound,
+            MethodNotAllowed,
+            Timeout,
+            PayloadTooLarge,
+            UriTooLong,
+            UnsupportedMediaType,
+            UnsupportedEncoding,
+            NotABidResponse,
+            NotAnEnvelope,
+            NotABidRequest,
+            RequestWithoutImp,
+            Strict("number_as_string"),
+            HeaderFieldsTooLarge,
+            Internal,
+            Overloaded,
+            Draining,
+        ];
+        for code in all {
+            if let Some(outcome) = code.outcome() {
+                assert!(crate::metrics::OUTCOMES.contains(&outcome), "{code:?}");
+            }
+            assert!(
+                code.status().is_client_error() || code.status().is_server_error(),
+                "{code:?}"
+            );
+        }
+        for envelope in [
+            "not_an_envelope",
+            "not_a_bid_request",
+            "request_without_imp",
+        ] {
+            let e = DecodeError::InvalidEnvelope {
+                code: envelope,
+                message: String::new(),
+                path: String::new(),
+            };
+            assert_eq!(ErrorCode::of_decode(&e).as_str(), envelope);
+            assert_eq!(ErrorCode::of_decode(&e).as_str(), e.code());
+        }
+        let strict = DecodeError::Strict {
+            code: "number_as_string",
+            message: String::new(),
+            path: String::new(),
+        };
+        assert_eq!(ErrorCode::of_decode(&strict).as_str(), "number_as_string");
+        assert_eq!(ErrorCode::of_decode(&strict).outcome(), Some("strict"));
+    }
+}
