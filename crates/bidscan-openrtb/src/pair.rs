@@ -259,7 +259,15 @@ struct RequestSeed<'p, 'de>(&'p mut BidRequest<'de>);
 impl<'de> DeserializeSeed<'de> for RequestSeed<'_, 'de> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_map(self)
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl RequestSeed<'_, '_> {
+    fn not_object<E: de::Error>(found: &str) -> Result<(), E> {
+        Err(E::custom(format_args!(
+            "{NOT_A_BID_REQUEST}: `request` is {found}, not a JSON object"
+        )))
     }
 }
 
@@ -267,6 +275,30 @@ impl<'de> Visitor<'de> for RequestSeed<'_, 'de> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{NOT_A_BID_REQUEST}: a JSON object")
+    }
+    fn visit_seq<S: de::SeqAccess<'de>>(self, _seq: S) -> Result<(), S::Error> {
+        Self::not_object("an array")
+    }
+    fn visit_str<E: de::Error>(self, _v: &str) -> Result<(), E> {
+        Self::not_object("a string")
+    }
+    fn visit_bool<E: de::Error>(self, _v: bool) -> Result<(), E> {
+        Self::not_object("a boolean")
+    }
+    fn visit_i64<E: de::Error>(self, _v: i64) -> Result<(), E> {
+        Self::not_object("a number")
+    }
+    fn visit_u64<E: de::Error>(self, _v: u64) -> Result<(), E> {
+        Self::not_object("a number")
+    }
+    fn visit_f64<E: de::Error>(self, _v: f64) -> Result<(), E> {
+        Self::not_object("a number")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Self::not_object("null")
+    }
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        Self::not_object("null")
     }
     fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<(), M::Error> {
         let mut doc = Doc {

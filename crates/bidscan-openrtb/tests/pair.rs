@@ -243,3 +243,26 @@ fn the_inspected_pair_has_each_bids_markup_and_its_findings() {
 fn pair_of(buf: &mut [u8]) -> bidscan_openrtb::Pair<'_> {
     decode_pair(&mut Reader::default(), buf, Mode::Lenient).unwrap()
 }
+
+/// A `request` that is not an object is named for what it is (was "invalid type: null, expected not a bid
+/// request: a JSON object"; RELIABILITY.md, "smaller").
+#[test]
+fn a_request_that_is_not_an_object_is_named_for_what_it_is() {
+    for (value, found) in [
+        ("null", "null"),
+        ("[1]", "an array"),
+        ("\"x\"", "a string"),
+        ("7", "a number"),
+        ("true", "a boolean"),
+    ] {
+        let text = format!(r#"{{"request":{value},"response":{{"id":"r"}}}}"#);
+        let e = pair(&text).unwrap_err();
+        assert_eq!(e.code(), "not_a_bid_request", "{value}: {e}");
+        assert_eq!(e.path(), Some("/request"), "{value}: {e}");
+        assert!(
+            e.to_string()
+                .contains(&format!("`request` is {found}, not a JSON object")),
+            "{value}: {e}"
+        );
+    }
+}

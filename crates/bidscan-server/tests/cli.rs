@@ -187,3 +187,33 @@ async fn health_probes_a_running_server() {
         Some(2)
     );
 }
+
+/// A directory without documents is a usage error (exit 2, named on stderr), not a silent success; `bidscan
+/// health` refuses a port past 65535 and a zero timeout as usage errors too (RELIABILITY.md, "smaller").
+#[test]
+fn an_empty_directory_a_bad_port_and_a_zero_timeout_are_usage_errors() {
+    let dir = std::env::temp_dir().join(format!("bidscan-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("notes.txt"), "not a document").unwrap();
+    for command in ["decode", "validate"] {
+        let out = bidscan(&[command, dir.to_str().unwrap()], b"");
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("no *.json, *.ndjson or *.jsonl documents"),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    let out = bidscan(&["health", "--url", "http://127.0.0.1:99999/healthz"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("port is not 1-65535"));
+    let out = bidscan(&["health", "--timeout-secs", "0"], b"");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

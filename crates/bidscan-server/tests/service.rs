@@ -389,6 +389,8 @@ async fn index_openapi_and_not_found() {
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["name"], "bidscan");
     assert_eq!(v["links"]["metrics"], "/metrics");
+    assert_eq!(v["links"]["validate"], "/validate");
+    assert_eq!(v["links"]["validate_batch"], "/validate/batch");
 
     let (code, text) = server.get_text("/openapi.json").await;
     assert_eq!(code, 200);

@@ -116,7 +116,7 @@ pub struct HealthArgs {
     /// URL to GET (http only).
     #[arg(long, default_value = "http://127.0.0.1:8080/healthz")]
     pub url: String,
-    /// Seconds to wait for the answer.
-    #[arg(long, default_value_t = 3)]
+    /// Seconds to wait for the answer, 1–3600.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub timeout_secs: u64,
 }

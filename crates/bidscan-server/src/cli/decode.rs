@@ -42,6 +42,13 @@ pub fn run(args: &DecodeArgs, work: Work) -> ExitCode {
         }
     };
     let docs = match gather(&args.input, args.ndjson) {
+        Ok(docs) if docs.is_empty() && args.input.is_dir() => {
+            eprintln!(
+                "bidscan: {}: no *.json, *.ndjson or *.jsonl documents in the directory",
+                args.input.display()
+            );
+            return ExitCode::from(EXIT_USAGE);
+        }
         Ok(docs) => docs,
         Err(e) => {
             eprintln!("bidscan: {e}");

@@ -81,7 +81,20 @@ impl Target {
         let host = uri
             .host()
             .ok_or_else(|| format!("bad URL {url:?}: no host"))?;
-        let port = uri.port_u16().unwrap_or(80);
+        // `http::Uri` keeps an authority whose port is past 65535 (or is port 0) but gives no port for it.
+        let after_host = uri.authority().map_or("", |a| {
+            a.as_str()
+                .rsplit_once(']')
+                .map_or(a.as_str(), |(_, rest)| rest)
+        });
+        let port = match uri.port_u16() {
+            Some(0) => return Err(format!("bad URL {url:?}: the port is not 1-65535")),
+            Some(port) => port,
+            None if after_host.contains(':') => {
+                return Err(format!("bad URL {url:?}: the port is not 1-65535"));
+            }
+            None => 80,
+        };
         let path = uri.path_and_query().map_or("/", |p| p.as_str());
         Ok(Target {
             authority: format!("{host}:{port}"),
@@ -134,6 +147,18 @@ mod tests {
             "example:80"
         );
         assert!(Target::parse("https://x/healthz").is_err());
+        for bad in [
+            "http://127.0.0.1:99999/healthz",
+            "http://127.0.0.1:0/",
+            "http://[::1]:70000/",
+        ] {
+            let e = Target::parse(bad).unwrap_err();
+            assert!(e.contains("port is not 1-65535"), "{bad}: {e}");
+        }
+        assert_eq!(
+            Target::parse("http://[::1]/").unwrap().authority,
+            "[::1]:80"
+        );
         assert!(Target::parse("not a url").is_err());
     }
 

@@ -23,11 +23,13 @@ pub async fn index(State(state): State<AppState>) -> Json<serde_json::Value> {
     Json(json!({
         "name": "bidscan",
         "version": env!("CARGO_PKG_VERSION"),
-        "description": "Decodes OpenRTB 2.5/2.6 bid responses: POST one to /decode.",
+        "description": "Decodes OpenRTB 2.5/2.6 bid responses: POST one to /decode, or a {\"request\", \"response\"} envelope to /validate.",
         "uptime_secs": state.started.elapsed().as_secs(),
         "links": {
             "decode": "/decode",
             "batch": "/decode/batch",
+            "validate": "/validate",
+            "validate_batch": "/validate/batch",
             "health": "/healthz",
             "ready": "/readyz",
             "metrics": "/metrics",
