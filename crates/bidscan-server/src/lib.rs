@@ -5,7 +5,8 @@
 //! # Main pieces
 //! - [`serve`]: runs the service on a listener until a shutdown future resolves, then drains (the library entry
 //!   that `bidscan serve` and the integration tests both use); caps connections and times out slow request
-//!   heads ([`server`]), and closes connections with a lingering close ([`linger`]).
+//!   heads ([`server`]), hands each connection to one of the worker threads ([`workers`]), and closes
+//!   connections with a lingering close ([`linger`]).
 //! - [`engine::Engine`]: the one function from document bytes to answer JSON, over per-worker pools of decode
 //!   state; shared by `POST /decode`, `POST /decode/batch` and `bidscan decode`; [`validation`] adds the one
 //!   behind `POST /validate`, `POST /validate/batch` and `bidscan validate`.
@@ -47,6 +48,7 @@ pub mod routes;
 pub mod server;
 pub mod state;
 pub mod validation;
+pub mod workers;
 
 pub use config::Config;
 pub use server::{serve, shutdown_signal};

@@ -1,7 +1,10 @@
 //! Running and draining: [`serve`] and [`shutdown_signal`].
 //!
 //! Connections are served by hyper's HTTP/1.1 and HTTP/2 (h2c, prior knowledge) servers ([`protocols`]), driven
-//! here rather than by `axum::serve`, which has neither a connection limit nor timeouts:
+//! here rather than by `axum::serve`, which has neither a connection limit nor timeouts. One accept loop, on the
+//! runtime `serve` is awaited on, hands each connection to one of `server.worker_threads` threads, each a
+//! current-thread runtime ([`crate::workers`]: the one with the fewest open connections), where it is served
+//! until it closes.
 //! - at most `server.max_connections` are open at once. At the limit the accept loop stops accepting until one
 //!   closes, as HAProxy's `maxconn`, Tomcat's `maxConnections` and Go's `netutil.LimitListener` do: further
 //!   connections wait in the kernel's accept queue (its length is the listen backlog, capped by
@@ -45,6 +48,7 @@ use crate::metrics::Metrics;
 use crate::rejects::Rejects;
 
 pub use crate::limits::{MAX_HEADERS, MAX_READ_BUFFER};
+pub use crate::workers::Workers;
 
 /// Most concurrent HTTP/2 streams (requests) on one connection (RFC 9113 §5.1.2, sent in SETTINGS); the
 /// connection cap times this bounds requests in flight from HTTP/2 clients, as the decode permits bound decodes.
@@ -98,6 +102,8 @@ pub async fn serve(
     let first_bytes = config.header_read_timeout();
     let slots = Arc::new(Semaphore::new(config.server.max_connections.max(1)));
     warn_if_over_fd_limit(config.server.max_connections);
+    let workers = Workers::start(config.server.worker_threads)
+        .map_err(|e| anyhow::anyhow!("cannot start the worker threads: {e}"))?;
     let state = AppState::new(config)?;
     let conns = Connections {
         app: app::app(state.clone()),
@@ -109,7 +115,7 @@ pub async fn serve(
         first_bytes,
     };
     if let Ok(addr) = listener.local_addr() {
-        tracing::info!(%addr, version = env!("CARGO_PKG_VERSION"), "bidscan listening");
+        tracing::info!(%addr, version = env!("CARGO_PKG_VERSION"), workers = workers.len(), "bidscan listening");
     }
 
     let (began, mut drain_started) = watch::channel(false);
@@ -125,7 +131,7 @@ pub async fn serve(
         tokio::time::sleep(grace).await;
         tracing::info!("no longer accepting connections; finishing in-flight requests");
     };
-    let server = conns.run(listener, stop_accepting);
+    let server = conns.run(listener, &workers, stop_accepting);
     let hard_stop = async move {
         if drain_started.wait_for(|started| *started).await.is_err() {
             std::future::pending::<()>().await;
@@ -138,6 +144,7 @@ pub async fn serve(
             tracing::warn!(deadline_secs = deadline.as_secs(), "drain deadline passed; exiting with requests in flight");
         }
     }
+    workers.stop().await;
     Ok(())
 }
 
@@ -186,7 +193,12 @@ const WARN_EVERY: Duration = Duration::from_secs(10);
 impl Connections {
     /// Accepts connections until `stop` resolves, then closes the listener and waits for the open connections
     /// to finish (idle ones are closed at once, busy ones after their answer).
-    async fn run(mut self, mut listener: TcpListener, stop: impl Future<Output = ()>) {
+    async fn run(
+        mut self,
+        mut listener: TcpListener,
+        workers: &Workers,
+        stop: impl Future<Output = ()>,
+    ) {
         let mut stop = pin!(stop);
         loop {
             let slot = tokio::select! {
@@ -200,7 +212,7 @@ impl Connections {
                 () = &mut stop => break,
                 accepted = Listener::accept(&mut listener) => accepted,
             };
-            self.spawn(stream, slot);
+            workers.serve(stream, self.connection(slot));
         }
         drop(listener);
         tracing::debug!(
@@ -228,10 +240,10 @@ impl Connections {
         self.slots.clone().acquire_owned().await.ok()
     }
 
-    /// Serves one connection on its own task; its slot is given back when it ends. The client has
-    /// `server.header_read_timeout_secs` from the accept to send enough bytes to tell HTTP/1 from the h2c preface
-    /// ([`sent_first_bytes`]); hyper's own head timer covers HTTP/1 from then on.
-    fn spawn(&self, stream: TcpStream, slot: OwnedSemaphorePermit) {
+    /// What serves one connection, on the worker it is handed to ([`Workers::serve`]); its slot is given back
+    /// when it ends. The client has `server.header_read_timeout_secs` from the accept to send enough bytes to
+    /// tell HTTP/1 from the h2c preface ([`sent_first_bytes`]); hyper's own head timer covers HTTP/1 from then on.
+    fn connection(&self, slot: OwnedSemaphorePermit) -> crate::workers::Serve {
         let http = self.http.clone();
         let app = self.app.clone();
         let watcher = self.graceful.watcher();
@@ -239,22 +251,35 @@ impl Connections {
         let first_bytes = self.first_bytes;
         let open = self.metrics.connections.clone();
         open.inc();
-        tokio::spawn(async move {
-            if sent_first_bytes(&stream, first_bytes).await {
-                let io = Rejects::new(Lingering::new(stream, LINGER_TIME), metrics);
-                let conn = http.serve_connection(TokioIo::new(io), app);
-                if let Err(e) = watcher.watch(conn.into_owned()).await {
-                    // Header-read timeouts, malformed heads, resets: the client's doing, not worth more than debug.
-                    tracing::debug!(error = %e, "connection ended with an error");
+        let open = OpenGauge(open);
+        Box::new(move |stream: TcpStream| {
+            Box::pin(async move {
+                if sent_first_bytes(&stream, first_bytes).await {
+                    let io = Rejects::new(Lingering::new(stream, LINGER_TIME), metrics);
+                    let conn = http.serve_connection(TokioIo::new(io), app);
+                    if let Err(e) = watcher.watch(conn.into_owned()).await {
+                        // Header-read timeouts, malformed heads, resets: the client's doing, not worth more than debug.
+                        tracing::debug!(error = %e, "connection ended with an error");
+                    }
+                } else {
+                    tracing::debug!(
+                        "connection closed: nothing to tell HTTP/1 from h2c within the header-read timeout"
+                    );
                 }
-            } else {
-                tracing::debug!(
-                    "connection closed: nothing to tell HTTP/1 from h2c within the header-read timeout"
-                );
-            }
-            open.dec();
-            drop(slot);
-        });
+                drop(open);
+                drop(slot);
+            })
+        })
+    }
+}
+
+/// `bidscan_http_connections` for one connection, decremented when dropped: when the connection ends, and also
+/// when it never starts (its worker stopped) or is cancelled (a drain past its deadline).
+struct OpenGauge(prometheus::IntGauge);
+
+impl Drop for OpenGauge {
+    fn drop(&mut self) {
+        self.0.dec();
     }
 }
 

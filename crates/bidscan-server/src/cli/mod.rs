@@ -49,11 +49,10 @@ fn serve(args: ServeArgs) -> ExitCode {
         eprintln!("bidscan: log setup: {e}");
         return ExitCode::from(EXIT_USAGE);
     }
-    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    // The accept loop, the signals and the drain; connections are served on the worker threads that `serve`
+    // starts (`server.worker_threads`, see `crate::workers`).
+    let mut builder = tokio::runtime::Builder::new_current_thread();
     builder.enable_all();
-    if config.server.worker_threads > 0 {
-        builder.worker_threads(config.server.worker_threads);
-    }
     let runtime = match builder.build() {
         Ok(rt) => rt,
         Err(e) => {
