@@ -67,7 +67,7 @@ pub struct ServerConfig {
     pub drain_grace_secs: u64,
     /// `Retry-After` seconds sent with 503.
     pub retry_after_secs: u64,
-    /// Tokio worker threads; 0 = one per core.
+    /// Worker threads, each a current-thread runtime with its own decode pool ([`crate::workers`]); 0 = one per core.
     pub worker_threads: usize,
 }
 
