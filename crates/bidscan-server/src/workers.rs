@@ -109,7 +109,15 @@ impl Workers {
         };
         worker.open.fetch_add(1, Ordering::Relaxed);
         let open = Open(worker.open.clone());
-        if worker.jobs.send(Job { stream, serve, open }).is_err() {
+        if worker
+            .jobs
+            .send(Job {
+                stream,
+                serve,
+                open,
+            })
+            .is_err()
+        {
             tracing::debug!("a worker has stopped; connection dropped");
         }
     }
@@ -157,7 +165,11 @@ impl Worker {
 
 /// Registers the job's socket with this worker's runtime and spawns its connection there.
 fn run(job: Job) {
-    let Job { stream, serve, open } = job;
+    let Job {
+        stream,
+        serve,
+        open,
+    } = job;
     match TcpStream::from_std(stream) {
         Ok(stream) => {
             let conn = serve(stream);

@@ -98,5 +98,9 @@ async fn two_workers_each_decode_their_share_of_requests_over_many_connections()
             "{worker} decoded {n} of {total} requests: {per_thread:?}"
         );
     }
-    assert_eq!(per_thread.len(), 2, "only the workers serve: {per_thread:?}");
+    assert_eq!(
+        per_thread.len(),
+        2,
+        "only the workers serve: {per_thread:?}"
+    );
 }
