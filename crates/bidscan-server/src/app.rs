@@ -331,7 +331,7 @@ fn overload_error(e: &BoxError, retry_after: u64) -> ApiError {
     } else if e.is::<tower::timeout::error::Elapsed>() {
         ApiError::of(ErrorCode::Timeout)
     } else {
-        tracing::error!(error = %e, "unexpected middleware error");
+        crate::request::in_span(|| tracing::error!(error = %e, "unexpected middleware error"));
         ApiError::of(ErrorCode::Internal)
     }
 }

@@ -342,7 +342,7 @@ fn render(decoded: &Decoded<'_>, stats: Stats, options: Options) -> Result<Answe
 /// The 500 for an answer that could not be serialized. Serializing to memory fails only for non-string map keys
 /// or a failing Serialize impl; the model has neither.
 pub(crate) fn render_failed(e: serde_json::Error) -> ApiError {
-    tracing::error!(error = %e, "cannot render an answer");
+    crate::request::in_span(|| tracing::error!(error = %e, "cannot render an answer"));
     ApiError::new(ErrorCode::Internal, "the answer could not be rendered")
 }
 

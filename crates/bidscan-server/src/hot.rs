@@ -54,7 +54,6 @@ use pin_project_lite::pin_project;
 use prometheus::IntCounter;
 use tokio::time::Sleep;
 use tower::BoxError;
-use tracing::Instrument;
 
 use crate::body::{self, Accepts, Frames};
 use crate::compress;
@@ -126,13 +125,14 @@ where
 {
     // The id is not set on the request's headers: nothing below reads them for it.
     let id = request::id_of(&req);
-    let span = request::span_for(&req, &id);
-    request::started(&span);
+    let scope = request::Scope::new(&req, id);
     let started = Instant::now();
-    let mut answer = std::pin::pin!(tracked(&shared, req).instrument(span));
-    let mut res = answer.as_mut().await;
-    let _entered = answer.span().enter();
-    request::finished(&mut res, started, id);
+    let answer = async {
+        request::started();
+        tracked(&shared, req).await
+    };
+    let (mut res, mut scope) = request::InScope::new(answer, scope).await;
+    request::finished(&mut res, started, &mut scope);
     res
 }
 

@@ -5,11 +5,16 @@
 //! with the same observable behaviour:
 //! - `x-request-id` is kept when the request sends one, otherwise a UUID v4 is made (lower-case, hyphenated) and
 //!   set on the request, so handlers and logs see it;
-//! - every request runs in an INFO span `request` with `method`, `uri` and `request_id`; DEBUG events
+//! - every line a request logs is in an INFO span `request` with `method`, `uri` and `request_id`; DEBUG events
 //!   "started processing request", "finished processing request" (`latency` in ms, `status`) and, for streamed
 //!   bodies, "end of stream"; a WARN "response failed" for a 5xx answer or a body that fails while streaming
 //!   (`classification` as tower-http's `ServerErrorsFailureClass` writes it);
 //! - the id is echoed on the response unless the response already has one.
+//!
+//! The span is lazy ([`Scope`]): made when the request starts only if DEBUG is enabled (its DEBUG lines will be
+//! written), otherwise only when the request logs a line ([`in_span`], a 5xx's WARN). At the default level a
+//! request that succeeds logs nothing, and making, entering and leaving the span cost about 10 k instructions per
+//! request (BENCHMARKS.md §6), for nothing.
 //!
 //! Why ours: beyond the span itself, the three tower-http layers did per-request work that nothing reads (an
 //! extension map and a `RequestId` in it, a `String` and a header value per UUID, the header looked up three
@@ -20,13 +25,14 @@
 //!
 //! [`DefaultOnRequest`]: tower_http::trace::DefaultOnRequest
 
+use std::cell::Cell;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 use std::time::Instant;
 
 use axum::body::Body;
-use axum::http::{HeaderName, HeaderValue, Request, Response};
+use axum::http::{HeaderName, HeaderValue, Method, Request, Response, Uri};
 use bytes::Bytes;
 use http_body::{Body as _, Frame, SizeHint};
 use pin_project_lite::pin_project;
@@ -76,16 +82,14 @@ where
 
     fn call(&mut self, mut req: Request<B>) -> Self::Future {
         let id = take_id(&mut req);
-        let span = span_for(&req, &id);
-        started(&span);
-        let inner = {
-            let _entered = span.enter();
+        let mut scope = Some(Scope::new(&req, id));
+        let inner = Scope::run(&mut scope, || {
+            started();
             self.inner.call(req)
-        };
+        });
         RequestFuture {
             inner,
-            span,
-            id: Some(id),
+            scope,
             started: Instant::now(),
         }
     }
@@ -112,17 +116,15 @@ pub(crate) fn id_of<B>(req: &Request<B>) -> HeaderValue {
     }
 }
 
-/// The DEBUG "started processing request" event, inside `span`.
-pub(crate) fn started(span: &Span) {
-    let _entered = span.enter();
+/// The DEBUG "started processing request" event; call it inside [`Scope::run`].
+pub(crate) fn started() {
     tracing::debug!("started processing request");
 }
 
-/// The INFO span `request` of `req` (`method`, `uri`, `request_id`); a disabled span when INFO is off.
-pub(crate) fn span_for<B>(req: &Request<B>, id: &HeaderValue) -> Span {
-    let method = req.method().as_str();
+/// The INFO span `request` (`method`, `uri`, `request_id`); a disabled span when INFO is off.
+fn span_of(method: &Method, uri: &Uri, id: &HeaderValue) -> Span {
+    let method = method.as_str();
     let request_id = id.to_str().unwrap_or("");
-    let uri = req.uri();
     // Fields recorded as `&str` where they are one (no formatting machinery, ~2 k instructions less per
     // request); a URI with a scheme or authority (absolute or authority form) is written as `Uri` displays it.
     match uri.path_and_query() {
@@ -133,17 +135,155 @@ pub(crate) fn span_for<B>(req: &Request<B>, id: &HeaderValue) -> Span {
     }
 }
 
-/// What the end of a request's head does, inside its span: the DEBUG "finished processing request" event, the
-/// WARN "response failed" for a 5xx, and the id echoed unless the answer has one.
-pub(crate) fn finished(res: &mut Response<Body>, started: Instant, id: HeaderValue) {
-    let latency = started.elapsed().as_millis();
+/// A request as its log lines name it: its method, URI and id, and its span once made (see the module docs).
+pub struct Scope {
+    method: Method,
+    uri: Uri,
+    id: HeaderValue,
+    span: Option<Span>,
+}
+
+thread_local! {
+    /// The scope of the request being polled on this thread, while [`Scope::run`] runs.
+    static CURRENT: Cell<Option<Scope>> = const { Cell::new(None) };
+}
+
+impl Scope {
+    /// The scope of `req`, whose id is `id`; its span is made now if DEBUG is enabled.
+    pub(crate) fn new<B>(req: &Request<B>, id: HeaderValue) -> Scope {
+        let mut scope = Scope {
+            method: req.method().clone(),
+            uri: req.uri().clone(),
+            id,
+            span: None,
+        };
+        if tracing::enabled!(tracing::Level::DEBUG) {
+            scope.span();
+        }
+        scope
+    }
+
+    /// The request's id.
+    pub fn id(&self) -> &HeaderValue {
+        &self.id
+    }
+
+    /// The request's span, made now if it was not yet.
+    pub fn span(&mut self) -> &Span {
+        let Scope {
+            method,
+            uri,
+            id,
+            span,
+        } = self;
+        span.get_or_insert_with(|| span_of(method, uri, id))
+    }
+
+    /// Runs `f` as part of the request in `scope`: inside its span if it has one, and with the scope current on
+    /// this thread, so that [`in_span`] logs inside it (making the span). The scope is back in `scope` after.
+    pub fn run<T>(scope: &mut Option<Scope>, f: impl FnOnce() -> T) -> T {
+        let _entered = scope
+            .as_ref()
+            .and_then(|s| s.span.clone())
+            .map(Span::entered);
+        let _current = Current::install(scope);
+        f()
+    }
+
+    /// Runs `f` inside the span if it has been made (DEBUG lines, which are off otherwise).
+    fn in_made<T>(&self, f: impl FnOnce() -> T) -> T {
+        match &self.span {
+            Some(span) => span.in_scope(f),
+            None => f(),
+        }
+    }
+}
+
+/// Runs `f` (which logs a line) inside the span of the request being served on this thread, made now if need be;
+/// outside any request, just runs it. For WARN and ERROR lines below the request layers (a panic, a render
+/// failure), which would otherwise not carry the request id.
+pub fn in_span<T>(f: impl FnOnce() -> T) -> T {
+    let span = CURRENT.with(|current| {
+        let mut scope = current.take();
+        let span = scope.as_mut().map(|s| s.span().clone());
+        current.set(scope);
+        span
+    });
+    match span {
+        Some(span) => span.in_scope(f),
+        None => f(),
+    }
+}
+
+/// The scope made current by [`Scope::run`]; dropping it (also when `f` panics) puts the scope back where it was
+/// taken from and restores the one it replaced.
+struct Current<'a> {
+    home: &'a mut Option<Scope>,
+    replaced: Option<Scope>,
+}
+
+impl<'a> Current<'a> {
+    fn install(home: &'a mut Option<Scope>) -> Current<'a> {
+        let replaced = CURRENT.with(|current| current.replace(home.take()));
+        Current { home, replaced }
+    }
+}
+
+impl Drop for Current<'_> {
+    fn drop(&mut self) {
+        let replaced = self.replaced.take();
+        *self.home = CURRENT.with(|current| current.replace(replaced));
+    }
+}
+
+/// What the end of a request's head does: the DEBUG "finished processing request" event, the WARN "response
+/// failed" for a 5xx (both in the request's span), and the id echoed unless the answer has one.
+pub(crate) fn finished(res: &mut Response<Body>, started: Instant, scope: &mut Scope) {
     let status = res.status();
-    tracing::debug!(latency = %format_args!("{latency} ms"), status = status.as_u16(), "finished processing request");
+    scope.in_made(|| {
+        tracing::debug!(latency = %format_args!("{} ms", started.elapsed().as_millis()), status = status.as_u16(), "finished processing request");
+    });
     if status.is_server_error() {
-        tracing::warn!(classification = %format_args!("Status code: {status}"), latency = %format_args!("{latency} ms"), "response failed");
+        let latency = started.elapsed().as_millis();
+        scope.span().in_scope(|| {
+            tracing::warn!(classification = %format_args!("Status code: {status}"), latency = %format_args!("{latency} ms"), "response failed");
+        });
     }
     if !res.headers().contains_key(&X_REQUEST_ID) {
-        res.headers_mut().insert(X_REQUEST_ID, id);
+        res.headers_mut().insert(X_REQUEST_ID, scope.id.clone());
+    }
+}
+
+pin_project! {
+    /// `inner` polled in a request's [`Scope`] ([`Scope::run`]); resolves to its output and the scope.
+    pub struct InScope<F> {
+        #[pin]
+        inner: F,
+        scope: Option<Scope>,
+    }
+}
+
+impl<F> InScope<F> {
+    /// `inner` in `scope`.
+    pub fn new(inner: F, scope: Scope) -> InScope<F> {
+        InScope {
+            inner,
+            scope: Some(scope),
+        }
+    }
+}
+
+impl<F: Future> Future for InScope<F> {
+    type Output = (F::Output, Scope);
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let inner = this.inner;
+        let out = ready!(Scope::run(this.scope, || inner.poll(cx)));
+        match this.scope.take() {
+            Some(scope) => Poll::Ready((out, scope)),
+            None => panic!("InScope polled after completion"),
+        }
     }
 }
 
@@ -152,8 +292,7 @@ pin_project! {
     pub struct RequestFuture<F> {
         #[pin]
         inner: F,
-        span: Span,
-        id: Option<HeaderValue>,
+        scope: Option<Scope>,
         started: Instant,
     }
 }
@@ -167,24 +306,27 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        let _entered = this.span.enter();
-        let result = ready!(this.inner.poll(cx));
-        let latency = this.started.elapsed().as_millis();
+        let inner = this.inner;
+        let result = ready!(Scope::run(this.scope, || inner.poll(cx)));
+        let Some(mut scope) = this.scope.take() else {
+            panic!("RequestFuture polled after completion");
+        };
         let mut res = match result {
             Ok(res) => res,
             Err(e) => {
-                tracing::warn!(classification = %format_args!("Error: {e}"), latency = %format_args!("{latency} ms"), "response failed");
+                let latency = this.started.elapsed().as_millis();
+                scope.span().in_scope(|| {
+                    tracing::warn!(classification = %format_args!("Error: {e}"), latency = %format_args!("{latency} ms"), "response failed");
+                });
                 return Poll::Ready(Err(e));
             }
         };
-        if let Some(id) = this.id.take() {
-            finished(&mut res, *this.started, id);
-        }
+        finished(&mut res, *this.started, &mut scope);
         if res.body().size_hint().exact().is_none() {
             res = res.map(|body| {
                 Body::new(InSpan {
                     inner: body,
-                    span: this.span.clone(),
+                    scope: Some(scope),
                     started: Instant::now(),
                 })
             });
@@ -197,7 +339,7 @@ where
 /// request id, and its end or failure is logged as tower-http's `Trace` logs them.
 struct InSpan {
     inner: Body,
-    span: Span,
+    scope: Option<Scope>,
     /// When the head was sent.
     started: Instant,
 }
@@ -211,18 +353,19 @@ impl http_body::Body for InSpan {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
         let this = &mut *self;
-        let _entered = this.span.enter();
-        let frame = ready!(Pin::new(&mut this.inner).poll_frame(cx));
-        match &frame {
-            None => {
-                let ms = this.started.elapsed().as_millis();
+        let inner = &mut this.inner;
+        let frame = ready!(Scope::run(&mut this.scope, || Pin::new(inner).poll_frame(cx)));
+        let started = this.started;
+        match (&frame, &mut this.scope) {
+            (None, Some(scope)) => scope.in_made(|| {
+                let ms = started.elapsed().as_millis();
                 tracing::debug!(stream_duration = %format_args!("{ms} ms"), "end of stream");
-            }
-            Some(Err(e)) => {
-                let ms = this.started.elapsed().as_millis();
+            }),
+            (Some(Err(e)), Some(scope)) => scope.span().in_scope(|| {
+                let ms = started.elapsed().as_millis();
                 tracing::warn!(classification = %format_args!("Error: {e}"), latency = %format_args!("{ms} ms"), "response failed");
-            }
-            Some(Ok(_)) => {}
+            }),
+            _ => {}
         }
         Poll::Ready(frame)
     }
