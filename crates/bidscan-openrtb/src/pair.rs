@@ -276,7 +276,9 @@ impl<'de> Visitor<'de> for RequestSeed<'_, 'de> {
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{NOT_A_BID_REQUEST}: a JSON object")
     }
-    fn visit_seq<S: de::SeqAccess<'de>>(self, _seq: S) -> Result<(), S::Error> {
+    fn visit_seq<S: de::SeqAccess<'de>>(self, mut seq: S) -> Result<(), S::Error> {
+        // Read to its end first: a malformed array (`[1,`) is malformed JSON, not a wrong shape.
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
         Self::not_object("an array")
     }
     fn visit_str<E: de::Error>(self, _v: &str) -> Result<(), E> {

@@ -189,7 +189,9 @@ impl<'de> Visitor<'de> for ResponseSeed<'_, 'de> {
         }
         Ok(())
     }
-    fn visit_seq<S: SeqAccess<'de>>(self, _seq: S) -> Result<Self::Value, S::Error> {
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+        // Read to its end first: a malformed array (`[1,`) is malformed JSON, not a wrong shape.
+        while seq.next_element::<de::IgnoredAny>()?.is_some() {}
         Self::not_object("an array")
     }
     fn visit_str<E: de::Error>(self, _v: &str) -> Result<Self::Value, E> {

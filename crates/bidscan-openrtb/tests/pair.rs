@@ -266,3 +266,32 @@ fn a_request_that_is_not_an_object_is_named_for_what_it_is() {
         );
     }
 }
+
+/// An array where an object belongs is read to its end first, so a malformed one (`[1,`) is malformed JSON (400
+/// with a position), and only a well-formed one is the wrong shape (found by a fresh tester, session 8: 84
+/// JSONTestSuite `n_*` files were answered 422).
+#[test]
+fn a_malformed_array_is_malformed_json_not_a_wrong_shape() {
+    let mut reader = Reader::default();
+    for (text, code) in [
+        ("[1,", "malformed_json"),
+        ("[1,]", "malformed_json"),
+        ("[1,2]", "not_a_bid_response"),
+        ("[]", "not_a_bid_response"),
+    ] {
+        let mut buf = text.as_bytes().to_vec();
+        let e = bidscan_openrtb::decode(&mut reader, &mut buf, Mode::Lenient).unwrap_err();
+        assert_eq!(e.code(), code, "{text}: {e}");
+    }
+    for (text, code) in [
+        (r#"{"request":[1,"#, "malformed_json"),
+        (r#"{"request":[1],"response":{}}"#, "not_a_bid_request"),
+        (
+            r#"{"request":{"imp":[{"id":"1"}]},"response":[{"#,
+            "malformed_json",
+        ),
+    ] {
+        let e = pair(text).unwrap_err();
+        assert_eq!(e.code(), code, "{text}: {e}");
+    }
+}

@@ -8,6 +8,11 @@
 //!   `Accept-Encoding`, so a no-bid pays one length compare; the compressed body is boxed (one allocation, beside
 //!   the compressor's own).
 //!
+//! An `Accept-Encoding` that leaves no coding at all (`identity;q=0` or `*;q=0` and none of the four codings
+//! accepted) is ignored, as nginx ignores it: the answer goes out with its own status and no coding. (tower-http's
+//! layer answers such a request 406 *with the decoded answer as its body*, whatever the answer's status was.)
+//! [`layer`] drops the header before the compressor sees it; [`answer`] checks it first.
+//!
 //! Not on `/decode/batch` and `/validate/batch`: a compressor holds output back until its window fills, which
 //! would delay each streamed answer line.
 
@@ -16,6 +21,7 @@ use std::convert::Infallible;
 use axum::body::Body;
 use axum::http::{HeaderValue, Request, Response, header};
 use tower::ServiceExt;
+use tower::util::MapRequestLayer;
 use tower_http::CompressionLevel;
 use tower_http::compression::predicate::SizeAbove;
 use tower_http::compression::{Compression, CompressionLayer};
@@ -24,11 +30,53 @@ use tower_http::compression::{Compression, CompressionLayer};
 /// no-bid and small error answers, which gain nothing from compression, off the compressor).
 pub const COMPRESS_ABOVE: u64 = 1024;
 
-/// The compression layer of the routes named in the module docs.
-pub fn layer() -> CompressionLayer<SizeAbove> {
-    CompressionLayer::new()
+/// The compression layer of the routes named in the module docs (outermost first: the unsatisfiable
+/// `Accept-Encoding` dropped, then tower-http's compressor).
+pub fn layer() -> (DropUnsatisfiable, CompressionLayer<SizeAbove>) {
+    let compressor = CompressionLayer::new()
         .quality(CompressionLevel::Fastest)
-        .compress_when(SizeAbove::new(COMPRESS_ABOVE))
+        .compress_when(SizeAbove::new(COMPRESS_ABOVE));
+    (MapRequestLayer::new(drop_unsatisfiable), compressor)
+}
+
+/// The layer of [`drop_unsatisfiable`].
+pub type DropUnsatisfiable = MapRequestLayer<fn(Request<Body>) -> Request<Body>>;
+
+/// `req` without its `Accept-Encoding` when that header accepts no coding at all (see the module docs).
+fn drop_unsatisfiable(mut req: Request<Body>) -> Request<Body> {
+    if req
+        .headers()
+        .get(header::ACCEPT_ENCODING)
+        .is_some_and(|v| accepts_nothing(v.as_bytes()))
+    {
+        req.headers_mut().remove(header::ACCEPT_ENCODING);
+    }
+    req
+}
+
+/// Whether the `Accept-Encoding` value `accept` refuses the identity (`identity;q=0`, or `*;q=0` with no
+/// `identity` entry) and accepts none of gzip, deflate, br and zstd (RFC 9110 §12.5.3).
+pub fn accepts_nothing(accept: &[u8]) -> bool {
+    let Ok(accept) = std::str::from_utf8(accept) else {
+        return false;
+    };
+    let (mut identity, mut star, mut coding) = (None, None, false);
+    for item in accept.split(',') {
+        let mut parts = item.split(';');
+        let name = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let q = parts
+            .filter_map(|p| p.trim().strip_prefix("q=").or(p.trim().strip_prefix("Q=")))
+            .find_map(|q| q.trim().parse::<f32>().ok())
+            .unwrap_or(1.0);
+        match name.as_str() {
+            "identity" => identity = Some(q),
+            "*" => star = Some(q),
+            "gzip" | "x-gzip" | "deflate" | "br" | "zstd" if q > 0.0 => coding = true,
+            _ => {}
+        }
+    }
+    let identity_refused = identity.or(star) == Some(0.0);
+    identity_refused && !coding && star.is_none_or(|q| q == 0.0)
 }
 
 /// Whether an answer of `len` bytes is long enough for [`layer`] to compress it.
@@ -40,6 +88,9 @@ pub fn compressible(len: usize) -> bool {
 /// with the coding `accept` prefers when the body has at least [`COMPRESS_ABOVE`] bytes, otherwise unchanged (then
 /// without `Vary`, as the layer).
 pub async fn answer(accept: HeaderValue, res: Response<Body>) -> Response<Body> {
+    if accepts_nothing(accept.as_bytes()) {
+        return res;
+    }
     let mut req = Request::new(());
     req.headers_mut().insert(header::ACCEPT_ENCODING, accept);
     // Called once, by `oneshot`.
@@ -104,6 +155,44 @@ mod tests {
         );
         assert_eq!(through("gzip;q=0", 4096).await.0, None);
         assert_eq!(through("identity", 4096).await.0, None);
+    }
+
+    /// An `Accept-Encoding` that accepts no coding at all is ignored: the answer as it is, not tower-http's 406.
+    #[tokio::test]
+    async fn an_encoding_header_that_accepts_nothing_is_ignored() {
+        for nothing in [
+            "identity;q=0",
+            "*;q=0",
+            "*;q=0, identity;q=0",
+            "identity;q=0, gzip;q=0",
+            "foo, identity;q=0",
+        ] {
+            assert!(accepts_nothing(nothing.as_bytes()), "{nothing}");
+            let res = answer(
+                HeaderValue::from_static(nothing),
+                Response::new(Body::from(vec![b'a'; 4096])),
+            )
+            .await;
+            assert_eq!(res.status(), 200, "{nothing}");
+            assert!(
+                res.headers().get(header::CONTENT_ENCODING).is_none(),
+                "{nothing}"
+            );
+        }
+        for something in [
+            "identity;q=0, gzip",
+            "*;q=0, identity",
+            "*",
+            "gzip;q=0",
+            "",
+            "br;q=0.1, identity;q=0",
+        ] {
+            assert!(!accepts_nothing(something.as_bytes()), "{something}");
+        }
+        assert_eq!(
+            through("identity;q=0, gzip", 4096).await.0.as_deref(),
+            Some("gzip")
+        );
     }
 
     #[tokio::test]

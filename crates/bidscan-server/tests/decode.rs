@@ -239,3 +239,47 @@ async fn empty_body_is_a_nobid() {
     assert_eq!(v["status"], "nobid");
     assert_eq!(v["stats"]["bytes"], 0);
 }
+
+/// An `Accept-Encoding` that accepts no coding (`identity;q=0`) is ignored, as nginx does: the answer with its own
+/// status and no coding — not a 406 carrying the answer (tower-http's choice), on the hot `/decode` path and the
+/// router's compressed routes alike (found by a fresh tester, session 8).
+#[tokio::test]
+async fn an_accept_encoding_that_accepts_nothing_is_ignored() {
+    let server = start(config()).await;
+    let doc = corpus_file("vast_020k.json");
+    for nothing in ["identity;q=0", "*;q=0"] {
+        let headers = [
+            ("content-type", "application/json"),
+            ("accept-encoding", nothing),
+        ];
+        let res = server
+            .post("/decode?view=summary", &headers, doc.clone())
+            .await;
+        assert_eq!(res.status(), 200, "{nothing}");
+        assert!(res.headers().get("content-encoding").is_none());
+        let (_, v) = json(res).await;
+        assert_eq!(v["status"], "bid", "{nothing}");
+        let res = server.post("/decode", &headers, b"{\"id\":".to_vec()).await;
+        assert_eq!(res.status(), 400, "{nothing}: an error keeps its status");
+        let res = server
+            .client
+            .get(server.url("/metrics"))
+            .header("accept-encoding", nothing)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 200, "{nothing}");
+        assert!(res.headers().get("content-encoding").is_none());
+        assert!(
+            res.text()
+                .await
+                .unwrap()
+                .contains("bidscan_decode_outcomes_total")
+        );
+    }
+    // A coding that is accepted is still used.
+    let res = server
+        .post("/decode", &[("accept-encoding", "identity;q=0, gzip")], doc)
+        .await;
+    assert_eq!(res.headers()["content-encoding"], "gzip");
+}

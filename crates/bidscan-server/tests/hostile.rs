@@ -78,8 +78,12 @@ async fn nesting_100_000_deep_is_400_wherever_it_is() {
             "case {i}: {v}"
         );
     }
-    // A top-level array is refused as not a bid response before its depth matters.
+    // A top-level array is read (grammar and depth checked, as any JSON) before its shape is refused, so one
+    // this deep is malformed too; a shallow one is not a bid response (RELIABILITY.md T7).
     let (code, v) = decode(&server, "", arrays).await;
+    assert_error(code, &v, 400, "malformed_json");
+    assert!(v["error"]["byte"].as_u64().unwrap() < 1_000, "{v}");
+    let (code, v) = decode(&server, "", format!("{}{}", "[".repeat(10), "]".repeat(10))).await;
     assert_error(code, &v, 422, "not_a_bid_response");
     // Deep but within the limit decodes (121 levels: the answer's envelope adds two, and a serde_json client
     // reads at most 127).

@@ -338,6 +338,9 @@ async fn a_batch_whose_answer_outgrows_its_body_is_held_to_the_answer_bound() {
     let line = format!(r#"{{"id":"r","seatbid":[{{"bid":[{bids}]}}]}}"#);
     // 2,000 such lines: 1.2 MB in, 10 KB gzipped; ~370 MB of answer without the bound.
     let envelope = format!(r#"{{"request":{{"id":"q","imp":[{{"id":"1"}}]}},"response":{line}}}"#);
+    let too_large =
+        |m: &str| sample(m, "bidscan_decode_outcomes_total{outcome=\"too_large\"}").unwrap_or(0.0);
+    let before = too_large(&server.metrics().await);
     for (route, line) in [("/decode/batch", &line), ("/validate/batch", &envelope)] {
         let body = gzip(format!("{line}\n").repeat(2000).as_bytes());
         assert!(body.len() < 64 * 1024, "{}", body.len());
@@ -388,6 +391,8 @@ async fn a_batch_whose_answer_outgrows_its_body_is_held_to_the_answer_bound() {
             );
         }
     }
+    // The replaced line was decoded and is counted as decoded, not once more as `too_large`.
+    assert_eq!(too_large(&server.metrics().await), before);
     // A batch whose answer fits is answered whole, with no error line.
     let res = server
         .post(
@@ -399,4 +404,40 @@ async fn a_batch_whose_answer_outgrows_its_body_is_held_to_the_answer_bound() {
     let text = res.text().await.unwrap();
     assert_eq!(text.lines().count(), 2);
     assert!(!text.contains("payload_too_large"));
+}
+
+/// Past `server.max_batch_bytes` after decompression, every line that ends within the limit is answered — also
+/// those in the inflated frame that passes it (were dropped with that frame; found by a fresh tester, session 8).
+#[tokio::test]
+async fn every_line_within_the_batch_limit_is_answered() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let mut small = config();
+    small.server.max_batch_bytes = 1000;
+    let server = start(small).await;
+    let lines: String = (0..200)
+        .map(|i| format!("{{\"id\":\"r{i:03}\"}}\n"))
+        .collect();
+    let within = lines.bytes().take(1000).filter(|b| *b == b'\n').count();
+    assert!(within > 50 && within < 200, "{within}");
+    let res = server
+        .post(
+            "/decode/batch",
+            &[
+                ("content-type", "application/x-ndjson"),
+                ("content-encoding", "gzip"),
+            ],
+            gzip(lines.as_bytes()),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let text = res.text().await.unwrap();
+    let out: Vec<&str> = text.lines().collect();
+    assert_eq!(out.len(), within + 1, "{text}");
+    assert!(
+        out[..within]
+            .iter()
+            .all(|l| l.starts_with("{\"status\":\"nobid\"")),
+        "{text}"
+    );
+    assert!(out[within].contains("payload_too_large"), "{}", out[within]);
 }

@@ -141,12 +141,18 @@ impl Batch {
             match self.input.next().await {
                 Some(Ok(frame)) => {
                     let limit = self.state.config.server.max_batch_bytes;
+                    let room = limit.saturating_sub(self.received);
                     self.received += frame.len();
                     if self.received > limit {
-                        // The lines completed before the limit are answered; the rest is not read.
-                        let e = ApiError::too_large(limit, "the decompressed batch");
-                        self.state.engine.count_refused(&e);
-                        self.fail(e);
+                        // Every line that ends within the limit is answered, also in the frame that passes it;
+                        // the rest is not read.
+                        let lines = self.lines.push(&frame[..room]);
+                        self.render(lines);
+                        if !self.done {
+                            let e = ApiError::too_large(limit, "the decompressed batch");
+                            self.state.engine.count_refused(&e);
+                            self.fail(e);
+                        }
                         continue;
                     }
                     let lines = self.lines.push(&frame);
@@ -185,7 +191,11 @@ impl Batch {
         for line in lines {
             if self.answered == max_lines {
                 self.done = true;
-                end_with(&mut chunk, engine, &ApiError::too_many_lines(max_lines));
+                end_with(
+                    &mut chunk,
+                    Some(engine),
+                    &ApiError::too_many_lines(max_lines),
+                );
                 break;
             }
             self.answered += 1;
@@ -205,7 +215,8 @@ impl Batch {
             };
             if self.written + json.len() + 1 > max_answer {
                 self.done = true;
-                end_with(&mut chunk, engine, &ApiError::answer_too_large(max_answer));
+                // The line was decoded (and counted as such); only its answer is left out.
+                end_with(&mut chunk, None, &ApiError::answer_too_large(max_answer));
                 break;
             }
             self.written += json.len() + 1;
@@ -220,9 +231,11 @@ impl Batch {
     }
 }
 
-/// Writes `e` as the batch's last line, counted under its outcome.
-fn end_with(chunk: &mut BytesMut, engine: &Engine, e: &ApiError) {
-    engine.count_refused(e);
+/// Writes `e` as the batch's last line, counted under its outcome by `engine` when given.
+fn end_with(chunk: &mut BytesMut, engine: Option<&Engine>, e: &ApiError) {
+    if let Some(engine) = engine {
+        engine.count_refused(e);
+    }
     chunk.put_slice(&e.to_json());
     chunk.put_u8(b'\n');
 }
