@@ -61,6 +61,9 @@ pub struct ServerConfig {
     /// of the previous answer on a kept-alive connection; then it is closed without an answer
     /// (default 30, hyper's own default). So it is also the idle timeout of kept-alive connections.
     pub header_read_timeout_secs: u64,
+    /// Seconds a client may take no byte of an answer being sent; then its connection is reset (default 10;
+    /// [`crate::send_timeout`], RELIABILITY.md F26).
+    pub send_timeout_secs: u64,
     /// Seconds from the shutdown signal to exit, at most.
     pub drain_timeout_secs: u64,
     /// Seconds after the signal during which `/readyz` says 503 while connections are still accepted.
@@ -231,6 +234,7 @@ impl Config {
                 "server.header_read_timeout_secs",
                 s.header_read_timeout_secs,
             ),
+            ("server.send_timeout_secs", s.send_timeout_secs),
             ("server.drain_timeout_secs", s.drain_timeout_secs),
             ("server.retry_after_secs", s.retry_after_secs),
             ("decode.max_depth", self.decode.max_depth as u64),
@@ -271,6 +275,7 @@ impl Config {
                         "server.header_read_timeout_secs",
                         s.header_read_timeout_secs,
                     ),
+                    ("server.send_timeout_secs", s.send_timeout_secs),
                     ("server.drain_timeout_secs", s.drain_timeout_secs),
                     ("server.retry_after_secs", s.retry_after_secs),
                     ("pool.idle_release_secs", p.idle_release_secs),
@@ -346,6 +351,11 @@ impl Config {
     /// Header-read (and keep-alive idle) timeout as a duration.
     pub fn header_read_timeout(&self) -> Duration {
         Duration::from_secs(self.server.header_read_timeout_secs)
+    }
+
+    /// Send timeout as a duration.
+    pub fn send_timeout(&self) -> Duration {
+        Duration::from_secs(self.server.send_timeout_secs)
     }
 }
 
@@ -477,6 +487,7 @@ mod tests {
             for key in [
                 "SERVER__DRAIN_TIMEOUT_SECS",
                 "SERVER__RETRY_AFTER_SECS",
+                "SERVER__SEND_TIMEOUT_SECS",
                 "POOL__WINDOW",
                 "POOL__MAX_RETAINED_BYTES",
                 "POOL__GLOBAL_RETAINED_BYTES",

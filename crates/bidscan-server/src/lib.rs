@@ -45,6 +45,7 @@ pub mod rejects;
 pub mod render;
 pub mod request;
 pub mod routes;
+pub mod send_timeout;
 pub mod server;
 pub mod state;
 pub mod validation;

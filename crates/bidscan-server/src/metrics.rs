@@ -48,6 +48,9 @@ pub struct Metrics {
     /// `bidscan_http_connection_limit_reached_total`: times every connection slot was taken, so accepting
     /// waited for one to free up.
     pub connection_limit_reached: IntCounter,
+    /// `bidscan_http_send_timeouts_total`: connections reset because the client took no byte of an answer for
+    /// `server.send_timeout_secs` ([`crate::send_timeout`]).
+    pub send_timeouts: IntCounter,
     /// `bidscan_decode_duration_seconds`: the synchronous decode and rendering of one document.
     pub decode_duration: Histogram,
     /// `bidscan_document_bytes`: size of each decoded document (after decompression).
@@ -113,6 +116,10 @@ impl Metrics {
                 &["route"],
             )?,
             connections: IntGauge::new("bidscan_http_connections", "Client connections open now.")?,
+            send_timeouts: IntCounter::new(
+                "bidscan_http_send_timeouts_total",
+                "Connections reset because the client took no byte of an answer for server.send_timeout_secs.",
+            )?,
             connection_limit_reached: IntCounter::new(
                 "bidscan_http_connection_limit_reached_total",
                 "Times every connection slot (server.max_connections) was taken and accepting waited.",
@@ -259,6 +266,7 @@ impl Metrics {
         r.register(Box::new(self.http_duration.clone()))?;
         r.register(Box::new(self.connections.clone()))?;
         r.register(Box::new(self.connection_limit_reached.clone()))?;
+        r.register(Box::new(self.send_timeouts.clone()))?;
         r.register(Box::new(self.decode_duration.clone()))?;
         r.register(Box::new(self.document_bytes.clone()))?;
         r.register(Box::new(self.document_escapes.clone()))?;

@@ -14,6 +14,7 @@
 //! - a connection must deliver a complete request head within `server.header_read_timeout_secs` of being
 //!   accepted, or of the end of its previous answer (so the same timeout closes idle kept-alive connections);
 //!   otherwise hyper closes it without an answer. Slowloris connections thus hold a slot for a bounded time.
+//! - a client that takes no byte of an answer for `server.send_timeout_secs` is reset ([`crate::send_timeout`]).
 //! - a connection ends with a lingering close ([`crate::linger`]), so an answer sent before the request body was
 //!   read reaches the client instead of being destroyed by a TCP reset.
 //! - a request head hyper refuses itself (too large, invalid) is answered in the JSON error shape, with an
@@ -46,6 +47,7 @@ use crate::config::{Config, ServerConfig};
 use crate::linger::{LINGER_TIME, Lingering};
 use crate::metrics::Metrics;
 use crate::rejects::Rejects;
+use crate::send_timeout::SendTimeout;
 
 pub use crate::limits::{MAX_HEADERS, MAX_READ_BUFFER};
 pub use crate::workers::Workers;
@@ -100,6 +102,7 @@ pub async fn serve(
     let grace = grace.min(deadline);
     let http = protocols(&config);
     let first_bytes = config.header_read_timeout();
+    let config_send_timeout = config.send_timeout();
     let slots = Arc::new(Semaphore::new(config.server.max_connections.max(1)));
     warn_if_over_fd_limit(config.server.max_connections);
     let workers = Workers::start(config.server.worker_threads)
@@ -113,6 +116,7 @@ pub async fn serve(
         graceful: GracefulShutdown::new(),
         last_warning: None,
         first_bytes,
+        send_timeout: config_send_timeout,
     };
     if let Ok(addr) = listener.local_addr() {
         tracing::info!(%addr, version = env!("CARGO_PKG_VERSION"), workers = workers.len(), "bidscan listening");
@@ -184,6 +188,8 @@ struct Connections {
     last_warning: Option<Instant>,
     /// How long a new connection may stay silent (`server.header_read_timeout_secs`): see [`sent_first_bytes`].
     first_bytes: Duration,
+    /// How long a client may take no byte of an answer (`server.send_timeout_secs`): see [`SendTimeout`].
+    send_timeout: Duration,
 }
 
 /// Shortest time between two "connection limit reached" warnings; the counter
@@ -249,12 +255,15 @@ impl Connections {
         let watcher = self.graceful.watcher();
         let metrics = self.metrics.clone();
         let first_bytes = self.first_bytes;
+        let send_timeout = self.send_timeout;
         let open = self.metrics.connections.clone();
         open.inc();
         let open = OpenGauge(open);
         Box::new(move |stream: TcpStream| {
             Box::pin(async move {
                 if sent_first_bytes(&stream, first_bytes).await {
+                    let stream =
+                        SendTimeout::new(stream, send_timeout, metrics.send_timeouts.clone());
                     let io = Rejects::new(Lingering::new(stream, LINGER_TIME), metrics);
                     let conn = http.serve_connection(TokioIo::new(io), app);
                     if let Err(e) = watcher.watch(conn.into_owned()).await {
