@@ -6,8 +6,9 @@
 //! it closes: its requests, its decodes (so each worker's decode pool, a `thread_local!` of [`crate::engine`],
 //! stays warm and is never shared), its timers and its lingering close.
 //!
-//! Why not tokio's multi-thread runtime: its work stealing moves tasks between threads at every `.await` and
-//! costs a few thousand instructions per request in wake-ups and queue traffic (BENCHMARKS.md §6). Why not one
+//! Why not tokio's multi-thread runtime: its work stealing may move a connection's task to another thread at any
+//! `.await` (and with it the decode pool it uses), and its shared queues and wake-ups are per-request work a
+//! connection that stays on one thread does not need. Why not one
 //! `SO_REUSEPORT` listener per worker: the kernel spreads connections by a hash of their addresses, not by load
 //! (16 connections from one client were split 11 to 5), and each socket has its own accept queue, so the
 //! connection cap and the drain would have to be kept per socket.
