@@ -28,6 +28,7 @@ pub mod cli;
 pub mod compress;
 pub mod config;
 pub mod dispatch;
+pub mod drain;
 pub mod engine;
 pub mod error;
 pub mod error_code;

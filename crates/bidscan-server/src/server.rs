@@ -24,8 +24,10 @@
 //! 1. `/readyz` answers 503 at once; everything else keeps working.
 //! 2. For `server.drain_grace_secs` new connections are still accepted, so a load balancer polling `/readyz`
 //!    takes the instance out of rotation before it stops listening.
-//! 3. Then the listener closes, idle keep-alive connections are closed, and in-flight requests finish (each
-//!    answered with `Connection: close`), watched by hyper-util's `GracefulShutdown`.
+//! 3. Then the listener closes (the connections the kernel already completed are accepted first, so none is
+//!    reset with it), idle keep-alive connections are closed, and in-flight requests finish (each
+//!    answered with `Connection: close`), watched by [`crate::drain::Drain`] (hyper-util's `GracefulShutdown`, but a
+//!    connection accepted before the close is polled once, so the request it already sent is answered).
 //! 4. `serve` returns when the last one is done, or at `server.drain_timeout_secs` after the signal, whichever
 //!    comes first (the grace period counts toward it).
 
@@ -38,12 +40,14 @@ use std::time::{Duration, Instant};
 use axum::serve::Listener;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
-use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
+use futures_util::FutureExt;
+
 use crate::app::{self, AppState};
 use crate::config::{Config, ServerConfig};
+use crate::drain::Drain;
 use crate::linger::{LINGER_TIME, Lingering};
 use crate::metrics::Metrics;
 use crate::rejects::Rejects;
@@ -113,7 +117,7 @@ pub async fn serve(
         http,
         slots,
         metrics: state.metrics().clone(),
-        graceful: GracefulShutdown::new(),
+        graceful: Drain::new(),
         last_warning: None,
         first_bytes,
         send_timeout: config_send_timeout,
@@ -183,7 +187,7 @@ struct Connections {
     slots: Arc<Semaphore>,
     metrics: Arc<Metrics>,
     /// Watches every connection, to close them gracefully when draining.
-    graceful: GracefulShutdown,
+    graceful: Drain,
     /// When "connection limit reached" was last logged (at most once per [`WARN_EVERY`]).
     last_warning: Option<Instant>,
     /// How long a new connection may stay silent (`server.header_read_timeout_secs`): see [`sent_first_bytes`].
@@ -217,6 +221,16 @@ impl Connections {
                 biased;
                 () = &mut stop => break,
                 accepted = Listener::accept(&mut listener) => accepted,
+            };
+            workers.serve(stream, self.connection(slot));
+        }
+        // The connections the kernel has completed but not handed over yet are served, not reset with the
+        // listener (their clients may have sent a request already).
+        while let Some(Ok((stream, _))) =
+            std::future::poll_fn(|cx| listener.poll_accept(cx)).now_or_never()
+        {
+            let Ok(slot) = self.slots.clone().try_acquire_owned() else {
+                break;
             };
             workers.serve(stream, self.connection(slot));
         }
@@ -266,7 +280,10 @@ impl Connections {
                         SendTimeout::new(stream, send_timeout, metrics.send_timeouts.clone());
                     let io = Rejects::new(Lingering::new(stream, LINGER_TIME), metrics);
                     let conn = http.serve_connection(TokioIo::new(io), app);
-                    if let Err(e) = watcher.watch(conn.into_owned()).await {
+                    if let Err(e) = watcher
+                        .watch(conn.into_owned(), |c| c.graceful_shutdown())
+                        .await
+                    {
                         // Header-read timeouts, malformed heads, resets: the client's doing, not worth more than debug.
                         tracing::debug!(error = %e, "connection ended with an error");
                     }
