@@ -70,10 +70,16 @@ mod tests {
 
     #[test]
     fn cpu_seconds_are_fractional_and_replace_the_integer_series() {
-        // Burn a little CPU so the value is not 0.
+        // Burn CPU until the kernel has charged this process at least one clock tick (a fixed amount of work
+        // was sometimes less than a tick on a fast CPU, and the test failed with 0), at most 5 s.
+        let start = std::time::Instant::now();
         let mut x = 0u64;
-        for i in 0..20_000_000u64 {
-            x = x.wrapping_mul(31).wrapping_add(i);
+        while cpu_seconds().unwrap_or(0.0) == 0.0
+            && start.elapsed() < std::time::Duration::from_secs(5)
+        {
+            for i in 0..1_000_000u64 {
+                x = x.wrapping_mul(31).wrapping_add(std::hint::black_box(i));
+            }
         }
         assert_ne!(std::hint::black_box(x), 1);
         let m = ProcessMetrics::for_self().unwrap();
