@@ -2,8 +2,8 @@
 //!
 //! An exchange serving a secure page (`imp.secure = 1`, OpenRTB 2.6 §3.2.4) needs every resource of the ad
 //! loaded over HTTPS; prebid-server rejects or flags bids whose markup is not secure. [`inspect`] finds the
-//! first `http://` URL the markup *loads or links*: the value of a `src` or `href` attribute, or the argument of
-//! a CSS `url(...)`. An `http://` that is only text (a comment's prose, a click-tracker query parameter) does
+//! first `http://` URL the markup *loads or links*: the value of a `src` or `href` attribute, any candidate of
+//! a `srcset` (HTML's responsive images: `"a.png 1x, b.png 2x"`), or the argument of a CSS `url(...)`. An `http://` that is only text (a comment's prose, a click-tracker query parameter) does
 //! not count.
 
 use std::sync::LazyLock;
@@ -17,7 +17,7 @@ static SCHEME_END: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("://
 /// What [`inspect`] found in a piece of HTML markup.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct HtmlInfo {
-    /// True when no `src`, `href` or `url(...)` uses `http://`: exactly `first_insecure.is_none()`.
+    /// True when no `src`, `href`, `srcset` candidate or `url(...)` uses `http://`: exactly `first_insecure.is_none()`.
     pub secure: bool,
     /// Number of `<script` start tags (any case), inline or with a `src`.
     pub scripts: usize,
@@ -72,8 +72,41 @@ fn loaded_at(b: &[u8], at: usize) -> bool {
     match b[trigger] {
         b'=' => is_url_attribute(&b[..trigger]),
         b'(' => is_css_url(&b[..trigger]),
+        b',' => in_srcset(&b[..trigger]),
         _ => false,
     }
+}
+
+/// `before` ends just before a `,`: true when that comma separates two candidates of a quoted `srcset` value,
+/// i.e. the nearest quote before it opens the value of a `srcset=` (a `srcset` value holds no quote, `<` or `>`).
+fn in_srcset(before: &[u8]) -> bool {
+    let Some(quote) = before
+        .iter()
+        .rposition(|c| matches!(c, b'"' | b'\'' | b'<' | b'>'))
+    else {
+        return false;
+    };
+    if !matches!(before[quote], b'"' | b'\'') {
+        return false;
+    }
+    let mut k = quote;
+    if k > 0 && before[k - 1] == b'\\' {
+        k -= 1;
+    }
+    k -= trailing(&before[..k], is_space);
+    k > 0 && before[k - 1] == b'=' && is_srcset(&before[..k - 1])
+}
+
+/// `before` ends just before an `=`: true when the attribute name there is `srcset` (any case, a whole name).
+fn is_srcset(before: &[u8]) -> bool {
+    attribute_name(before).eq_ignore_ascii_case(b"srcset")
+}
+
+/// The attribute name that ends `before` (whitespace allowed after it).
+fn attribute_name(before: &[u8]) -> &[u8] {
+    let end = before.len() - trailing(before, is_space);
+    let name_start = end - trailing(&before[..end], is_name_byte);
+    &before[name_start..end]
 }
 
 /// `rest` follows a `<`: true for `script` (any case) ended by whitespace, `>` or `/`.
@@ -87,12 +120,12 @@ fn is_script_tag(rest: &[u8]) -> bool {
 }
 
 /// `before` ends just before an `=`: true when the attribute name there (whitespace allowed before the `=`)
-/// is `src` or `href`, in any case, and is a whole name (`data-src` is not `src`).
+/// is `src`, `href` or `srcset`, in any case, and is a whole name (`data-src` is not `src`).
 fn is_url_attribute(before: &[u8]) -> bool {
-    let end = before.len() - trailing(before, is_space);
-    let name_start = end - trailing(&before[..end], is_name_byte);
-    let name = &before[name_start..end];
-    name.eq_ignore_ascii_case(b"src") || name.eq_ignore_ascii_case(b"href")
+    let name = attribute_name(before);
+    name.eq_ignore_ascii_case(b"src")
+        || name.eq_ignore_ascii_case(b"href")
+        || name.eq_ignore_ascii_case(b"srcset")
 }
 
 /// `before` ends just before a `(`: true when it ends with `url` (any case) not preceded by a CSS identifier
@@ -155,6 +188,31 @@ mod tests {
         ] {
             let at = first(m).unwrap_or_else(|| panic!("not flagged: {m}"));
             assert!(m[at..].to_ascii_lowercase().starts_with("http://"), "{m}");
+        }
+    }
+
+    /// Every candidate of a `srcset` is loaded (found by a fresh tester, session 8: `srcset` was not read); a comma
+    /// elsewhere (a query string, an `alt` text) is not a candidate separator.
+    #[test]
+    fn srcset_candidates_are_loaded() {
+        for m in [
+            r#"<img srcset="http://x/a.png 2x">"#,
+            r#"<img srcset="https://x/a.png 1x, http://x/b.png 2x">"#,
+            r#"<img SRCSET = 'https://x/a.png 1x,http://x/b.png 2x'>"#,
+            r#"<picture><source srcset="https://x/a.webp 1x,  http://x/b.webp 2x"></picture>"#,
+            r#"document.write('<img srcset="https://x/a 1x, http://x/b 2x">')"#,
+        ] {
+            let at = first(m).unwrap_or_else(|| panic!("not flagged: {m}"));
+            assert!(m[at..].starts_with("http://x/"), "{m}");
+        }
+        for m in [
+            r#"<img srcset="https://x/a.png 1x, https://x/b.png 2x" src="https://x/a.png">"#,
+            r#"<a href="https://x/?a=1,http://y">x</a>"#,
+            r#"<img alt="see a, http://y" src="https://x/a.png">"#,
+            r#"<img data-srcset="https://x/a 1x, http://x/b 2x">"#,
+            "<p>one, http://y</p>",
+        ] {
+            assert_eq!(first(m), None, "{m}");
         }
     }
 

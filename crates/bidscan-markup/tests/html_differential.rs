@@ -3,7 +3,7 @@
 //! and `first_insecure` on hand-made cases, the corpus's banners, and random HTML-like strings.
 
 use bidscan_markup::html::{self, HtmlInfo};
-use memchr::memchr3_iter;
+use memchr::{memchr_iter, memchr3_iter};
 use proptest::prelude::*;
 
 mod oracle {
@@ -32,11 +32,47 @@ mod oracle {
                 _ => {}
             }
         }
+        // `srcset` candidates after the first: each `,` inside a quoted `srcset` value starts one.
+        let after_comma = memchr_iter(b',', b)
+            .filter(|&at| in_srcset(&b[..at]))
+            .find_map(|at| insecure_at(b, at + 1));
+        let first_insecure = match (first_insecure, after_comma) {
+            (Some(a), Some(c)) => Some(a.min(c)),
+            (a, c) => a.or(c),
+        };
         HtmlInfo {
             secure: first_insecure.is_none(),
             scripts,
             first_insecure,
         }
+    }
+
+    /// `before` ends at a `,`: true when the nearest quote, `<` or `>` before it is a quote opening a `srcset=`
+    /// value.
+    fn in_srcset(before: &[u8]) -> bool {
+        let Some(q) = before
+            .iter()
+            .rposition(|c| matches!(c, b'"' | b'\'' | b'<' | b'>'))
+        else {
+            return false;
+        };
+        if !matches!(before[q], b'"' | b'\'') {
+            return false;
+        }
+        let mut k = q;
+        if k > 0 && before[k - 1] == b'\\' {
+            k -= 1;
+        }
+        k -= trailing(&before[..k], is_space);
+        k > 0
+            && before[k - 1] == b'='
+            && name_before(&before[..k - 1]).eq_ignore_ascii_case(b"srcset")
+    }
+
+    fn name_before(before: &[u8]) -> &[u8] {
+        let end = before.len() - trailing(before, is_space);
+        let name_start = end - trailing(&before[..end], is_name_byte);
+        &before[name_start..end]
     }
 
     /// `rest` follows a `<`: true for `script` (any case) ended by whitespace, `>` or `/`.
@@ -55,7 +91,9 @@ mod oracle {
         let end = before.len() - trailing(before, is_space);
         let name_start = end - trailing(&before[..end], is_name_byte);
         let name = &before[name_start..end];
-        name.eq_ignore_ascii_case(b"src") || name.eq_ignore_ascii_case(b"href")
+        name.eq_ignore_ascii_case(b"src")
+            || name.eq_ignore_ascii_case(b"href")
+            || name.eq_ignore_ascii_case(b"srcset")
     }
 
     /// `before` ends just before a `(`: true when it ends with `url` (any case) not preceded by a CSS identifier
@@ -129,6 +167,9 @@ fn hand_made_cases_agree() {
         "<img src=\"\"http://a\">",
         "<img data-src=\"http://a\" src=\"https://b\">",
         "<a href=\"https://a/?r=http://b\">",
+        "<img srcset=\"https://a 1x, http://b 2x\">",
+        "<img srcset='http://a 1x'>",
+        "<img alt=\"a, http://b\">",
         "<a xlink:href=\"http://a\">",
         "<p>http://text</p><a href='https://x'>",
         "<img src=\"https://a\"><img src=\"http://b\"><img src=\"http://c\">",
@@ -175,6 +216,9 @@ fn htmlish() -> impl Strategy<Value = String> {
             Just("\t"),
             Just("src"),
             Just("SRC"),
+            Just("srcset"),
+            Just(","),
+            Just(", "),
             Just("href"),
             Just("data-src"),
             Just("url"),

@@ -110,7 +110,7 @@ fn contains_http(text: &str) -> bool {
     })
 }
 
-/// True when the markup loads something over plain HTTP: HTML by its `src`/`href`/`url(...)` (bidscan-markup),
+/// True when the markup loads something over plain HTTP: HTML by its `src`/`href`/`srcset`/`url(...)` (bidscan-markup),
 /// VAST and native by any `http://` (they hold URLs only).
 fn insecure_markup(adm: &Adm<'_>) -> bool {
     match adm {
@@ -482,7 +482,7 @@ impl OneBid<'_, '_, '_, '_> {
         }
         let bid = self.bid;
         let insecure = match self.markup {
-            // The inspection already read the HTML's `src`/`href`/`url(...)`: not scanned twice.
+            // The inspection already read the HTML's `src`/`href`/`srcset`/`url(...)`: not scanned twice.
             Some(Markup::Html(info)) => !info.secure,
             _ => bid.adm.as_ref().is_some_and(insecure_markup),
         };
