@@ -6,7 +6,7 @@ use bidscan_json::{Error as JsonError, ErrorKind, Reader};
 use bidscan_markup::Inspector;
 
 use crate::issue::{Coercion, Issue, Severity, Unlisted};
-use crate::lenient::NOT_A_BID_RESPONSE;
+use crate::lenient::{NOT_A_BID_RESPONSE, Refusal};
 use crate::markup::{self, Markup};
 use crate::paths::{self, Object};
 use crate::response::{BidResponse, ResponseSeed};
@@ -243,9 +243,14 @@ fn decode_json<'a>(
         markup: Vec::new(),
         unlisted: Unlisted::default(),
     };
-    reader
-        .decode_seed(input, ResponseSeed(&mut decoded.response))
-        .map_err(map_error)?;
+    let mut refused = None;
+    let seed = ResponseSeed {
+        response: &mut decoded.response,
+        refused: &mut refused,
+    };
+    if let Err(e) = reader.decode_seed(input, seed) {
+        return Err(map_error(e, refused));
+    }
     decoded.check(mode, inspector)?;
     if bom {
         decoded.issues.insert(0, bom_issue());
@@ -278,18 +283,28 @@ fn is_empty_object(rest: &[u8]) -> bool {
     }
 }
 
-pub(crate) fn map_error(e: JsonError) -> DecodeError {
-    if e.kind() == ErrorKind::Custom {
-        let message = e.message();
-        if let Some(at) = message.find(NOT_A_BID_RESPONSE) {
-            let path = e.path().unwrap_or("").to_owned();
-            return DecodeError::NotABidResponse {
-                message: message[at..].to_owned(),
-                path,
-            };
-        }
+/// The reader's error as a [`DecodeError`]: a custom error whose [`Refusal`] the refusing reader recorded is a
+/// structural error (its message and path kept), anything else is [`DecodeError::Malformed`]. Shared with
+/// `decode_pair`.
+pub(crate) fn map_error(e: JsonError, refused: Option<Refusal>) -> DecodeError {
+    let Some(refusal) = refused.filter(|_| e.kind() == ErrorKind::Custom) else {
+        return DecodeError::Malformed(e);
+    };
+    let message = e.message();
+    let path = e.path().unwrap_or("").to_owned();
+    match refusal {
+        Refusal::NotABidResponse => DecodeError::NotABidResponse { message, path },
+        Refusal::NotABidRequest => DecodeError::InvalidEnvelope {
+            code: "not_a_bid_request",
+            message,
+            path,
+        },
+        Refusal::NotAnEnvelope => DecodeError::InvalidEnvelope {
+            code: "not_an_envelope",
+            message,
+            path,
+        },
     }
-    DecodeError::Malformed(e)
 }
 
 impl<'a> Decoded<'a> {

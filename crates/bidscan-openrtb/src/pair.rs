@@ -6,13 +6,13 @@
 
 use std::fmt;
 
-use bidscan_json::{Error as JsonError, ErrorKind, Reader};
+use bidscan_json::Reader;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use bidscan_markup::Inspector;
 
 use crate::decode::{self, DecodeError, Decoded, Mode};
-use crate::lenient::{Doc, FromMap, MAX_COERCIONS, NOT_A_BID_REQUEST};
+use crate::lenient::{Doc, FromMap, MAX_COERCIONS, NOT_A_BID_REQUEST, Refusal, refuse};
 use crate::request::BidRequest;
 use crate::response::{BidResponse, ResponseSeed};
 use crate::status::Status;
@@ -27,8 +27,7 @@ pub struct Pair<'a> {
     pub decoded: Decoded<'a>,
 }
 
-/// Prefix of the custom errors raised here, mapped back to [`DecodeError::InvalidEnvelope`] codes (with
-/// [`NOT_A_BID_REQUEST`], raised by the request's readers too).
+/// Start of the message of a [`Refusal::NotAnEnvelope`] error.
 const NOT_AN_ENVELOPE: &str = "not a validation envelope";
 
 /// Decodes an envelope in place with `reader`, then checks the response as [`decode`](crate::decode) does
@@ -87,11 +86,15 @@ fn decode_pair_with<'a>(
         },
     };
     let mut seen = Seen::default();
+    let mut refused = None;
     let seed = PairSeed {
         pair: &mut pair,
         seen: &mut seen,
+        refused: &mut refused,
     };
-    reader.decode_seed(input, seed).map_err(map_error)?;
+    if let Err(e) = reader.decode_seed(input, seed) {
+        return Err(decode::map_error(e, refused));
+    }
     let missing = match (seen.request, seen.response) {
         (false, _) => Some("request"),
         (_, false) => Some("response"),
@@ -138,21 +141,6 @@ fn invalid(code: &'static str, message: String, path: &str) -> DecodeError {
     }
 }
 
-fn map_error(e: JsonError) -> DecodeError {
-    if e.kind() == ErrorKind::Custom {
-        let message = e.message();
-        for (prefix, code) in [
-            (NOT_AN_ENVELOPE, "not_an_envelope"),
-            (NOT_A_BID_REQUEST, "not_a_bid_request"),
-        ] {
-            if let Some(at) = message.find(prefix) {
-                return invalid(code, message[at..].to_owned(), e.path().unwrap_or(""));
-            }
-        }
-    }
-    decode::map_error(e)
-}
-
 /// The error for a second `member`: RFC 8259 §4 says names SHOULD be unique and that readers differ on which of
 /// two is meant, so the envelope is refused rather than one of them silently dropped.
 fn twice(member: &str) -> String {
@@ -175,6 +163,20 @@ enum Member {
 struct PairSeed<'p, 'de> {
     pair: &'p mut Pair<'de>,
     seen: &'p mut Seen,
+    /// Set when the envelope, its request or its response is refused for its shape.
+    refused: &'p mut Option<Refusal>,
+}
+
+impl PairSeed<'_, '_> {
+    /// The top level is not an object. The message is serde's "expected" text for this visitor, as serde's
+    /// default `visit_*` would have given it after "invalid type: …, expected ".
+    fn not_object<E: de::Error>(self) -> Result<(), E> {
+        Err(refuse(
+            self.refused,
+            Refusal::NotAnEnvelope,
+            format_args!("{NOT_AN_ENVELOPE}: an object with `request` and `response`"),
+        ))
+    }
 }
 
 impl<'de> DeserializeSeed<'de> for PairSeed<'_, 'de> {
@@ -192,6 +194,32 @@ impl<'de> Visitor<'de> for PairSeed<'_, 'de> {
             "{NOT_AN_ENVELOPE}: an object with `request` and `response`"
         )
     }
+    // Every other JSON value is refused without being read (a malformed array after `[` is `not_an_envelope`,
+    // as with serde's default `visit_seq`).
+    fn visit_seq<S: de::SeqAccess<'de>>(self, _seq: S) -> Result<(), S::Error> {
+        self.not_object()
+    }
+    fn visit_str<E: de::Error>(self, _v: &str) -> Result<(), E> {
+        self.not_object()
+    }
+    fn visit_bool<E: de::Error>(self, _v: bool) -> Result<(), E> {
+        self.not_object()
+    }
+    fn visit_i64<E: de::Error>(self, _v: i64) -> Result<(), E> {
+        self.not_object()
+    }
+    fn visit_u64<E: de::Error>(self, _v: u64) -> Result<(), E> {
+        self.not_object()
+    }
+    fn visit_f64<E: de::Error>(self, _v: f64) -> Result<(), E> {
+        self.not_object()
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.not_object()
+    }
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        self.not_object()
+    }
     fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
         let key = |name: &str| {
             Some(match name {
@@ -204,18 +232,32 @@ impl<'de> Visitor<'de> for PairSeed<'_, 'de> {
             match member {
                 Some(Member::Request) => {
                     if self.seen.request {
-                        return Err(de::Error::custom(twice("request")));
+                        return Err(refuse(
+                            self.refused,
+                            Refusal::NotAnEnvelope,
+                            twice("request"),
+                        ));
                     }
                     self.pair.request = BidRequest::default();
-                    map.next_value_seed(RequestSeed(&mut self.pair.request))?;
+                    map.next_value_seed(RequestSeed {
+                        request: &mut self.pair.request,
+                        refused: self.refused,
+                    })?;
                     self.seen.request = true;
                 }
                 Some(Member::Response) => {
                     if self.seen.response {
-                        return Err(de::Error::custom(twice("response")));
+                        return Err(refuse(
+                            self.refused,
+                            Refusal::NotAnEnvelope,
+                            twice("response"),
+                        ));
                     }
                     self.pair.decoded.response = BidResponse::default();
-                    map.next_value_seed(OptionalResponse(&mut self.pair.decoded.response))?;
+                    map.next_value_seed(OptionalResponse(ResponseSeed {
+                        response: &mut self.pair.decoded.response,
+                        refused: self.refused,
+                    }))?;
                     self.seen.response = true;
                 }
                 _ => {
@@ -228,7 +270,7 @@ impl<'de> Visitor<'de> for PairSeed<'_, 'de> {
 }
 
 /// `null`, or a bid response decoded into the place it will stay.
-struct OptionalResponse<'p, 'de>(&'p mut BidResponse<'de>);
+struct OptionalResponse<'p, 'de>(ResponseSeed<'p, 'de>);
 
 impl<'de> DeserializeSeed<'de> for OptionalResponse<'_, 'de> {
     type Value = ();
@@ -249,12 +291,15 @@ impl<'de> Visitor<'de> for OptionalResponse<'_, 'de> {
         Ok(())
     }
     fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        ResponseSeed(self.0).deserialize(deserializer)
+        self.0.deserialize(deserializer)
     }
 }
 
 /// A bid request decoded into the place it will stay.
-struct RequestSeed<'p, 'de>(&'p mut BidRequest<'de>);
+struct RequestSeed<'p, 'de> {
+    request: &'p mut BidRequest<'de>,
+    refused: &'p mut Option<Refusal>,
+}
 
 impl<'de> DeserializeSeed<'de> for RequestSeed<'_, 'de> {
     type Value = ();
@@ -264,10 +309,12 @@ impl<'de> DeserializeSeed<'de> for RequestSeed<'_, 'de> {
 }
 
 impl RequestSeed<'_, '_> {
-    fn not_object<E: de::Error>(found: &str) -> Result<(), E> {
-        Err(E::custom(format_args!(
-            "{NOT_A_BID_REQUEST}: `request` is {found}, not a JSON object"
-        )))
+    fn not_object<E: de::Error>(self, found: &str) -> Result<(), E> {
+        Err(refuse(
+            self.refused,
+            Refusal::NotABidRequest,
+            format_args!("{NOT_A_BID_REQUEST}: `request` is {found}, not a JSON object"),
+        ))
     }
 }
 
@@ -279,39 +326,46 @@ impl<'de> Visitor<'de> for RequestSeed<'_, 'de> {
     fn visit_seq<S: de::SeqAccess<'de>>(self, mut seq: S) -> Result<(), S::Error> {
         // Read to its end first: a malformed array (`[1,`) is malformed JSON, not a wrong shape.
         while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Self::not_object("an array")
+        self.not_object("an array")
     }
     fn visit_str<E: de::Error>(self, _v: &str) -> Result<(), E> {
-        Self::not_object("a string")
+        self.not_object("a string")
     }
     fn visit_bool<E: de::Error>(self, _v: bool) -> Result<(), E> {
-        Self::not_object("a boolean")
+        self.not_object("a boolean")
     }
     fn visit_i64<E: de::Error>(self, _v: i64) -> Result<(), E> {
-        Self::not_object("a number")
+        self.not_object("a number")
     }
     fn visit_u64<E: de::Error>(self, _v: u64) -> Result<(), E> {
-        Self::not_object("a number")
+        self.not_object("a number")
     }
     fn visit_f64<E: de::Error>(self, _v: f64) -> Result<(), E> {
-        Self::not_object("a number")
+        self.not_object("a number")
     }
     fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        Self::not_object("null")
+        self.not_object("null")
     }
     fn visit_none<E: de::Error>(self) -> Result<(), E> {
-        Self::not_object("null")
+        self.not_object("null")
     }
     fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<(), M::Error> {
         let mut doc = Doc {
             request: true,
             ..Doc::default()
         };
-        self.0.read_map(map, &mut doc)?;
+        if let Err(e) = self.request.read_map(map, &mut doc) {
+            *self.refused = doc.refused;
+            return Err(e);
+        }
         if doc.order > MAX_COERCIONS {
-            return Err(de::Error::custom(format_args!(
-                "{NOT_A_BID_REQUEST}: more than {MAX_COERCIONS} deviations from the spec's shape"
-            )));
+            return Err(refuse(
+                self.refused,
+                Refusal::NotABidRequest,
+                format_args!(
+                    "{NOT_A_BID_REQUEST}: more than {MAX_COERCIONS} deviations from the spec's shape"
+                ),
+            ));
         }
         Ok(())
     }

@@ -11,7 +11,8 @@ use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, Seq
 use crate::bid::Bid;
 use crate::issue::Coercion;
 use crate::lenient::{
-    self, Doc, FromMap, Ident, Int, MAX_COERCIONS, NOT_A_BID_RESPONSE, Standalone, Text, members,
+    self, Doc, FromMap, Ident, Int, MAX_COERCIONS, NOT_A_BID_RESPONSE, Refusal, Standalone, Text,
+    members, refuse,
 };
 use crate::lists::NoBidReason;
 
@@ -149,7 +150,11 @@ impl<'de> Deserialize<'de> for BidResponse<'de> {
     /// structural errors are custom errors whose message starts with "not a bid response".
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let mut response = BidResponse::default();
-        ResponseSeed(&mut response).deserialize(deserializer)?;
+        ResponseSeed {
+            response: &mut response,
+            refused: &mut None,
+        }
+        .deserialize(deserializer)?;
         Ok(response)
     }
 }
@@ -157,7 +162,12 @@ impl<'de> Deserialize<'de> for BidResponse<'de> {
 /// Decodes a bid response into the (default) response it holds, as [`BidResponse`]'s `Deserialize` does, so a
 /// caller can decode straight into where the response lives (`decode` fills a `Decoded`): a response is
 /// 176 bytes, and returning it through each layer's `Result` costs a copy per layer.
-pub(crate) struct ResponseSeed<'p, 'de>(pub(crate) &'p mut BidResponse<'de>);
+pub(crate) struct ResponseSeed<'p, 'de> {
+    /// Where the response is decoded.
+    pub(crate) response: &'p mut BidResponse<'de>,
+    /// Set when the document is refused for its shape, so the caller maps the error by this value.
+    pub(crate) refused: &'p mut Option<Refusal>,
+}
 
 impl<'de> DeserializeSeed<'de> for ResponseSeed<'_, 'de> {
     type Value = ();
@@ -167,10 +177,12 @@ impl<'de> DeserializeSeed<'de> for ResponseSeed<'_, 'de> {
 }
 
 impl ResponseSeed<'_, '_> {
-    fn not_object<E: de::Error>(found: &str) -> Result<(), E> {
-        Err(E::custom(format_args!(
-            "{NOT_A_BID_RESPONSE}: the body is {found}, not a JSON object"
-        )))
+    fn not_object<E: de::Error>(self, found: &str) -> Result<(), E> {
+        Err(refuse(
+            self.refused,
+            Refusal::NotABidResponse,
+            format_args!("{NOT_A_BID_RESPONSE}: the body is {found}, not a JSON object"),
+        ))
     }
 }
 
@@ -181,38 +193,45 @@ impl<'de> Visitor<'de> for ResponseSeed<'_, 'de> {
     }
     fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
         let mut doc = Doc::default();
-        self.0.read_map(map, &mut doc)?;
+        if let Err(e) = self.response.read_map(map, &mut doc) {
+            *self.refused = doc.refused;
+            return Err(e);
+        }
         if doc.order > MAX_COERCIONS {
-            return Err(de::Error::custom(format_args!(
-                "{NOT_A_BID_RESPONSE}: more than {MAX_COERCIONS} deviations from the spec's shape"
-            )));
+            return Err(refuse(
+                self.refused,
+                Refusal::NotABidResponse,
+                format_args!(
+                    "{NOT_A_BID_RESPONSE}: more than {MAX_COERCIONS} deviations from the spec's shape"
+                ),
+            ));
         }
         Ok(())
     }
     fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
         // Read to its end first: a malformed array (`[1,`) is malformed JSON, not a wrong shape.
         while seq.next_element::<de::IgnoredAny>()?.is_some() {}
-        Self::not_object("an array")
+        self.not_object("an array")
     }
     fn visit_str<E: de::Error>(self, _v: &str) -> Result<Self::Value, E> {
-        Self::not_object("a string")
+        self.not_object("a string")
     }
     fn visit_bool<E: de::Error>(self, _v: bool) -> Result<Self::Value, E> {
-        Self::not_object("a boolean")
+        self.not_object("a boolean")
     }
     fn visit_i64<E: de::Error>(self, _v: i64) -> Result<Self::Value, E> {
-        Self::not_object("a number")
+        self.not_object("a number")
     }
     fn visit_u64<E: de::Error>(self, _v: u64) -> Result<Self::Value, E> {
-        Self::not_object("a number")
+        self.not_object("a number")
     }
     fn visit_f64<E: de::Error>(self, _v: f64) -> Result<Self::Value, E> {
-        Self::not_object("a number")
+        self.not_object("a number")
     }
     fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Self::not_object("null")
+        self.not_object("null")
     }
     fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-        Self::not_object("null")
+        self.not_object("null")
     }
 }

@@ -11,13 +11,39 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 
 use crate::issue::{Coercion, CoercionKind, JsonType};
 
-/// Prefix of the custom error message raised when the body is JSON but not a bid-response object; `decode`
-/// maps such errors to `DecodeError::NotABidResponse`.
+/// Start of the message of a [`Refusal::NotABidResponse`] error (what a serde caller other than `decode` sees).
 pub(crate) const NOT_A_BID_RESPONSE: &str = "not a bid response";
 
-/// Prefix of the custom error message raised when a validation envelope's `request` is not a bid-request object;
-/// `pair` maps such errors to the `not_a_bid_request` envelope error.
+/// Start of the message of a [`Refusal::NotABidRequest`] error.
 pub(crate) const NOT_A_BID_REQUEST: &str = "not a bid request";
+
+/// Why a document that is JSON was refused for its shape (a structural error, not a syntax one).
+///
+/// A serde visitor can only fail with its deserializer's error type, built from a message
+/// (`de::Error::custom`), so the refusal travels beside the error: the code that makes the error records its
+/// `Refusal` in the decode's slot ([`refuse`]), and `decode` / `decode_pair` map the error by that value
+/// (`not_a_bid_response`, `not_a_bid_request`, `not_an_envelope`), never by its text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// The body is not a bid-response object, `seatbid` is a scalar, or a limit was passed.
+    NotABidResponse,
+    /// A validation envelope's `request` is not a bid-request object, or a limit was passed in it.
+    NotABidRequest,
+    /// The validation envelope itself: not an object, or a member twice.
+    NotAnEnvelope,
+}
+
+/// Records `refusal` in `slot` and makes the error carrying `message` (which starts with the refusal's words:
+/// [`NOT_A_BID_RESPONSE`], [`NOT_A_BID_REQUEST`], "not a validation envelope").
+#[cold]
+pub(crate) fn refuse<E: de::Error>(
+    slot: &mut Option<Refusal>,
+    refusal: Refusal,
+    message: impl fmt::Display,
+) -> E {
+    *slot = Some(refusal);
+    E::custom(message)
+}
 
 /// Most seat bids and bids (together) one document may hold; past it the document is refused as not a bid
 /// response. Bounds what decoding allocates: a `{},` bid is 3 bytes of input but a ~780-byte [`Bid`](crate::Bid)
@@ -41,6 +67,8 @@ pub(crate) struct Doc {
     /// True while reading a bid request (its `imp`, `format` and `deals` count as objects), so a limit's error
     /// names the request, not the response.
     pub(crate) request: bool,
+    /// Set when a reader of this document refused it ([`refuse`]); the seed that made the `Doc` hands it on.
+    pub(crate) refused: Option<Refusal>,
 }
 
 /// Where the coercions of the object being decoded go, and the document-wide counters.
@@ -71,14 +99,23 @@ impl<'r> Ctx<'r> {
     pub(crate) fn count_object<E: de::Error>(&mut self) -> Result<(), E> {
         self.doc.objects = self.doc.objects.saturating_add(1);
         if self.doc.objects > MAX_OBJECTS {
+            let slot = &mut self.doc.refused;
             return Err(if self.doc.request {
-                E::custom(format_args!(
-                    "{NOT_A_BID_REQUEST}: more than {MAX_OBJECTS} impressions, formats and deals"
-                ))
+                refuse(
+                    slot,
+                    Refusal::NotABidRequest,
+                    format_args!(
+                        "{NOT_A_BID_REQUEST}: more than {MAX_OBJECTS} impressions, formats and deals"
+                    ),
+                )
             } else {
-                E::custom(format_args!(
-                    "{NOT_A_BID_RESPONSE}: more than {MAX_OBJECTS} seat bids and bids"
-                ))
+                refuse(
+                    slot,
+                    Refusal::NotABidResponse,
+                    format_args!(
+                        "{NOT_A_BID_RESPONSE}: more than {MAX_OBJECTS} seat bids and bids"
+                    ),
+                )
             });
         }
         Ok(())

@@ -4,7 +4,7 @@
 //! taken as is (borrowed strings stay borrowed), a tolerated deviation is converted and noted as a
 //! [`Coercion`](crate::Coercion), and a wrong type is consumed, noted as an error and read as absent. Nothing here knows the
 //! decode mode; nothing here fails except the deserializer itself (syntax, depth) and a top-level structure
-//! that is not a bid response (see [`NOT_A_BID_RESPONSE`]).
+//! that is not a bid response, a bid request or an envelope (see [`Refusal`]).
 
 pub(crate) mod base;
 mod objects;

@@ -5,12 +5,12 @@ use std::marker::PhantomData;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::base::{Ctx, FromMap, NOT_A_BID_RESPONSE, drain_seq};
+use super::base::{Ctx, FromMap, NOT_A_BID_RESPONSE, Refusal, drain_seq, refuse};
 use crate::issue::{CoercionKind, JsonType};
 
 /// Reads the value of the current member as an array of objects (`seatbid`, `bid`). A single object is read as
 /// a one-element array (`single_value`); elements that are not objects are dropped with an error. When `fatal`,
-/// a string, number or boolean for the whole member is a structural error ([`NOT_A_BID_RESPONSE`]); otherwise it
+/// a string, number or boolean for the whole member is a structural error ([`Refusal::NotABidResponse`]); otherwise it
 /// is noted and read as empty.
 pub(crate) fn objects<'de, A: MapAccess<'de>, T: FromMap<'de>>(
     map: &mut A,
@@ -36,10 +36,14 @@ struct ObjListSeed<'c, 'r, T> {
 impl<T> ObjListSeed<'_, '_, T> {
     fn wrong<E: de::Error>(self, found: JsonType) -> Result<Vec<T>, E> {
         if self.fatal {
-            return Err(E::custom(format_args!(
-                "{NOT_A_BID_RESPONSE}: `{}` is {found}, not an array of objects",
-                self.field
-            )));
+            return Err(refuse(
+                &mut self.ctx.doc.refused,
+                Refusal::NotABidResponse,
+                format_args!(
+                    "{NOT_A_BID_RESPONSE}: `{}` is {found}, not an array of objects",
+                    self.field
+                ),
+            ));
         }
         self.ctx.note(
             self.field,
