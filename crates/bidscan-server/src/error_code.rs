@@ -56,6 +56,36 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// Every variant, in declaration order; [`Strict`](Self::Strict) once, with the issue code
+    /// `number_as_string` standing for all of them.
+    pub const ALL: &'static [ErrorCode] = {
+        use ErrorCode::*;
+        &[
+            MalformedJson,
+            BadEncoding,
+            BadBody,
+            BadHost,
+            BadRequest,
+            InvalidQuery,
+            NotFound,
+            MethodNotAllowed,
+            Timeout,
+            PayloadTooLarge,
+            UriTooLong,
+            UnsupportedMediaType,
+            UnsupportedEncoding,
+            NotABidResponse,
+            NotAnEnvelope,
+            NotABidRequest,
+            RequestWithoutImp,
+            Strict("number_as_string"),
+            HeaderFieldsTooLarge,
+            Internal,
+            Overloaded,
+            Draining,
+        ]
+    };
+
     /// The HTTP status answered with this code.
     pub const fn status(self) -> StatusCode {
         use ErrorCode::*;
@@ -191,35 +221,48 @@ impl std::fmt::Display for ErrorCode {
 mod tests {
     use super::*;
 
+    /// The place of `code` in [`ErrorCode::ALL`], by an exhaustive match: a new variant does not compile until it
+    /// has a place here, and the test below fails until `ALL` lists it there.
+    fn place(code: ErrorCode) -> usize {
+        use ErrorCode::*;
+        match code {
+            MalformedJson => 0,
+            BadEncoding => 1,
+            BadBody => 2,
+            BadHost => 3,
+            BadRequest => 4,
+            InvalidQuery => 5,
+            NotFound => 6,
+            MethodNotAllowed => 7,
+            Timeout => 8,
+            PayloadTooLarge => 9,
+            UriTooLong => 10,
+            UnsupportedMediaType => 11,
+            UnsupportedEncoding => 12,
+            NotABidResponse => 13,
+            NotAnEnvelope => 14,
+            NotABidRequest => 15,
+            RequestWithoutImp => 16,
+            Strict(_) => 17,
+            HeaderFieldsTooLarge => 18,
+            Internal => 19,
+            Overloaded => 20,
+            Draining => 21,
+        }
+    }
+
+    #[test]
+    fn all_lists_every_variant_once_in_declaration_order() {
+        for (i, &code) in ErrorCode::ALL.iter().enumerate() {
+            assert_eq!(place(code), i, "{code:?}");
+        }
+        assert_eq!(ErrorCode::ALL.len(), place(ErrorCode::Draining) + 1);
+    }
+
     /// Every code's outcome is one the metrics pre-register, and the decode codes map to their openrtb strings.
     #[test]
     fn outcomes_are_registered_and_decode_codes_agree_with_openrtb() {
-        use ErrorCode::*;
-        let all = [
-            MalformedJson,
-            BadEncoding,
-            BadBody,
-            BadHost,
-            BadRequest,
-            InvalidQuery,
-            NotFound,
-            MethodNotAllowed,
-            Timeout,
-            PayloadTooLarge,
-            UriTooLong,
-            UnsupportedMediaType,
-            UnsupportedEncoding,
-            NotABidResponse,
-            NotAnEnvelope,
-            NotABidRequest,
-            RequestWithoutImp,
-            Strict("number_as_string"),
-            HeaderFieldsTooLarge,
-            Internal,
-            Overloaded,
-            Draining,
-        ];
-        for code in all {
+        for &code in ErrorCode::ALL {
             if let Some(outcome) = code.outcome() {
                 assert!(crate::metrics::OUTCOMES.contains(&outcome), "{code:?}");
             }

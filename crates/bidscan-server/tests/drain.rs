@@ -18,8 +18,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use common::corpus_file;
-use futures_util::StreamExt;
-use hostile_common::{env_or, spawn};
+use hostile_common::{env_or, paced, spawn};
 
 /// One request as the client saw it.
 #[derive(Debug)]
@@ -31,16 +30,6 @@ struct Sent {
     /// The connection was refused (the listener is closed): the server never accepted this request.
     refused: bool,
     error: String,
-}
-
-fn paced(doc: Bytes, gap: Duration) -> reqwest::Body {
-    let (head, rest) = (doc.slice(..doc.len() / 2), doc.slice(doc.len() / 2..));
-    let first = futures_util::stream::once(async move { Ok::<Bytes, std::io::Error>(head) });
-    let second = futures_util::stream::once(async move {
-        tokio::time::sleep(gap).await;
-        Ok::<Bytes, std::io::Error>(rest)
-    });
-    reqwest::Body::wrap_stream(first.chain(second))
 }
 
 /// Whether `e` (or its sources) is a refused connection.

@@ -16,8 +16,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use common::*;
-use futures_util::StreamExt;
-use hostile_common::{QUIET, env_or, mib, ms, percentile};
+use hostile_common::{QUIET, env_or, mib, ms, paced, percentile};
 
 /// What an open-loop run saw.
 #[derive(Debug, Default)]
@@ -134,17 +133,6 @@ fn error_kind(e: &reqwest::Error) -> &'static str {
     }
 }
 
-/// A body that sends `head`, waits `gap`, then sends the rest: holds a permit for at least `gap`.
-fn paced_body(doc: Bytes, gap: Duration) -> reqwest::Body {
-    let (head, rest) = (doc.slice(..doc.len() / 2), doc.slice(doc.len() / 2..));
-    let first = futures_util::stream::once(async move { Ok::<Bytes, std::io::Error>(head) });
-    let second = futures_util::stream::once(async move {
-        tokio::time::sleep(gap).await;
-        Ok::<Bytes, std::io::Error>(rest)
-    });
-    reqwest::Body::wrap_stream(first.chain(second))
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn twice_capacity_is_shed_quickly_and_the_service_recovers() {
     let mut c = config();
@@ -156,7 +144,7 @@ async fn twice_capacity_is_shed_quickly_and_the_service_recovers() {
     let capacity = 4.0 / gap.as_secs_f64(); // 80 requests/s
     let body = {
         let doc = doc.clone();
-        Arc::new(move |_| paced_body(doc.clone(), gap))
+        Arc::new(move |_| paced(doc.clone(), gap))
     };
     hostile_common::reset_self_peak();
     let base = hostile_common::self_rss();

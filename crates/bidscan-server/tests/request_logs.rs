@@ -9,20 +9,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use common::corpus_file;
-use futures_util::StreamExt;
-use hostile_common::spawn;
+use hostile_common::{paced, spawn};
 use serde_json::Value;
-
-/// A body that sends half of `doc`, then the rest after `gap`: its request holds the decode permit that long.
-fn paced(doc: Bytes, gap: Duration) -> reqwest::Body {
-    let (head, rest) = (doc.slice(..doc.len() / 2), doc.slice(doc.len() / 2..));
-    let first = futures_util::stream::once(async move { Ok::<Bytes, std::io::Error>(head) });
-    let second = futures_util::stream::once(async move {
-        tokio::time::sleep(gap).await;
-        Ok::<Bytes, std::io::Error>(rest)
-    });
-    reqwest::Body::wrap_stream(first.chain(second))
-}
 
 /// Where a JSON log line carries the request id: at the top level or in its `span` object.
 fn request_id(line: &Value) -> Option<&str> {

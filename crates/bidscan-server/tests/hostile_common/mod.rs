@@ -8,8 +8,23 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
+use futures_util::StreamExt;
+
 /// A `RUST_LOG` filter for load tests: warnings only, but the "bidscan listening" line [`spawn`] waits for.
 pub const QUIET: &str = "warn,bidscan_server::server=info";
+
+/// A request body that sends the first half of `doc`, waits `gap`, then sends the rest: its request holds a
+/// decode permit (and its connection stays busy) for at least `gap`.
+pub fn paced(doc: Bytes, gap: Duration) -> reqwest::Body {
+    let (head, rest) = (doc.slice(..doc.len() / 2), doc.slice(doc.len() / 2..));
+    let first = futures_util::stream::once(async move { Ok::<Bytes, std::io::Error>(head) });
+    let second = futures_util::stream::once(async move {
+        tokio::time::sleep(gap).await;
+        Ok::<Bytes, std::io::Error>(rest)
+    });
+    reqwest::Body::wrap_stream(first.chain(second))
+}
 
 /// A `bidscan serve` child process on `127.0.0.1:0`, killed on drop if still running.
 pub struct Served {
