@@ -293,13 +293,13 @@ pub(crate) fn map_error(e: JsonError, refused: Option<Refusal>) -> DecodeError {
     let message = e.message();
     let path = e.path().unwrap_or("").to_owned();
     match refusal {
-        Refusal::NotABidResponse => DecodeError::NotABidResponse { message, path },
-        Refusal::NotABidRequest => DecodeError::InvalidEnvelope {
+        Refusal::Response => DecodeError::NotABidResponse { message, path },
+        Refusal::Request => DecodeError::InvalidEnvelope {
             code: "not_a_bid_request",
             message,
             path,
         },
-        Refusal::NotAnEnvelope => DecodeError::InvalidEnvelope {
+        Refusal::Envelope => DecodeError::InvalidEnvelope {
             code: "not_an_envelope",
             message,
             path,

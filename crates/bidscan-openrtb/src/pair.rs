@@ -27,7 +27,7 @@ pub struct Pair<'a> {
     pub decoded: Decoded<'a>,
 }
 
-/// Start of the message of a [`Refusal::NotAnEnvelope`] error.
+/// Start of the message of a [`Refusal::Envelope`] error.
 const NOT_AN_ENVELOPE: &str = "not a validation envelope";
 
 /// Decodes an envelope in place with `reader`, then checks the response as [`decode`](crate::decode) does
@@ -173,7 +173,7 @@ impl PairSeed<'_, '_> {
     fn not_object<E: de::Error>(self) -> Result<(), E> {
         Err(refuse(
             self.refused,
-            Refusal::NotAnEnvelope,
+            Refusal::Envelope,
             format_args!("{NOT_AN_ENVELOPE}: an object with `request` and `response`"),
         ))
     }
@@ -232,11 +232,7 @@ impl<'de> Visitor<'de> for PairSeed<'_, 'de> {
             match member {
                 Some(Member::Request) => {
                     if self.seen.request {
-                        return Err(refuse(
-                            self.refused,
-                            Refusal::NotAnEnvelope,
-                            twice("request"),
-                        ));
+                        return Err(refuse(self.refused, Refusal::Envelope, twice("request")));
                     }
                     self.pair.request = BidRequest::default();
                     map.next_value_seed(RequestSeed {
@@ -247,11 +243,7 @@ impl<'de> Visitor<'de> for PairSeed<'_, 'de> {
                 }
                 Some(Member::Response) => {
                     if self.seen.response {
-                        return Err(refuse(
-                            self.refused,
-                            Refusal::NotAnEnvelope,
-                            twice("response"),
-                        ));
+                        return Err(refuse(self.refused, Refusal::Envelope, twice("response")));
                     }
                     self.pair.decoded.response = BidResponse::default();
                     map.next_value_seed(OptionalResponse(ResponseSeed {
@@ -312,7 +304,7 @@ impl RequestSeed<'_, '_> {
     fn not_object<E: de::Error>(self, found: &str) -> Result<(), E> {
         Err(refuse(
             self.refused,
-            Refusal::NotABidRequest,
+            Refusal::Request,
             format_args!("{NOT_A_BID_REQUEST}: `request` is {found}, not a JSON object"),
         ))
     }
@@ -361,7 +353,7 @@ impl<'de> Visitor<'de> for RequestSeed<'_, 'de> {
         if doc.order > MAX_COERCIONS {
             return Err(refuse(
                 self.refused,
-                Refusal::NotABidRequest,
+                Refusal::Request,
                 format_args!(
                     "{NOT_A_BID_REQUEST}: more than {MAX_COERCIONS} deviations from the spec's shape"
                 ),

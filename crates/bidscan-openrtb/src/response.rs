@@ -180,7 +180,7 @@ impl ResponseSeed<'_, '_> {
     fn not_object<E: de::Error>(self, found: &str) -> Result<(), E> {
         Err(refuse(
             self.refused,
-            Refusal::NotABidResponse,
+            Refusal::Response,
             format_args!("{NOT_A_BID_RESPONSE}: the body is {found}, not a JSON object"),
         ))
     }
@@ -200,7 +200,7 @@ impl<'de> Visitor<'de> for ResponseSeed<'_, 'de> {
         if doc.order > MAX_COERCIONS {
             return Err(refuse(
                 self.refused,
-                Refusal::NotABidResponse,
+                Refusal::Response,
                 format_args!(
                     "{NOT_A_BID_RESPONSE}: more than {MAX_COERCIONS} deviations from the spec's shape"
                 ),

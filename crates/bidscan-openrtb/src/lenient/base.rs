@@ -11,13 +11,14 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 
 use crate::issue::{Coercion, CoercionKind, JsonType};
 
-/// Start of the message of a [`Refusal::NotABidResponse`] error (what a serde caller other than `decode` sees).
+/// Start of the message of a [`Refusal::Response`] error (what a serde caller other than `decode` sees).
 pub(crate) const NOT_A_BID_RESPONSE: &str = "not a bid response";
 
-/// Start of the message of a [`Refusal::NotABidRequest`] error.
+/// Start of the message of a [`Refusal::Request`] error.
 pub(crate) const NOT_A_BID_REQUEST: &str = "not a bid request";
 
-/// Why a document that is JSON was refused for its shape (a structural error, not a syntax one).
+/// What was refused for its shape: the document is JSON, but not what the decode expects (a structural error,
+/// not a syntax one).
 ///
 /// A serde visitor can only fail with its deserializer's error type, built from a message
 /// (`de::Error::custom`), so the refusal travels beside the error: the code that makes the error records its
@@ -25,12 +26,12 @@ pub(crate) const NOT_A_BID_REQUEST: &str = "not a bid request";
 /// (`not_a_bid_response`, `not_a_bid_request`, `not_an_envelope`), never by its text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Refusal {
-    /// The body is not a bid-response object, `seatbid` is a scalar, or a limit was passed.
-    NotABidResponse,
-    /// A validation envelope's `request` is not a bid-request object, or a limit was passed in it.
-    NotABidRequest,
-    /// The validation envelope itself: not an object, or a member twice.
-    NotAnEnvelope,
+    /// Not a bid response: the body is not an object, `seatbid` is a scalar, or a limit was passed.
+    Response,
+    /// Not a bid request: a validation envelope's `request` is not an object, or a limit was passed in it.
+    Request,
+    /// Not a validation envelope: the top level is not an object, or a member comes twice.
+    Envelope,
 }
 
 /// Records `refusal` in `slot` and makes the error carrying `message` (which starts with the refusal's words:
@@ -103,7 +104,7 @@ impl<'r> Ctx<'r> {
             return Err(if self.doc.request {
                 refuse(
                     slot,
-                    Refusal::NotABidRequest,
+                    Refusal::Request,
                     format_args!(
                         "{NOT_A_BID_REQUEST}: more than {MAX_OBJECTS} impressions, formats and deals"
                     ),
@@ -111,7 +112,7 @@ impl<'r> Ctx<'r> {
             } else {
                 refuse(
                     slot,
-                    Refusal::NotABidResponse,
+                    Refusal::Response,
                     format_args!(
                         "{NOT_A_BID_RESPONSE}: more than {MAX_OBJECTS} seat bids and bids"
                     ),

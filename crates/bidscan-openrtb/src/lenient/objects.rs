@@ -10,7 +10,7 @@ use crate::issue::{CoercionKind, JsonType};
 
 /// Reads the value of the current member as an array of objects (`seatbid`, `bid`). A single object is read as
 /// a one-element array (`single_value`); elements that are not objects are dropped with an error. When `fatal`,
-/// a string, number or boolean for the whole member is a structural error ([`Refusal::NotABidResponse`]); otherwise it
+/// a string, number or boolean for the whole member is a structural error ([`Refusal::Response`]); otherwise it
 /// is noted and read as empty.
 pub(crate) fn objects<'de, A: MapAccess<'de>, T: FromMap<'de>>(
     map: &mut A,
@@ -38,7 +38,7 @@ impl<T> ObjListSeed<'_, '_, T> {
         if self.fatal {
             return Err(refuse(
                 &mut self.ctx.doc.refused,
-                Refusal::NotABidResponse,
+                Refusal::Response,
                 format_args!(
                     "{NOT_A_BID_RESPONSE}: `{}` is {found}, not an array of objects",
                     self.field
