@@ -2,7 +2,7 @@
 //!
 //! Every route, outermost first: [`RequestLayer`] (keep `x-request-id` or make a UUID, one span per request
 //! carrying it, echo it; what tower-http's `SetRequestId` → `Trace` → `PropagateRequestId` did, folded into one
-//! layer: see [`crate::request`]), which wraps the whole router, then, per route, metrics ([`TrackLayer`], `route` = the route template) → `CatchPanic`
+//! layer: see [`crate::layers::request`]), which wraps the whole router, then, per route, metrics ([`TrackLayer`], `route` = the route template) → `CatchPanic`
 //! (500 JSON) → [`CloseIfUnreadLayer`] (an error answered before the body was read gets `Connection: close`) →
 //! [`RequireHostLayer`] (HTTP/1.1 without one `Host`: 400) → [`json_errors`] (error bodies of the layers below
 //! get the JSON shape).
@@ -26,18 +26,11 @@
 //! does not exist.
 
 use std::convert::Infallible;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::Body;
-use axum::http::Request;
-use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get, post};
-use pin_project_lite::pin_project;
 use tokio::sync::Semaphore;
 use tower::limit::ConcurrencyLimit;
 use tower::limit::GlobalConcurrencyLimitLayer;
@@ -46,20 +39,22 @@ use tower::load_shed::LoadShedLayer;
 use tower::timeout::Timeout;
 use tower::timeout::TimeoutLayer;
 use tower::util::MapResponseLayer;
-use tower::{BoxError, Layer, Service, ServiceBuilder};
+use tower::{Layer, ServiceBuilder};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::propagate_header::{PropagateHeader, PropagateHeaderLayer};
 use tower_http::timeout::RequestBodyTimeoutLayer;
 
-use crate::body::CloseIfUnreadLayer;
-use crate::compress;
 use crate::dispatch::Dispatch;
-use crate::error::{ApiError, ErrorCode, json_errors, panic_response};
-use crate::host::RequireHostLayer;
+use crate::error::{json_errors, panic_response};
 use crate::hot::DecodeService;
-use crate::inflate::{Inflate, InflateLayer};
-use crate::metrics::{HttpMetrics, TrackLayer};
-use crate::request::RequestLayer;
+use crate::layers::answer_errors::{AnswerErrors, AnswerErrorsLayer};
+use crate::layers::compress;
+use crate::layers::host::RequireHostLayer;
+use crate::layers::inflate::{Inflate, InflateLayer};
+use crate::layers::request::RequestLayer;
+use crate::layers::track::TrackLayer;
+use crate::layers::unread::CloseIfUnreadLayer;
+use crate::metrics::HttpMetrics;
 use crate::routes::{batch, decode, ops, validate};
 pub use crate::state::{AppState, OPENRTB_VERSION};
 
@@ -204,9 +199,7 @@ impl<S> Layer<S> for DecodeLayers {
     fn layer(&self, inner: S) -> Self::Service {
         ServiceBuilder::new()
             .layer(PropagateHeaderLayer::new(OPENRTB_VERSION))
-            .layer(AnswerErrorsLayer {
-                retry_after: self.retry_after,
-            })
+            .layer(AnswerErrorsLayer::new(self.retry_after))
             .layer(LoadShedLayer::new())
             .layer(GlobalConcurrencyLimitLayer::with_semaphore(
                 self.permits.clone(),
@@ -217,121 +210,5 @@ impl<S> Layer<S> for DecodeLayers {
                 Some(self.too_large.clone()),
             ))
             .service(inner)
-    }
-}
-
-/// Answers the errors of the decode layers below it ([`overload_error`]: shed → 503, timeout → 408), so that the
-/// route's error type is `Infallible`. What axum's `HandleErrorLayer` does, without its per-request clone of the
-/// layers below and its boxed future.
-#[derive(Clone, Copy, Debug)]
-struct AnswerErrorsLayer {
-    retry_after: u64,
-}
-
-impl<S> Layer<S> for AnswerErrorsLayer {
-    type Service = AnswerErrors<S>;
-
-    fn layer(&self, inner: S) -> AnswerErrors<S> {
-        AnswerErrors {
-            inner,
-            retry_after: self.retry_after,
-            not_ready: None,
-        }
-    }
-}
-
-/// The service of [`AnswerErrorsLayer`].
-pub struct AnswerErrors<S> {
-    inner: S,
-    retry_after: u64,
-    /// An error of the inner `poll_ready`, answered by the next `call` (`poll_ready` itself cannot fail here).
-    not_ready: Option<BoxError>,
-}
-
-impl<S: Clone> Clone for AnswerErrors<S> {
-    fn clone(&self) -> Self {
-        // A clone has not been polled ready, so it has no readiness error of its own.
-        AnswerErrors {
-            inner: self.inner.clone(),
-            retry_after: self.retry_after,
-            not_ready: None,
-        }
-    }
-}
-
-impl<S, R> Service<Request<Body>> for AnswerErrors<S>
-where
-    S: Service<Request<Body>, Response = R, Error = BoxError>,
-    R: IntoResponse,
-{
-    type Response = Response;
-    type Error = Infallible;
-    type Future = AnswerErrorsFuture<S::Future>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        if let Err(e) = ready!(self.inner.poll_ready(cx)) {
-            self.not_ready = Some(e);
-        }
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, req: Request<Body>) -> Self::Future {
-        let retry_after = self.retry_after;
-        match self.not_ready.take() {
-            Some(error) => AnswerErrorsFuture::NotReady {
-                error: Some(error),
-                retry_after,
-            },
-            None => AnswerErrorsFuture::Called {
-                inner: self.inner.call(req),
-                retry_after,
-            },
-        }
-    }
-}
-
-pin_project! {
-    /// The response future of [`AnswerErrors`].
-    #[project = AnswerErrorsProj]
-    // pin-project-lite takes no docs on variant fields: `Called` holds the inner future, `NotReady` the
-    // readiness error until it is answered.
-    #[allow(missing_docs)]
-    pub enum AnswerErrorsFuture<F> {
-        Called { #[pin] inner: F, retry_after: u64 },
-        NotReady { error: Option<BoxError>, retry_after: u64 },
-    }
-}
-
-impl<F, R> Future for AnswerErrorsFuture<F>
-where
-    F: Future<Output = Result<R, BoxError>>,
-    R: IntoResponse,
-{
-    type Output = Result<Response, Infallible>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let res = match self.project() {
-            AnswerErrorsProj::Called { inner, retry_after } => match ready!(inner.poll(cx)) {
-                Ok(res) => res.into_response(),
-                Err(e) => overload_error(&e, *retry_after).into_response(),
-            },
-            AnswerErrorsProj::NotReady { error, retry_after } => match error.take() {
-                Some(e) => overload_error(&e, *retry_after).into_response(),
-                None => panic!("AnswerErrorsFuture polled after completion"),
-            },
-        };
-        Poll::Ready(Ok(res))
-    }
-}
-
-/// Maps the errors of the shed/limit/timeout layers: overloaded → 503 + `Retry-After`, elapsed → 408.
-fn overload_error(e: &BoxError, retry_after: u64) -> ApiError {
-    if e.is::<tower::load_shed::error::Overloaded>() {
-        ApiError::overloaded(retry_after)
-    } else if e.is::<tower::timeout::error::Elapsed>() {
-        ApiError::of(ErrorCode::Timeout)
-    } else {
-        crate::request::in_span(|| tracing::error!(error = %e, "unexpected middleware error"));
-        ApiError::of(ErrorCode::Internal)
     }
 }

@@ -62,7 +62,7 @@ pub struct ServerConfig {
     /// (default 30, hyper's own default). So it is also the idle timeout of kept-alive connections.
     pub header_read_timeout_secs: u64,
     /// Seconds a client may take no byte of an answer being sent; then its connection is reset (default 10;
-    /// [`crate::send_timeout`], RELIABILITY.md F26).
+    /// [`crate::conn::send_timeout`], RELIABILITY.md F26).
     pub send_timeout_secs: u64,
     /// Seconds from the shutdown signal to exit, at most.
     pub drain_timeout_secs: u64,

@@ -7,7 +7,7 @@
 //! all the traffic, so it is matched here first (method and exact path, as the router matches it) and served by
 //! [`DecodeService`], which folds the router's `/decode` layers into one service with the same behaviour (see
 //! [`crate::hot`]). `GET /decode` and every other method still reach the router, which answers 405 through its
-//! decode layers as before, inside [`crate::request::RequestLayer`].
+//! decode layers as before, inside [`crate::layers::request::RequestLayer`].
 //!
 //! [`Dispatch`] is a hyper service rather than a tower one: hyper-util's tower adapter clones the whole
 //! application and drives a `Oneshot` per request, which only the router's routes still pay.
@@ -26,7 +26,7 @@ use tower::ServiceExt;
 use tower::util::Oneshot;
 
 use crate::hot::{DecodeFuture, DecodeService};
-use crate::request::RequestService;
+use crate::layers::request::RequestService;
 
 /// The path [`Dispatch`] serves without the router.
 pub const DECODE_PATH: &str = "/decode";
@@ -39,7 +39,7 @@ pub struct Dispatch {
 }
 
 impl Dispatch {
-    /// `decode` for `POST /decode`, `rest` (the router inside [`crate::request::RequestLayer`]) for everything
+    /// `decode` for `POST /decode`, `rest` (the router inside [`crate::layers::request::RequestLayer`]) for everything
     /// else.
     pub fn new(decode: DecodeService, rest: RequestService<Router>) -> Dispatch {
         Dispatch { decode, rest }

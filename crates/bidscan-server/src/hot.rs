@@ -5,15 +5,15 @@
 //! (`Body::new` around the wire body, the limit wrapper) and an `Arc` flag for close-if-unread. Here the same
 //! steps are one `async` function and one boxed future, in the same order and with the same answers, outermost
 //! first:
-//! 0. the request id, the INFO span `request` and the id echo, as [`crate::request::RequestLayer`] does for the
+//! 0. the request id, the INFO span `request` and the id echo, as [`crate::layers::request::RequestLayer`] does for the
 //!    router (the answer here always has an exact length, so no body wrapper; a made id is not inserted into the
 //!    request's headers, which nothing below reads for it);
 //! 1. metrics: `bidscan_http_requests_total{route="/decode",status}` and the duration until the answer is ready
-//!    ([`HttpMetrics`], handles resolved once), as [`crate::metrics::TrackLayer`];
+//!    ([`HttpMetrics`], handles resolved once), as [`crate::layers::track::TrackLayer`];
 //! 2. the panic catcher: a panic anywhere below is a 500 in the JSON shape, logged, without `Connection: close`
 //!    ([`panic_response`], as tower-http's `CatchPanicLayer::custom`);
 //! 3. close-if-unread: a 4xx/5xx answered before the wire body was read to its end gets `Connection: close`
-//!    (as [`crate::body::CloseIfUnreadLayer`]; the flag is a local here, not an `Arc`);
+//!    (as [`crate::layers::unread::CloseIfUnreadLayer`]; the flag is a local here, not an `Arc`);
 //! 4. the `Host` rule (RFC 9112 §3.2, [`lacks_host`]): 400 `bad_host`;
 //! 5. JSON error bodies ([`json_errors`]; nothing below answers otherwise, kept as the router has it);
 //! 6. `x-openrtb-version` echoed (as tower-http's `PropagateHeader`: inserted, replacing);
@@ -22,12 +22,12 @@
 //!    `GlobalConcurrencyLimit`, answered by `AnswerErrors`, did); the permit is held until the answer is ready;
 //! 8. the request timeout: 408 `timeout` when the answer is not ready within `server.request_timeout_secs` of the
 //!    permit (as tower's `Timeout`); the timer is only created if the answer is not ready at the first poll;
-//! 9. the body ([`crate::inflate`]'s rules): `Content-Length` over `server.max_body_bytes` → 413 at once, counted
+//! 9. the body ([`crate::layers::inflate`]'s rules): `Content-Length` over `server.max_body_bytes` → 413 at once, counted
 //!    as outcome `too_large`; a `Content-Encoding` is undone by [`Inflated`] (415 with `Accept-Encoding` for an
 //!    unknown one); a body without one is received straight from the wire body, held to the same limit (413
 //!    "the request body ...", as `http_body_util::Limited` answered);
-//! 10. the handler ([`crate::routes::one_document`]): query, `Content-Type`, the body, [`Engine::run`]
-//!     (`crate::engine::Engine`);
+//! 10. the handler ([`crate::routes::one_document`]): query, `Content-Type`, the body,
+//!     [`Engine::run`](crate::decoding::Engine::run);
 //! 11. answer compression, innermost as the router's `/decode` has it: an answer of at least
 //!     [`compress::COMPRESS_ABOVE`] bytes to a request with `Accept-Encoding` goes through [`compress::answer`].
 //!
@@ -56,14 +56,14 @@ use tokio::time::Sleep;
 use tower::BoxError;
 
 use crate::body::{self, Accepts, Frames};
-use crate::compress;
 use crate::config::ModeName;
-use crate::engine::{Inspect, View};
+use crate::decoding::{Inspect, View};
 use crate::error::{ApiError, ErrorCode, json_errors, panic_response};
-use crate::host::lacks_host;
-use crate::inflate::{self, ACCEPTED, Inflated, codings};
+use crate::layers::host::lacks_host;
+use crate::layers::inflate::{self, ACCEPTED, Inflated, codings};
+use crate::layers::request;
+use crate::layers::{compress, unread};
 use crate::metrics::HttpMetrics;
-use crate::request;
 use crate::routes::{DecodeParams, invalid_query};
 use crate::state::{AppState, OPENRTB_VERSION};
 use crate::validation::Work;
@@ -117,7 +117,7 @@ impl DecodeService {
     }
 }
 
-/// Step 0 (what [`crate::request::RequestLayer`] does for the router): the request id, the span, the echo.
+/// Step 0 (what [`crate::layers::request::RequestLayer`] does for the router): the request id, the span, the echo.
 async fn serve<B>(shared: Arc<Shared>, req: Request<B>) -> Response<Body>
 where
     B: http_body::Body<Data = Bytes> + Send + 'static,
@@ -240,7 +240,7 @@ where
     let frames = match coded {
         None => collect_plain(wire, limit, read).await,
         Some(list) => {
-            let (tracked, flag) = body::tracked(Body::new(wire));
+            let (tracked, flag) = unread::tracked(Body::new(wire));
             let mut decoded = Body::new(Limited::new(tracked, limit));
             // Undone last-applied first (RFC 9110 §8.4).
             for &coding in list.iter().rev() {
@@ -315,7 +315,7 @@ where
 /// The decode options of `uri`'s query: the common forms (`mode`, `view`, `inspect` with their lower-case
 /// values, each at most once, no escapes) read here, anything else through axum's `Query`, whose answer (and
 /// 400 `invalid_query`) is the contract.
-fn options(uri: &Uri, state: &AppState) -> Result<crate::engine::Options, ApiError> {
+fn options(uri: &Uri, state: &AppState) -> Result<crate::decoding::Options, ApiError> {
     let params = match uri.query() {
         None => DecodeParams::default(),
         Some(query) => match simple_params(query) {

@@ -6,47 +6,43 @@
 //! - [`serve`]: runs the service on a listener until a shutdown future resolves, then drains (the library entry
 //!   that `bidscan serve` and the integration tests both use); caps connections and times out slow request
 //!   heads ([`server`]), hands each connection to one of the worker threads ([`workers`]), and closes
-//!   connections with a lingering close ([`linger`]).
-//! - [`engine::Engine`]: the one function from document bytes to answer JSON, over per-worker pools of decode
+//!   connections with a lingering close; [`conn`]: what wraps each connection (send timeout, lingering close,
+//!   hyper's own rejections as JSON, the drain).
+//! - [`decoding::Engine`]: the one function from document bytes to answer JSON, over per-worker pools of decode
 //!   state; shared by `POST /decode`, `POST /decode/batch` and `bidscan decode`; [`validation`] adds the one
 //!   behind `POST /validate`, `POST /validate/batch` and `bidscan validate`.
-//! - [`app`]: the router and its tower/tower-http layers; [`routes`]: the handlers; [`body`]: receiving bodies
+//! - [`app`]: the router, assembled from the tower layers of [`layers`] and tower's own; [`hot`]: `POST /decode`
+//!   as one service, the same steps folded; [`routes`]: the handlers; [`body`]: receiving bodies
 //!   under the size limits; [`error::ApiError`]: every error and its one `IntoResponse`.
 //! - [`config::Config`]: compiled-in default, file, `BIDSCAN__SECTION__KEY` environment (figment).
-//! - [`metrics::Metrics`]: the Prometheus registry, and the pool observer feeding the buffer metrics.
+//! - [`metrics`]: the Prometheus registry ([`metrics::Metrics`]), the HTTP metrics' per-route handles and the pool
+//!   observer feeding the buffer metrics.
 //! - [`cli`]: `bidscan serve | decode | validate | health`; [`cli::decode`] and [`cli::health`] implement the offline subcommands and the probe.
 //!
 //! # What it deliberately does not do
 //! Parse JSON or know the OpenRTB model beyond calling `bidscan_openrtb::decode`; terminate TLS (put it behind a
 //! proxy); queue requests past the concurrency limit (they are shed with 503); hold a pooled buffer across an
-//! `.await` (see [`engine`]).
+//! `.await` (see [`decoding`]).
 #![forbid(unsafe_code)]
 
 pub mod app;
 pub mod body;
 pub mod cli;
-pub mod compress;
 pub mod config;
+pub mod conn;
+pub mod decoding;
 pub mod dispatch;
-pub mod drain;
-pub mod engine;
 pub mod error;
 pub mod error_code;
-pub mod host;
 pub mod hot;
-pub mod inflate;
-pub mod limits;
-pub mod linger;
+pub mod layers;
 pub mod log_fields;
 pub mod metrics;
 pub mod openapi;
 #[cfg(target_os = "linux")]
 pub mod process;
-pub mod rejects;
 pub mod render;
-pub mod request;
 pub mod routes;
-pub mod send_timeout;
 pub mod server;
 pub mod state;
 pub mod validation;

@@ -14,11 +14,11 @@
 //! - a connection must deliver a complete request head within `server.header_read_timeout_secs` of being
 //!   accepted, or of the end of its previous answer (so the same timeout closes idle kept-alive connections);
 //!   otherwise hyper closes it without an answer. Slowloris connections thus hold a slot for a bounded time.
-//! - a client that takes no byte of an answer for `server.send_timeout_secs` is reset ([`crate::send_timeout`]).
-//! - a connection ends with a lingering close ([`crate::linger`]), so an answer sent before the request body was
+//! - a client that takes no byte of an answer for `server.send_timeout_secs` is reset ([`crate::conn::send_timeout`]).
+//! - a connection ends with a lingering close ([`crate::conn::linger`]), so an answer sent before the request body was
 //!   read reaches the client instead of being destroyed by a TCP reset.
 //! - a request head hyper refuses itself (too large, invalid) is answered in the JSON error shape, with an
-//!   `x-request-id`, and counted ([`crate::rejects`]).
+//!   `x-request-id`, and counted ([`crate::conn::rejects`]).
 //!
 //! Draining, from the moment the shutdown future resolves (SIGTERM/SIGINT for `bidscan serve`):
 //! 1. `/readyz` answers 503 at once; everything else keeps working.
@@ -26,7 +26,7 @@
 //!    takes the instance out of rotation before it stops listening.
 //! 3. Then the listener closes (the connections the kernel already completed are accepted first, so none is
 //!    reset with it), idle keep-alive connections are closed, and in-flight requests finish (each
-//!    answered with `Connection: close`), watched by [`crate::drain::Drain`] (hyper-util's `GracefulShutdown`, but a
+//!    answered with `Connection: close`), watched by [`crate::conn::drain::Drain`] (hyper-util's `GracefulShutdown`, but a
 //!    connection accepted before the close is polled once, so the request it already sent is answered).
 //! 4. `serve` returns when the last one is done, or at `server.drain_timeout_secs` after the signal, whichever
 //!    comes first (the grace period counts toward it).
@@ -47,13 +47,13 @@ use futures_util::FutureExt;
 
 use crate::app::{self, AppState};
 use crate::config::{Config, ServerConfig};
-use crate::drain::Drain;
-use crate::linger::{LINGER_TIME, Lingering};
+use crate::conn::drain::Drain;
+use crate::conn::linger::{LINGER_TIME, Lingering};
+use crate::conn::rejects::Rejects;
+use crate::conn::send_timeout::SendTimeout;
 use crate::metrics::Metrics;
-use crate::rejects::Rejects;
-use crate::send_timeout::SendTimeout;
 
-pub use crate::limits::{MAX_HEADERS, MAX_READ_BUFFER};
+pub use crate::conn::limits::{MAX_HEADERS, MAX_READ_BUFFER};
 pub use crate::workers::Workers;
 
 /// Most concurrent HTTP/2 streams (requests) on one connection (RFC 9113 §5.1.2, sent in SETTINGS); the

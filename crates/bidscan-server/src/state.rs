@@ -9,7 +9,7 @@ use axum::http::HeaderName;
 use tokio::sync::Semaphore;
 
 use crate::config::Config;
-use crate::engine::Engine;
+use crate::decoding::Engine;
 use crate::metrics::Metrics;
 
 /// Header echoed on decode responses when the request sends it.

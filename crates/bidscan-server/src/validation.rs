@@ -12,7 +12,7 @@ use bidscan_openrtb::rules::{SeatNonBid, Validated, ValidatedIssue, ValidatedSum
 use bidscan_openrtb::{BidResponse, Status};
 use serde::Serialize;
 
-use crate::engine::{Answer, Engine, Inspect, Options, View, render_failed};
+use crate::decoding::{Answer, Engine, Inspect, Options, View, render_failed};
 use crate::error::ApiError;
 
 /// What a route or command does with each document.

@@ -3,7 +3,7 @@
 //! With `server.worker_threads` = N (0: one per core), N threads named `bidscan-w0` … `bidscan-w{N-1}` each run
 //! a current-thread runtime. The one accept loop ([`crate::server`]) hands every accepted connection to the
 //! worker with the fewest open connections ([`Workers::serve`]), and the connection lives on that thread until
-//! it closes: its requests, its decodes (so each worker's decode pool, a `thread_local!` of [`crate::engine`],
+//! it closes: its requests, its decodes (so each worker's decode pool, a `thread_local!` of [`crate::decoding`],
 //! stays warm and is never shared), its timers and its lingering close.
 //!
 //! Why not tokio's multi-thread runtime: its work stealing may move a connection's task to another thread at any

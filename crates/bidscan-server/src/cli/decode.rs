@@ -19,7 +19,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::args::{DecodeArgs, EXIT_USAGE};
 use crate::config::Config;
-use crate::engine::{Engine, Options};
+use crate::decoding::{Engine, Options};
 use crate::metrics::Metrics;
 use crate::validation::Work;
 

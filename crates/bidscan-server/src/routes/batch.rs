@@ -30,7 +30,7 @@ use futures_util::StreamExt;
 use tokio::sync::OwnedSemaphorePermit;
 
 use crate::body::{self, Accepts, Line, Lines};
-use crate::engine::{Engine, Options};
+use crate::decoding::{Engine, Options};
 use crate::error::{ApiError, ErrorBody};
 use crate::routes::{DecodeParams, invalid_query};
 use crate::state::AppState;

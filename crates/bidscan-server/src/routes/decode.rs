@@ -9,7 +9,7 @@ use crate::state::AppState;
 use crate::validation::Work;
 
 /// Decodes one bid response: receives the (decompressed) body under `server.max_body_bytes`, then decodes it with
-/// pooled state in one synchronous step (see the `engine` module).
+/// pooled state in one synchronous step (see the `decoding` module).
 #[utoipa::path(
     post,
     path = "/decode",

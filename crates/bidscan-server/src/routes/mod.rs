@@ -13,7 +13,7 @@ use serde::Deserialize;
 
 use crate::body::{self, Accepts};
 use crate::config::ModeName;
-use crate::engine::{Inspect, Options, View};
+use crate::decoding::{Inspect, Options, View};
 use crate::error::{ApiError, ErrorCode};
 use crate::state::AppState;
 use crate::validation::Work;
@@ -47,7 +47,7 @@ pub fn invalid_query(e: QueryRejection) -> ApiError {
 }
 
 /// `/decode` and `/validate`: the options from the query, the (decompressed) JSON body received under
-/// `server.max_body_bytes`, then `work` on it with pooled state in one synchronous step (see [`crate::engine`]).
+/// `server.max_body_bytes`, then `work` on it with pooled state in one synchronous step (see [`crate::decoding`]).
 pub async fn one_document(
     state: AppState,
     request: Request,

@@ -39,6 +39,10 @@ use pin_project_lite::pin_project;
 use tower::{Layer, Service};
 use tracing::Span;
 
+/// The target of this module's log lines: the module's path before issue 17 moved it, so `log.level` filters
+/// that name it (`bidscan_server::request=debug`) keep working.
+const LOG_TARGET: &str = "bidscan_server::request";
+
 /// The request id header, as `SetRequestIdLayer::x_request_id` names it.
 pub const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
@@ -118,7 +122,7 @@ pub(crate) fn id_of<B>(req: &Request<B>) -> HeaderValue {
 
 /// The DEBUG "started processing request" event; call it inside [`Scope::run`].
 pub(crate) fn started() {
-    tracing::debug!("started processing request");
+    tracing::debug!(target: LOG_TARGET, "started processing request");
 }
 
 /// The INFO span `request` (`method`, `uri`, `request_id`); a disabled span when INFO is off.
@@ -129,9 +133,9 @@ fn span_of(method: &Method, uri: &Uri, id: &HeaderValue) -> Span {
     // request); a URI with a scheme or authority (absolute or authority form) is written as `Uri` displays it.
     match uri.path_and_query() {
         Some(origin) if uri.scheme().is_none() && uri.authority().is_none() => {
-            tracing::info_span!("request", method, uri = origin.as_str(), request_id)
+            tracing::info_span!(target: LOG_TARGET, "request", method, uri = origin.as_str(), request_id)
         }
-        _ => tracing::info_span!("request", method, uri = %uri, request_id),
+        _ => tracing::info_span!(target: LOG_TARGET, "request", method, uri = %uri, request_id),
     }
 }
 
@@ -157,7 +161,7 @@ impl Scope {
             id,
             span: None,
         };
-        if tracing::enabled!(tracing::Level::DEBUG) {
+        if tracing::enabled!(target: LOG_TARGET, tracing::Level::DEBUG) {
             scope.span();
         }
         scope
@@ -241,12 +245,12 @@ impl Drop for Current<'_> {
 pub(crate) fn finished(res: &mut Response<Body>, started: Instant, scope: &mut Scope) {
     let status = res.status();
     scope.in_made(|| {
-        tracing::debug!(latency = %format_args!("{} ms", started.elapsed().as_millis()), status = status.as_u16(), "finished processing request");
+        tracing::debug!(target: LOG_TARGET, latency = %format_args!("{} ms", started.elapsed().as_millis()), status = status.as_u16(), "finished processing request");
     });
     if status.is_server_error() {
         let latency = started.elapsed().as_millis();
         scope.span().in_scope(|| {
-            tracing::warn!(classification = %format_args!("Status code: {status}"), latency = %format_args!("{latency} ms"), "response failed");
+            tracing::warn!(target: LOG_TARGET, classification = %format_args!("Status code: {status}"), latency = %format_args!("{latency} ms"), "response failed");
         });
     }
     if !res.headers().contains_key(&X_REQUEST_ID) {
@@ -316,7 +320,7 @@ where
             Err(e) => {
                 let latency = this.started.elapsed().as_millis();
                 scope.span().in_scope(|| {
-                    tracing::warn!(classification = %format_args!("Error: {e}"), latency = %format_args!("{latency} ms"), "response failed");
+                    tracing::warn!(target: LOG_TARGET, classification = %format_args!("Error: {e}"), latency = %format_args!("{latency} ms"), "response failed");
                 });
                 return Poll::Ready(Err(e));
             }
@@ -359,11 +363,11 @@ impl http_body::Body for InSpan {
         match (&frame, &mut this.scope) {
             (None, Some(scope)) => scope.in_made(|| {
                 let ms = started.elapsed().as_millis();
-                tracing::debug!(stream_duration = %format_args!("{ms} ms"), "end of stream");
+                tracing::debug!(target: LOG_TARGET, stream_duration = %format_args!("{ms} ms"), "end of stream");
             }),
             (Some(Err(e)), Some(scope)) => scope.span().in_scope(|| {
                 let ms = started.elapsed().as_millis();
-                tracing::warn!(classification = %format_args!("Error: {e}"), latency = %format_args!("{ms} ms"), "response failed");
+                tracing::warn!(target: LOG_TARGET, classification = %format_args!("Error: {e}"), latency = %format_args!("{ms} ms"), "response failed");
             }),
             _ => {}
         }

@@ -1,7 +1,7 @@
 //! Answers for request heads hyper refuses itself: [`Rejects`], a connection wrapper that gives them the service's
 //! JSON error shape, an `x-request-id`, and a count in `bidscan_http_requests_total{route="unmatched"}`.
 //!
-//! When hyper's HTTP/1 parser fails (a head over [`MAX_READ_BUFFER`](crate::limits::MAX_READ_BUFFER) bytes or
+//! When hyper's HTTP/1 parser fails (a head over [`MAX_READ_BUFFER`](crate::conn::limits::MAX_READ_BUFFER) bytes or
 //! with more than 100 header fields, a NUL byte or other invalid character in a header, a bad request line), it
 //! writes an answer of its own — `431` or `400`, `content-length: 0` — and closes the connection, without
 //! calling the service. The wrapper recognises that answer as it is written (a `400`, `414` or `431` head without
@@ -34,6 +34,10 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use crate::error::{ApiError, ErrorCode};
 use crate::metrics::Metrics;
+
+/// The target of this module's log lines: the module's path before issue 17 moved it, so `log.level` filters
+/// that name it (`bidscan_server::rejects=debug`) keep working.
+const LOG_TARGET: &str = "bidscan_server::rejects";
 
 /// A connection whose hyper-made error answers are replaced (see the module docs).
 pub struct Rejects<T> {
@@ -77,7 +81,7 @@ fn refused_status(head: &[u8]) -> Option<StatusCode> {
 
 /// The answer written instead of hyper's `status` (see the module docs).
 fn answer(status: StatusCode, in_request_line: bool) -> (StatusCode, Vec<u8>) {
-    let limit = crate::limits::MAX_READ_BUFFER;
+    let limit = crate::conn::limits::MAX_READ_BUFFER;
     let error = match status {
         StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE | StatusCode::URI_TOO_LONG
             if in_request_line =>
@@ -91,7 +95,7 @@ fn answer(status: StatusCode, in_request_line: bool) -> (StatusCode, Vec<u8>) {
             ErrorCode::HeaderFieldsTooLarge,
             format!(
                 "the request head is larger than {limit} bytes or has more than {} header fields",
-                crate::limits::MAX_HEADERS
+                crate::conn::limits::MAX_HEADERS
             ),
         ),
         _ => ApiError::new(
@@ -147,7 +151,7 @@ impl<T: AsyncWrite + Unpin> Rejects<T> {
             .http_requests
             .with_label_values(&["unmatched", status.as_str()])
             .inc();
-        tracing::debug!(status = status.as_u16(), "request head refused");
+        tracing::debug!(target: LOG_TARGET, status = status.as_u16(), "request head refused");
         self.pending = Some((bytes, 0));
         true
     }

@@ -23,6 +23,10 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::time::{Instant, Sleep};
 
+/// The target of this module's log lines: the module's path before issue 17 moved it, so `log.level` filters
+/// that name it (`bidscan_server::send_timeout=debug`) keep working.
+const LOG_TARGET: &str = "bidscan_server::send_timeout";
+
 /// A TCP connection whose writes may stall at most `limit` (see the module docs).
 #[derive(Debug)]
 pub struct SendTimeout {
@@ -84,7 +88,7 @@ impl SendTimeout {
         }
         self.expired = true;
         self.counter.inc();
-        tracing::debug!(
+        tracing::debug!(target: LOG_TARGET,
             limit_secs = self.limit.as_secs(),
             "client took no byte of the answer within the send timeout; resetting the connection"
         );

@@ -1,4 +1,4 @@
-//! The HTTP limits of one connection that hyper enforces and [`crate::rejects`] reports: a leaf shared by
+//! The HTTP limits of one connection that hyper enforces and [`crate::conn::rejects`] reports: a leaf shared by
 //! [`crate::server`] (which configures hyper with them) and `rejects` (which names them in its answers).
 
 /// Largest request head (request line and headers) and read buffer of one connection, in bytes: 64 KiB (hyper's

@@ -32,6 +32,10 @@ use crate::error::{ApiError, ErrorCode};
 use crate::metrics::{INPUT_BUFFER, Metrics, PoolMetrics};
 use crate::render::{self, Envelope};
 
+/// The target of this module's log lines: the module's path before issue 17 moved it, so `log.level` filters
+/// that name it (`bidscan_server::engine=debug`) keep working.
+const LOG_TARGET: &str = "bidscan_server::engine";
+
 /// Which parts of the answer to include.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
@@ -342,7 +346,9 @@ fn render(decoded: &Decoded<'_>, stats: Stats, options: Options) -> Result<Answe
 /// The 500 for an answer that could not be serialized. Serializing to memory fails only for non-string map keys
 /// or a failing Serialize impl; the model has neither.
 pub(crate) fn render_failed(e: serde_json::Error) -> ApiError {
-    crate::request::in_span(|| tracing::error!(error = %e, "cannot render an answer"));
+    crate::layers::request::in_span(
+        || tracing::error!(target: LOG_TARGET, error = %e, "cannot render an answer"),
+    );
     ApiError::new(ErrorCode::Internal, "the answer could not be rendered")
 }
 

@@ -1,0 +1,17 @@
+//! Prometheus metrics, in three parts:
+//! - [`registry`]: [`Metrics`], the server's registry with every metric named in DESIGN.md, the decode outcome
+//!   and issue counters, and the text exposition of `GET /metrics`;
+//! - [`http`]: [`HttpMetrics`], the per-route handles of the HTTP metrics, counted by
+//!   [`crate::layers::track::TrackLayer`] and by [`crate::hot`];
+//! - [`pool`]: [`PoolMetrics`], the pool observer feeding the buffer metrics.
+//!
+//! Label cardinality is bounded: `route` is the route template (`/decode`, never a raw path; unmatched requests
+//! are `"unmatched"`), `status` a status code, `code` an issue code from a fixed list in bidscan-openrtb.
+
+pub mod http;
+pub mod pool;
+pub mod registry;
+
+pub use http::HttpMetrics;
+pub use pool::PoolMetrics;
+pub use registry::{INPUT_BUFFER, Metrics, OUTCOMES, severity_label};

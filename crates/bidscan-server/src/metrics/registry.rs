@@ -1,0 +1,365 @@
+//! [`Metrics`]: the server's Prometheus registry — one [`Registry`] per server (not the global default, so several
+//! servers can live in one process, as in tests) — with every metric named in DESIGN.md, the outcome and issue
+//! series resolved once, and the text exposition.
+
+use std::sync::RwLock;
+
+use bidscan_openrtb::Severity;
+use bidscan_pool::DropReason;
+use prometheus::{
+    Encoder, Histogram, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Registry,
+    TextEncoder, register_histogram_vec_with_registry, register_histogram_with_registry,
+    register_int_counter_vec_with_registry, register_int_counter_with_registry,
+    register_int_gauge_vec_with_registry, register_int_gauge_with_registry,
+};
+
+/// Name of the pool of decode buffers (the `buffer` label).
+pub const INPUT_BUFFER: &str = "input";
+
+/// Every outcome of a decode (`bidscan_decode_outcomes_total{outcome}`).
+pub const OUTCOMES: [&str; 8] = [
+    "bid",
+    "nobid",
+    "malformed",
+    "not_a_bid_response",
+    "invalid_envelope",
+    "strict",
+    "too_large",
+    "internal",
+];
+
+/// The server's metrics. Cheap to share (`Arc`); all updates are atomic.
+pub struct Metrics {
+    registry: Registry,
+    /// `bidscan_http_requests_total{route,status}`.
+    pub http_requests: IntCounterVec,
+    /// `bidscan_http_request_duration_seconds{route}`: until the response head is ready.
+    pub http_duration: HistogramVec,
+    /// `bidscan_http_connections`: client connections open now (at most `server.max_connections`).
+    pub connections: IntGauge,
+    /// `bidscan_http_connection_limit_reached_total`: times every connection slot was taken, so accepting
+    /// waited for one to free up.
+    pub connection_limit_reached: IntCounter,
+    /// `bidscan_http_send_timeouts_total`: connections reset because the client took no byte of an answer for
+    /// `server.send_timeout_secs` ([`crate::conn::send_timeout`]).
+    pub send_timeouts: IntCounter,
+    /// `bidscan_decode_duration_seconds`: the synchronous decode and rendering of one document.
+    pub decode_duration: Histogram,
+    /// `bidscan_document_bytes`: size of each decoded document (after decompression).
+    pub document_bytes: Histogram,
+    /// `bidscan_document_escapes`: escapes in each decoded document.
+    pub document_escapes: Histogram,
+    /// `bidscan_decode_outcomes_total{outcome}`, outcome in [`OUTCOMES`].
+    pub outcomes: IntCounterVec,
+    /// `bidscan_bids_total`: bids in successfully decoded documents.
+    pub bids: IntCounter,
+    /// `bidscan_validation_issues_total{code,severity}`.
+    pub issues: IntCounterVec,
+    /// `bidscan_bid_rejections_total{rule,statuscode}`: bids rejected by `/validate`, under the first enforced rule
+    /// that rejected each (`bidscan_openrtb::rules`).
+    pub bid_rejections: IntCounterVec,
+    /// `bidscan_adm_total{kind, well_formed}`: bids whose markup was inspected.
+    pub adm: IntCounterVec,
+    /// `bidscan_buffer_grow_total{buffer}`.
+    pub buffer_grow: IntCounterVec,
+    /// `bidscan_buffer_shrink_total{buffer}`.
+    pub buffer_shrink: IntCounterVec,
+    /// `bidscan_buffer_drop_total{buffer,reason}`.
+    pub buffer_drop: IntCounterVec,
+    /// `bidscan_buffer_retained_bytes{buffer}`: bytes held by idle buffers of all worker pools.
+    pub buffer_retained: IntGaugeVec,
+    /// `bidscan_pool_checkouts_total{result}`, result `hit` or `miss`.
+    pub checkouts: IntCounterVec,
+    /// The series of `outcomes`, one per [`OUTCOMES`] entry (in that order), resolved once: counting a decode
+    /// then hashes no label.
+    outcome_counters: Vec<IntCounter>,
+    /// The series of `issues` used so far, found by code and severity without hashing labels.
+    issue_counters: RwLock<Vec<(&'static str, Severity, IntCounter)>>,
+}
+
+impl Metrics {
+    /// Creates and registers every metric (the prometheus crate's `register_*_with_registry!` macros), with the
+    /// process collector (RSS, CPU, fds) on Linux.
+    ///
+    /// # Errors
+    /// Only on a duplicate registration, which would be a bug.
+    pub fn new() -> prometheus::Result<Metrics> {
+        let registry = Registry::new();
+        let r = &registry;
+        let seconds = prometheus::exponential_buckets(1e-5, 2.5, 16)?; // 10 µs .. ~9.3 s
+        let bytes = prometheus::exponential_buckets(256.0, 4.0, 9)?; // 256 B .. 16 MiB
+        let escapes = prometheus::exponential_buckets(1.0, 4.0, 10)?; // 1 .. 262144
+        let mut m = Metrics {
+            http_requests: register_int_counter_vec_with_registry!(
+                "bidscan_http_requests_total",
+                "HTTP requests by route template and status code.",
+                &["route", "status"],
+                r
+            )?,
+            http_duration: register_histogram_vec_with_registry!(
+                "bidscan_http_request_duration_seconds",
+                "Time from request to response head, by route template, in seconds.",
+                &["route"],
+                seconds.clone(),
+                r
+            )?,
+            connections: register_int_gauge_with_registry!(
+                "bidscan_http_connections",
+                "Client connections open now.",
+                r
+            )?,
+            connection_limit_reached: register_int_counter_with_registry!(
+                "bidscan_http_connection_limit_reached_total",
+                "Times every connection slot (server.max_connections) was taken and accepting waited.",
+                r
+            )?,
+            send_timeouts: register_int_counter_with_registry!(
+                "bidscan_http_send_timeouts_total",
+                "Connections reset because the client took no byte of an answer for server.send_timeout_secs.",
+                r
+            )?,
+            decode_duration: register_histogram_with_registry!(
+                "bidscan_decode_duration_seconds",
+                "Time to decode, validate and render one document, in seconds.",
+                seconds,
+                r
+            )?,
+            document_bytes: register_histogram_with_registry!(
+                "bidscan_document_bytes",
+                "Size of each document decoded (after decompression), in bytes.",
+                bytes,
+                r
+            )?,
+            document_escapes: register_histogram_with_registry!(
+                "bidscan_document_escapes",
+                "JSON escapes in each document decoded.",
+                escapes,
+                r
+            )?,
+            outcomes: register_int_counter_vec_with_registry!(
+                "bidscan_decode_outcomes_total",
+                "Decode results by outcome.",
+                &["outcome"],
+                r
+            )?,
+            bids: register_int_counter_with_registry!(
+                "bidscan_bids_total",
+                "Bids in the documents decoded.",
+                r
+            )?,
+            issues: register_int_counter_vec_with_registry!(
+                "bidscan_validation_issues_total",
+                "Issues reported, by code and severity.",
+                &["code", "severity"],
+                r
+            )?,
+            bid_rejections: register_int_counter_vec_with_registry!(
+                "bidscan_bid_rejections_total",
+                "Bids rejected by /validate, by the first enforced rule and its seat-non-bid status code.",
+                &["rule", "statuscode"],
+                r
+            )?,
+            adm: register_int_counter_vec_with_registry!(
+                "bidscan_adm_total",
+                "Bids whose ad markup was inspected, by kind (vast, native, html, none) and well_formed \
+                 (false: VAST that is not well-formed XML, native that is not a native response).",
+                &["kind", "well_formed"],
+                r
+            )?,
+            buffer_grow: register_int_counter_vec_with_registry!(
+                "bidscan_buffer_grow_total",
+                "Pooled buffers that grew while decoding.",
+                &["buffer"],
+                r
+            )?,
+            buffer_shrink: register_int_counter_vec_with_registry!(
+                "bidscan_buffer_shrink_total",
+                "Pooled buffers shrunk by the retention policy.",
+                &["buffer"],
+                r
+            )?,
+            buffer_drop: register_int_counter_vec_with_registry!(
+                "bidscan_buffer_drop_total",
+                "Pooled buffers released instead of kept, by reason.",
+                &["buffer", "reason"],
+                r
+            )?,
+            buffer_retained: register_int_gauge_vec_with_registry!(
+                "bidscan_buffer_retained_bytes",
+                "Bytes held by idle pooled buffers, all workers together.",
+                &["buffer"],
+                r
+            )?,
+            checkouts: register_int_counter_vec_with_registry!(
+                "bidscan_pool_checkouts_total",
+                "Pool check-outs: hit (reused) or miss (new).",
+                &["result"],
+                r
+            )?,
+            outcome_counters: Vec::new(),
+            issue_counters: RwLock::new(Vec::new()),
+            registry,
+        };
+        #[cfg(target_os = "linux")]
+        m.registry
+            .register(Box::new(crate::process::ProcessMetrics::for_self()?))?;
+        m.initialize_labels();
+        m.outcome_counters = OUTCOMES
+            .iter()
+            .map(|o| m.outcomes.with_label_values(&[o]))
+            .collect();
+        Ok(m)
+    }
+
+    /// Counts one decode with `outcome` (one of [`OUTCOMES`]; another name goes through the label lookup).
+    pub fn count_outcome(&self, outcome: &str) {
+        match OUTCOMES.iter().position(|&o| o == outcome) {
+            Some(i) => self.outcome_counters[i].inc(),
+            None => self.outcomes.with_label_values(&[outcome]).inc(),
+        }
+    }
+
+    /// Counts one validation issue (`bidscan_validation_issues_total{code,severity}`). The series is created on
+    /// first use, as the label lookup would; its handle is kept.
+    pub fn count_issue(&self, code: &'static str, severity: Severity) {
+        self.count_issues(code, severity, 1);
+    }
+
+    /// Counts `n` validation issues of `code` and `severity` (see [`count_issue`](Self::count_issue)).
+    pub fn count_issues(&self, code: &'static str, severity: Severity, n: u64) {
+        let found = |seen: &[(&'static str, Severity, IntCounter)]| {
+            seen.iter()
+                .find(|(c, s, _)| *s == severity && *c == code)
+                .map(|(_, _, counter)| counter.clone())
+        };
+        let cached = self
+            .issue_counters
+            .read()
+            .ok()
+            .and_then(|seen| found(&seen));
+        let counter = match cached {
+            Some(counter) => counter,
+            None => {
+                let counter = self
+                    .issues
+                    .with_label_values(&[code, severity_label(severity)]);
+                if let Ok(mut seen) = self.issue_counters.write()
+                    && found(&seen).is_none()
+                {
+                    seen.push((code, severity, counter.clone()));
+                }
+                counter
+            }
+        };
+        counter.inc_by(n);
+    }
+
+    /// Creates the known label sets at zero, so every series exists from the first scrape.
+    fn initialize_labels(&self) {
+        for outcome in OUTCOMES {
+            self.outcomes.with_label_values(&[outcome]);
+        }
+        self.buffer_grow.with_label_values(&[INPUT_BUFFER]);
+        self.buffer_shrink.with_label_values(&[INPUT_BUFFER]);
+        for reason in [
+            DropReason::TooLarge,
+            DropReason::GlobalCap,
+            DropReason::Idle,
+            DropReason::PoolFull,
+        ] {
+            self.buffer_drop
+                .with_label_values(&[INPUT_BUFFER, reason.as_str()]);
+        }
+        self.buffer_retained.with_label_values(&[INPUT_BUFFER]);
+        for result in ["hit", "miss"] {
+            self.checkouts.with_label_values(&[result]);
+        }
+        for rule in bidscan_openrtb::rules::Rule::ALL {
+            let code = rule.statuscode().to_string();
+            self.bid_rejections.with_label_values(&[rule.name(), &code]);
+        }
+    }
+
+    /// The registry in the Prometheus text exposition format (version 0.0.4).
+    ///
+    /// # Errors
+    /// Only if encoding fails (it writes to memory).
+    pub fn render(&self) -> prometheus::Result<String> {
+        let mut out = Vec::with_capacity(16 * 1024);
+        TextEncoder::new().encode(&self.registry.gather(), &mut out)?;
+        String::from_utf8(out).map_err(|e| prometheus::Error::Msg(e.to_string()))
+    }
+}
+
+/// The `severity` label of an issue.
+pub fn severity_label(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cached_outcome_and_issue_series_are_the_labelled_ones() {
+        let m = Metrics::new().unwrap();
+        assert!(
+            !m.render()
+                .unwrap()
+                .contains("bidscan_validation_issues_total{")
+        );
+        m.count_issue("missing_crid", Severity::Warning);
+        m.count_issue("missing_crid", Severity::Warning);
+        m.count_issue("missing_crid", Severity::Error);
+        m.count_outcome("nobid");
+        m.count_outcome("nobid");
+        m.count_outcome("too_large");
+        m.count_outcome("not_in_the_list");
+        let issues = |severity| {
+            m.issues
+                .with_label_values(&["missing_crid", severity])
+                .get()
+        };
+        assert_eq!((issues("warning"), issues("error")), (2, 1));
+        let outcome = |o| m.outcomes.with_label_values(&[o]).get();
+        assert_eq!(outcome("nobid"), 2);
+        assert_eq!(outcome("too_large"), 1);
+        assert_eq!(outcome("not_in_the_list"), 1);
+        assert_eq!(outcome("bid"), 0);
+    }
+
+    #[test]
+    fn every_design_metric_is_exposed() {
+        let m = Metrics::new().unwrap();
+        m.http_requests.with_label_values(&["/decode", "200"]).inc();
+        m.http_duration
+            .with_label_values(&["/decode"])
+            .observe(0.001);
+        m.issues
+            .with_label_values(&["missing_crid", "warning"])
+            .inc();
+        let text = m.render().unwrap();
+        for name in [
+            "bidscan_http_requests_total",
+            "bidscan_http_request_duration_seconds",
+            "bidscan_decode_duration_seconds",
+            "bidscan_document_bytes",
+            "bidscan_document_escapes",
+            "bidscan_decode_outcomes_total",
+            "bidscan_bids_total",
+            "bidscan_validation_issues_total",
+            "bidscan_buffer_grow_total",
+            "bidscan_buffer_shrink_total",
+            "bidscan_buffer_drop_total",
+            "bidscan_buffer_retained_bytes",
+            "bidscan_pool_checkouts_total",
+        ] {
+            assert!(text.contains(&format!("# TYPE {name} ")), "{name} missing");
+        }
+        #[cfg(target_os = "linux")]
+        assert!(text.contains("process_resident_memory_bytes"));
+    }
+}
