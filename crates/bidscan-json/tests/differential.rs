@@ -83,6 +83,34 @@ proptest! {
     }
 
     #[test]
+    fn pretty_printed_documents_decode_like_serde_json(
+        doc in strat::doc(),
+        width in 0usize..=12,
+        base in 0usize..=40,
+    ) {
+        // Consistent indentation, as the reader predicts it (see `newline_indent`), at every width and offset.
+        decodes_like_serde_json(&pretty(&doc, width, base))?;
+    }
+
+    #[test]
+    fn pretty_printed_corrupted_documents_are_rejected_like_serde_json(
+        doc in strat::doc(),
+        width in 0usize..=12,
+        base in 0usize..=40,
+        mutations in prop::collection::vec(mutation(), 1..4),
+    ) {
+        let mut bytes = pretty(&doc, width, base).into_bytes();
+        rejected_like_serde_json(&mut bytes, &mutations)?;
+        // Past a predicted indentation, an error's line and column are still those of its byte.
+        if let Err(e) = common::decode_value(&bytes, &ReaderConfig::default()) {
+            let before = &bytes[..e.byte().min(bytes.len())];
+            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+            let start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            prop_assert_eq!((e.line(), e.column()), (line, e.byte() - start + 1), "{}", e);
+        }
+    }
+
+    #[test]
     fn corrupted_documents_are_rejected_like_serde_json(
         doc in strat::doc(),
         mutations in prop::collection::vec(mutation(), 1..4),
@@ -103,6 +131,20 @@ proptest! {
             _ => prop_assert!(false, "{}: ours {:?} theirs {:?}", text, ours, theirs),
         }
     }
+}
+
+/// `doc` as a pretty printer writes it: a newline before every member, element and closing bracket, `width`
+/// spaces per level, every line after the first indented by `base` more (a body embedded in a larger file).
+fn pretty(doc: &Doc, width: usize, base: usize) -> String {
+    let value: Value = serde_json::from_str(&strat::render(doc, &[])).expect("generated JSON");
+    let indent = " ".repeat(width);
+    let mut out = Vec::new();
+    let formatter = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
+    serde::Serialize::serialize(&value, &mut ser).expect("serializable");
+    let text = String::from_utf8(out).expect("UTF-8");
+    // Strings hold no raw newline (they are escaped), so every newline is the printer's.
+    text.replace('\n', &format!("\n{}", " ".repeat(base)))
 }
 
 /// One corruption of a rendered document.

@@ -107,6 +107,54 @@ fn errors_after_pretty_printed_runs_have_the_right_line_and_column() {
 }
 
 #[test]
+fn deep_pretty_printed_documents_decode_and_place_errors_at_every_level() {
+    // Nested arrays and objects 40 levels deep (past the levels whose indentation the reader predicts), pretty
+    // printed with 1-5 spaces a level and 0-70 spaces of offset (indentation past 64 bytes included): the value
+    // as serde_json's, and an error at the innermost level placed where counting the newlines places it.
+    for width in 1..=5 {
+        for base in [0, 3, 8, 30, 70] {
+            for bad in [false, true] {
+                let mut text = String::from("[");
+                let nl = |level: usize| format!("\n{}", " ".repeat(base + width * level));
+                for level in 1..=40 {
+                    let open = if level % 2 == 0 { "{\"k\": [" } else { "[" };
+                    text.push_str(&nl(level));
+                    text.push_str(open);
+                }
+                text.push_str(&nl(41));
+                text.push_str(if bad { "tru" } else { "true" });
+                for level in (1..=40).rev() {
+                    text.push_str(&nl(level));
+                    text.push_str(if level % 2 == 0 { "]}" } else { "]" });
+                    if level == 20 {
+                        text.push(',');
+                        text.push_str(&nl(level));
+                        text.push('7');
+                    }
+                }
+                text.push_str(&nl(0));
+                text.push(']');
+                let mut doc = text.clone().into_bytes();
+                let ours = from_slice_mut::<serde_json::Value>(&mut doc);
+                if bad {
+                    let e = ours.expect_err(&text);
+                    assert_eq!(e.kind(), ErrorKind::Syntax, "{text:?}");
+                    assert_eq!(e.line(), 42, "{text:?}");
+                    assert_eq!(
+                        (e.line(), e.column()),
+                        place_by_counting(&text, e.byte()),
+                        "{text:?}"
+                    );
+                } else {
+                    let theirs: serde_json::Value = serde_json::from_str(&text).expect("valid");
+                    assert_eq!(ours.expect("valid"), theirs, "{text:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn string_errors_point_into_the_string() {
     let e = err_borrowed(r#"{"a":[{"b":"xy\q"}]}"#);
     assert_eq!(

@@ -22,6 +22,19 @@ use crate::scan::{self, ScanImpl, Scanner, str_from_validated};
 use crate::stats::Stats;
 use crate::string;
 
+/// Nesting levels whose indentation `newline_indent` predicts (deeper levels are counted every time).
+const INDENT_LEVELS: usize = 16;
+
+/// No prediction: more than any indentation `newline_indent` checks (64 bytes).
+const NO_INDENT: usize = 0xff;
+
+/// Whether `indent` spaces and then a byte that is not a space start the 64 bytes whose non-space bytes are the
+/// set bits of `others`: bits `0..=indent` of `others` are exactly bit `indent`. False for `indent >= 64`.
+#[inline(always)]
+fn fits(others: u64, indent: usize) -> bool {
+    indent < 64 && others & (u64::MAX >> (63 - indent)) == 1 << indent
+}
+
 /// The decoder for one document.
 pub(crate) struct Deserializer<'de> {
     /// Unconsumed tail of the document (everything before it may be borrowed by decoded values).
@@ -38,6 +51,10 @@ pub(crate) struct Deserializer<'de> {
     /// enough to give an error its line and column without re-reading the (rewritten) prefix.
     line: usize,
     line_start: usize,
+    /// Predicted indentation (spaces after a newline) of the tokens at each nesting level (`[level]`: the
+    /// members of a container opened at depth `level`, and the bracket closing the one at `level + 1`), or
+    /// `NO_INDENT`; learnt as the document goes (see `newline_indent`).
+    indents: [u8; INDENT_LEVELS],
     /// One segment per open container, rendered only for errors.
     path: Vec<Seg<'de>>,
     stats: Stats,
@@ -64,6 +81,7 @@ impl<'de> Deserializer<'de> {
             max_depth,
             line: 0,
             line_start: 0,
+            indents: [NO_INDENT as u8; INDENT_LEVELS],
             path,
             stats,
         }
@@ -134,6 +152,8 @@ impl<'de> Deserializer<'de> {
 
     /// Skips a whitespace run: a pretty printer's newline and indentation by
     /// [`newline_indent`](Self::newline_indent), anything else by [`skip_ws_steps`](Self::skip_ws_steps).
+    /// (Inlined into every caller instead, the newline step cost more: the callers' code grew and the compact
+    /// bodies slowed down.)
     #[inline(never)]
     fn skip_ws_run(&mut self) -> Option<u8> {
         if let Some(next) = self.newline_indent() {
@@ -142,10 +162,16 @@ impl<'de> Deserializer<'de> {
         self.skip_ws_steps()
     }
 
-    /// The run most tokens of a pretty-printed body follow: one `\n`, then up to 32 spaces, then a token. Settled
-    /// by one 32-byte compare against the space (`scan::spaces32`) — no whitespace or newline masks, one newline
-    /// to count. `None`, with nothing consumed, for any other run (tabs, CRLF, blank lines, deeper indentation,
-    /// the document's last 32 bytes): [`skip_ws_steps`](Self::skip_ws_steps) takes it from the same place.
+    /// The run most tokens of a pretty-printed body follow: one `\n`, then spaces, then a token. `None`, with
+    /// nothing consumed, for any other run (tabs, CRLF, blank lines, the document's last bytes):
+    /// [`skip_ws_steps`](Self::skip_ws_steps) takes it from the same place.
+    ///
+    /// With 64 bytes after the newline the indentation is **predicted** (`indents`: two candidates)
+    /// and only checked by one 64-byte compare against the space: the next read position is the newline's plus
+    /// the prediction, so it waits for no load → compare → movemask → `tzcnt` chain, and a correct prediction
+    /// costs one well-predicted branch. A wrong or missing prediction goes to
+    /// [`learn_indent`](Self::learn_indent), which counts the spaces and remembers them. Nearer the end, one
+    /// 32-byte compare counts them (up to 32).
     #[inline(always)]
     fn newline_indent(&mut self) -> Option<u8> {
         let at = self.idx;
@@ -153,15 +179,114 @@ impl<'de> Deserializer<'de> {
         if first != b'\n' {
             return None;
         }
+        let Some(chunk) = after.first_chunk::<64>() else {
+            return self.newline_indent_near_end(at);
+        };
+        let others = !scan::spaces64(chunk);
+        // Two candidates, no look at the byte before the newline: the members of the innermost open container,
+        // or the bracket closing it (indented as the members one level out).
+        let member = self.indent_of(self.depth);
+        if fits(others, member) {
+            let next = chunk[member];
+            return self.after_indent(at, member, next);
+        }
+        let closing = self.indent_of(self.depth.wrapping_sub(1));
+        if fits(others, closing) {
+            let next = chunk[closing];
+            return self.after_indent(at, closing, next);
+        }
+        self.learn_indent(at, others)
+    }
+
+    /// The predicted indentation of the members of containers opened at depth `level` (`NO_INDENT`: none).
+    #[inline(always)]
+    fn indent_of(&self, level: usize) -> usize {
+        self.indents
+            .get(level)
+            .map_or(NO_INDENT, |&g| usize::from(g))
+    }
+
+    /// `next`, the byte after a newline at `at` and `indent` spaces (checked to be spaces), as the next token;
+    /// `None`, nothing consumed, when it is whitespace too.
+    #[inline(always)]
+    fn after_indent(&mut self, at: usize, indent: usize, next: u8) -> Option<u8> {
+        if next > b' ' {
+            self.passed_newline(at, indent);
+            return Some(next);
+        }
+        None
+    }
+
+    /// The level whose indentation the token after the newline at `at` should have. Pretty printers break a
+    /// line after `{`, `[` and `,` (the next token is a member or element of the innermost open container) and
+    /// before a closing `}` / `]` (the next token closes it, indented as the members one level out): the byte
+    /// before the newline tells which. At `at == 0` that byte was handed out with a string, a value (not a key:
+    /// a colon would follow it), so a closing bracket follows.
+    fn indent_level(&self, at: usize) -> usize {
+        let opens = at
+            .checked_sub(1)
+            .and_then(|before| self.input.get(before))
+            .is_some_and(|&b| matches!(b, b',' | b'{' | b'['));
+        if opens {
+            self.depth
+        } else {
+            self.depth.wrapping_sub(1)
+        }
+    }
+
+    /// [`newline_indent`](Self::newline_indent) after a wrong or missing prediction: the indentation counted
+    /// from `others` (bit `i`: the byte `i` after the newline is not a space), remembered for its level
+    /// ([`indent_level`](Self::indent_level)), and a first guess for the level inside it (one more step of the
+    /// same width).
+    #[inline(never)]
+    fn learn_indent(&mut self, at: usize, others: u64) -> Option<u8> {
+        let level = self.indent_level(at);
+        // 64 when all 64 bytes are spaces: a run longer than this step checks, left to `skip_ws_steps`.
+        let indent = others.trailing_zeros() as usize;
+        if indent >= 64 {
+            return None;
+        }
+        let next = *self.input.get(at + 1 + indent)?;
+        if next <= b' ' {
+            return None;
+        }
+        if let Some(slot) = self.indents.get_mut(level) {
+            *slot = u8::try_from(indent).unwrap_or(u8::MAX);
+            let outer = level
+                .checked_sub(1)
+                .and_then(|l| self.indents.get(l))
+                .map_or(0, |&o| usize::from(o));
+            let step = indent.saturating_sub(outer).max(1);
+            if let Some(inner) = self.indents.get_mut(level + 1)
+                && usize::from(*inner) == NO_INDENT
+            {
+                *inner = u8::try_from(indent + step).unwrap_or(u8::MAX);
+            }
+        }
+        self.passed_newline(at, indent);
+        Some(next)
+    }
+
+    /// [`newline_indent`](Self::newline_indent) with fewer than 64 bytes after the newline: up to 32 spaces
+    /// counted by one 32-byte compare, no prediction.
+    #[inline(always)]
+    fn newline_indent_near_end(&mut self, at: usize) -> Option<u8> {
+        let after = self.input.get(at + 1..)?;
         let indent = (!scan::spaces32(after.first_chunk::<32>()?)).trailing_zeros() as usize;
         let next = *after.get(indent)?;
         if next <= b' ' {
             return None;
         }
-        self.line += 1;
-        self.line_start = self.pos() + 1;
-        self.idx = at + 1 + indent;
+        self.passed_newline(at, indent);
         Some(next)
+    }
+
+    /// Moves the read position past the newline at `at` and `indent` spaces, counting the line.
+    #[inline(always)]
+    fn passed_newline(&mut self, at: usize, indent: usize) {
+        self.line += 1;
+        self.line_start = self.origin + at + 1;
+        self.idx = at + 1 + indent;
     }
 
     /// Skips a whitespace run 32 bytes at a time (one compare pass finds the first non-whitespace byte and the

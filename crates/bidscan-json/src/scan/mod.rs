@@ -295,6 +295,17 @@ pub(crate) fn spaces32(chunk: &[u8; 32]) -> u32 {
     lo | hi << 16
 }
 
+/// [`spaces32`] over 64 bytes: bit `i` set when `chunk[i]` is `b' '`. The reader's check of a predicted
+/// indentation (see `de::Deserializer::newline_indent`): four SSE2 compares, off the reader's critical path when
+/// the prediction holds.
+#[inline(always)]
+pub(crate) fn spaces64(chunk: &[u8; 64]) -> u64 {
+    let (lo, hi) = chunk.split_at(32);
+    let lo = lo.first_chunk::<32>().map_or(0, spaces32);
+    let hi = hi.first_chunk::<32>().map_or(0, spaces32);
+    u64::from(lo) | u64::from(hi) << 32
+}
+
 /// Space flags of 16 bytes (see [`spaces32`]).
 #[inline(always)]
 fn spaces16(chunk: &[u8; 16]) -> u32 {

@@ -262,3 +262,19 @@ fn spaces32_flags_exactly_the_spaces_on_every_byte_value() {
         }
     }
 }
+
+#[test]
+fn spaces64_flags_exactly_the_spaces_on_every_byte_value() {
+    for b in 0..=255u8 {
+        for k in 0..64 {
+            let mut chunk = [b' '; 64];
+            chunk[k] = b;
+            chunk[(k + 29) % 64] = b'\n';
+            let mut by_byte = 0u64;
+            for (i, &c) in chunk.iter().enumerate() {
+                by_byte |= u64::from(c == b' ') << i;
+            }
+            assert_eq!(super::spaces64(&chunk), by_byte, "byte {b:#04x} at {k}");
+        }
+    }
+}
