@@ -18,7 +18,7 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// Item types an [`InlineVec`] holds: the model's strings and code lists (sealed).
+/// Item types an [`InlineVec`] holds: the model's strings and code lists, and a banner's sizes (sealed).
 ///
 /// An inline slot past the list's length holds [`UNUSED`](InlineItem::UNUSED) (an empty borrowed string, or
 /// code 0), which is never visible through the list and costs nothing to create or drop.
@@ -40,6 +40,12 @@ macro_rules! inline_codes {
             const UNUSED: Self = Self(0);
         }
     )*};
+}
+
+impl sealed::Sealed for crate::request::Format {}
+
+impl InlineItem for crate::request::Format {
+    const UNUSED: Self = crate::request::Format { w: None, h: None };
 }
 
 inline_codes!(

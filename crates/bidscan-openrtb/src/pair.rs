@@ -234,7 +234,6 @@ impl<'de> Visitor<'de> for PairSeed<'_, 'de> {
                     if self.seen.request {
                         return Err(refuse(self.refused, Refusal::Envelope, twice("request")));
                     }
-                    self.pair.request = BidRequest::default();
                     map.next_value_seed(RequestSeed {
                         request: &mut self.pair.request,
                         refused: self.refused,
@@ -245,7 +244,6 @@ impl<'de> Visitor<'de> for PairSeed<'_, 'de> {
                     if self.seen.response {
                         return Err(refuse(self.refused, Refusal::Envelope, twice("response")));
                     }
-                    self.pair.decoded.response = BidResponse::default();
                     map.next_value_seed(OptionalResponse(ResponseSeed {
                         response: &mut self.pair.decoded.response,
                         refused: self.refused,

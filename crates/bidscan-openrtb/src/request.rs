@@ -65,8 +65,9 @@ pub struct Banner {
     pub w: Option<i64>,
     /// Exact height in device-independent pixels.
     pub h: Option<i64>,
-    /// The sizes allowed (§3.2.10); the first is the preferred one.
-    pub format: Vec<Format>,
+    /// The sizes allowed (§3.2.10); the first is the preferred one. Up to two are held inline (most banners
+    /// offer one or two).
+    pub format: InlineVec<Format, 2>,
     /// Blocked creative attributes (AdCOM "Creative Attributes").
     pub battr: InlineVec<CreativeAttribute, 4>,
 }

@@ -6,19 +6,59 @@ use std::marker::PhantomData;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::base::{Ctx, FromMap, NOT_A_BID_RESPONSE, Refusal, drain_seq, refuse};
+use crate::inline::{InlineItem, InlineVec};
 use crate::issue::{CoercionKind, JsonType};
+
+/// Where the objects of an array member go: a `Vec` (seat bids, bids, imps, deals), or an [`InlineVec`] for
+/// small objects that usually come one or two at a time (a banner's `format`: no allocation up to its `N`).
+pub(crate) trait ObjList<T>: Default {
+    /// Appends a default element and hands it out to be read in place; `first_capacity` is
+    /// [`FromMap::first_capacity`] (used by the first append of a `Vec`).
+    fn add(&mut self, first_capacity: usize) -> &mut T;
+    /// Number of elements.
+    fn count(&self) -> usize;
+}
+
+impl<T: Default> ObjList<T> for Vec<T> {
+    #[inline]
+    fn add(&mut self, first_capacity: usize) -> &mut T {
+        if self.capacity() == 0 {
+            self.reserve_exact(first_capacity);
+        }
+        // `resize_with` reserves first and then writes the default straight into the new slot; `push` built
+        // it on the stack and copied it in (a `Bid` is 776 bytes).
+        self.resize_with(self.len() + 1, T::default);
+        let last = self.len() - 1;
+        &mut self[last]
+    }
+    fn count(&self) -> usize {
+        self.len()
+    }
+}
+
+impl<T: Default + InlineItem, const N: usize> ObjList<T> for InlineVec<T, N> {
+    #[inline]
+    fn add(&mut self, _first_capacity: usize) -> &mut T {
+        self.push(T::default());
+        let last = self.len() - 1;
+        &mut self[last]
+    }
+    fn count(&self) -> usize {
+        self.len()
+    }
+}
 
 /// Reads the value of the current member as an array of objects (`seatbid`, `bid`). A single object is read as
 /// a one-element array (`single_value`); elements that are not objects are dropped with an error. When `fatal`,
 /// a string, number or boolean for the whole member is a structural error ([`Refusal::Response`]); otherwise it
 /// is noted and read as empty.
-pub(crate) fn objects<'de, A: MapAccess<'de>, T: FromMap<'de>>(
+pub(crate) fn objects<'de, A: MapAccess<'de>, T: FromMap<'de>, L: ObjList<T>>(
     map: &mut A,
     ctx: &mut Ctx<'_>,
     field: &'static str,
     fatal: bool,
-) -> Result<Vec<T>, A::Error> {
-    map.next_value_seed(ObjListSeed::<T> {
+) -> Result<L, A::Error> {
+    map.next_value_seed(ObjListSeed::<T, L> {
         ctx,
         field,
         fatal,
@@ -26,15 +66,15 @@ pub(crate) fn objects<'de, A: MapAccess<'de>, T: FromMap<'de>>(
     })
 }
 
-struct ObjListSeed<'c, 'r, T> {
+struct ObjListSeed<'c, 'r, T, L> {
     ctx: &'c mut Ctx<'r>,
     field: &'static str,
     fatal: bool,
-    _t: PhantomData<T>,
+    _t: PhantomData<(T, L)>,
 }
 
-impl<T> ObjListSeed<'_, '_, T> {
-    fn wrong<E: de::Error>(self, found: JsonType) -> Result<Vec<T>, E> {
+impl<T, L: ObjList<T>> ObjListSeed<'_, '_, T, L> {
+    fn wrong<E: de::Error>(self, found: JsonType) -> Result<L, E> {
         if self.fatal {
             return Err(refuse(
                 &mut self.ctx.doc.refused,
@@ -53,39 +93,40 @@ impl<T> ObjListSeed<'_, '_, T> {
                 found,
             },
         );
-        Ok(Vec::new())
+        Ok(L::default())
     }
 }
 
-impl<'de, T: FromMap<'de>> DeserializeSeed<'de> for ObjListSeed<'_, '_, T> {
-    type Value = Vec<T>;
+impl<'de, T: FromMap<'de>, L: ObjList<T>> DeserializeSeed<'de> for ObjListSeed<'_, '_, T, L> {
+    type Value = L;
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<'de, T: FromMap<'de>> Visitor<'de> for ObjListSeed<'_, '_, T> {
-    type Value = Vec<T>;
+impl<'de, T: FromMap<'de>, L: ObjList<T>> Visitor<'de> for ObjListSeed<'_, '_, T, L> {
+    type Value = L;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an array of objects")
     }
     fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
-        let mut out = Vec::new();
+        let mut out = L::default();
         let first_capacity = T::first_capacity(self.ctx.doc);
         let mut index = 0u32;
         loop {
-            let seed = ObjSeed::<T> {
+            let seed = ObjSeed::<T, L> {
                 ctx: &mut *self.ctx,
                 field: self.field,
                 index,
                 out: &mut out,
                 first_capacity,
+                _t: PhantomData,
             };
             match seq.next_element_seed(seed)? {
                 Some(true) => self.ctx.count_object()?,
                 Some(false) => {}
                 None => {
-                    T::decoded_array(self.ctx.doc, out.len());
+                    T::decoded_array(self.ctx.doc, out.count());
                     return Ok(out);
                 }
             }
@@ -94,14 +135,15 @@ impl<'de, T: FromMap<'de>> Visitor<'de> for ObjListSeed<'_, '_, T> {
     }
     fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
         self.ctx.note(self.field, None, CoercionKind::SingleValue);
-        let one = T::from_map(map, self.ctx.doc)?;
+        let mut out = L::default();
+        out.add(1).read_map(map, self.ctx.doc)?;
         self.ctx.count_object()?;
         T::decoded_array(self.ctx.doc, 1);
-        Ok(vec![one])
+        Ok(out)
     }
     fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
         self.ctx.note(self.field, None, CoercionKind::Null);
-        Ok(Vec::new())
+        Ok(L::default())
     }
     fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
         self.visit_unit()
@@ -128,16 +170,17 @@ impl<'de, T: FromMap<'de>> Visitor<'de> for ObjListSeed<'_, '_, T> {
 
 /// Reads one array element: an object is decoded in place, as a new last element of `out` (`true`); anything
 /// else is noted and dropped (`false`).
-struct ObjSeed<'c, 'r, 'o, T> {
+struct ObjSeed<'c, 'r, 'o, T, L> {
     ctx: &'c mut Ctx<'r>,
     field: &'static str,
     index: u32,
-    out: &'o mut Vec<T>,
+    out: &'o mut L,
+    _t: PhantomData<T>,
     /// Capacity `out` gets with its first element ([`FromMap::first_capacity`]; an empty array allocates nothing).
     first_capacity: usize,
 }
 
-impl<T> ObjSeed<'_, '_, '_, T> {
+impl<T, L> ObjSeed<'_, '_, '_, T, L> {
     fn drop_element(self, kind: CoercionKind) -> bool {
         self.ctx.note(self.field, Some(self.index), kind);
         false
@@ -150,28 +193,22 @@ impl<T> ObjSeed<'_, '_, '_, T> {
     }
 }
 
-impl<'de, T: FromMap<'de>> DeserializeSeed<'de> for ObjSeed<'_, '_, '_, T> {
+impl<'de, T: FromMap<'de>, L: ObjList<T>> DeserializeSeed<'de> for ObjSeed<'_, '_, '_, T, L> {
     type Value = bool;
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<'de, T: FromMap<'de>> Visitor<'de> for ObjSeed<'_, '_, '_, T> {
+impl<'de, T: FromMap<'de>, L: ObjList<T>> Visitor<'de> for ObjSeed<'_, '_, '_, T, L> {
     type Value = bool;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an object")
     }
     fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
-        if self.out.capacity() == 0 {
-            self.out.reserve_exact(self.first_capacity);
-        }
-        // `resize_with` reserves first and then writes the default straight into the new slot; `push` built
-        // it on the stack and copied it in (a `Bid` is 776 bytes).
-        self.out.resize_with(self.out.len() + 1, T::default);
-        if let Some(last) = self.out.last_mut() {
-            last.read_map(map, self.ctx.doc)?;
-        }
+        self.out
+            .add(self.first_capacity)
+            .read_map(map, self.ctx.doc)?;
         Ok(true)
     }
     fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {

@@ -1,5 +1,7 @@
 //! The rules applied to each bid, in the order of the table in [`super`].
 
+use std::fmt::Write as _;
+
 use crate::adm::{Adm, AdmKind};
 use crate::bid::Bid;
 use crate::issue::{Issue, Severity};
@@ -102,11 +104,15 @@ fn is_http(url: &str) -> bool {
 }
 
 /// An `http://` anywhere (any case; also `http:\/\/`, as written inside JSON text).
+///
+/// Found from each `:` (std's `memchr` search) rather than by comparing every 5-byte window: markup holds few
+/// colons, and a VAST document is mostly text between them.
 fn contains_http(text: &str) -> bool {
     let b = text.as_bytes();
-    b.windows(5).enumerate().any(|(i, w)| {
-        w.eq_ignore_ascii_case(b"http:")
-            && (b[i + 5..].starts_with(b"//") || b[i + 5..].starts_with(br"\/\/"))
+    text.match_indices(':').any(|(colon, _)| {
+        colon >= 4
+            && b[colon - 4..colon].eq_ignore_ascii_case(b"http")
+            && (b[colon + 1..].starts_with(b"//") || b[colon + 1..].starts_with(br"\/\/"))
     })
 }
 
@@ -143,26 +149,39 @@ fn category_blocked(cat: &str, blocked: &str) -> bool {
         && (c.len() == b.len() || c[b.len()] == b'-')
 }
 
-/// The imps of the request by id, sorted for lookup (a response may hold thousands of bids).
-struct ImpIndex<'r, 'a>(Vec<(&'r str, &'r Imp<'a>)>);
+/// The imps of the request by id: up to [`ImpIndex::SCAN`] imps (most requests offer one or two) are searched in
+/// request order where they lie, without an index; more are sorted for lookup (a response may hold thousands of
+/// bids). Either way, with two imps of one id the first in the request wins.
+enum ImpIndex<'r, 'a> {
+    Scan(&'r [Imp<'a>]),
+    Sorted(Vec<(&'r str, &'r Imp<'a>)>),
+}
 
 impl<'r, 'a> ImpIndex<'r, 'a> {
+    /// Most imps searched linearly.
+    const SCAN: usize = 8;
+
     fn new(imps: &'r [Imp<'a>]) -> Self {
+        if imps.len() <= Self::SCAN {
+            return ImpIndex::Scan(imps);
+        }
         let mut index: Vec<(&str, &Imp<'a>)> = imps
             .iter()
             .filter_map(|imp| imp.id.as_deref().map(|id| (id, imp)))
             .collect();
         // Stable: with two imps of one id, the first in the request wins.
         index.sort_by_key(|(id, _)| *id);
-        ImpIndex(index)
+        ImpIndex::Sorted(index)
     }
 
     fn get(&self, id: &str) -> Option<&'r Imp<'a>> {
-        let at = self.0.partition_point(|(k, _)| *k < id);
-        self.0
-            .get(at)
-            .filter(|(k, _)| *k == id)
-            .map(|(_, imp)| *imp)
+        match self {
+            ImpIndex::Scan(imps) => imps.iter().find(|imp| imp.id.as_deref() == Some(id)),
+            ImpIndex::Sorted(index) => {
+                let at = index.partition_point(|(k, _)| *k < id);
+                index.get(at).filter(|(k, _)| *k == id).map(|(_, imp)| *imp)
+            }
+        }
     }
 }
 
@@ -456,24 +475,24 @@ impl OneBid<'_, '_, '_, '_> {
         let (Some(w), Some(h)) = (self.bid.w, self.bid.h) else {
             return;
         };
-        let mut allowed = banner
-            .format
-            .iter()
-            .filter_map(|f| Some((f.w?, f.h?)))
-            .chain(banner.w.zip(banner.h))
-            .peekable();
-        if allowed.peek().is_none() {
+        // Iterated again rather than collected: an accepted size allocates nothing.
+        let allowed = || {
+            banner
+                .format
+                .iter()
+                .filter_map(|f| Some((f.w?, f.h?)))
+                .chain(banner.w.zip(banner.h))
+        };
+        if allowed().next().is_none() || allowed().any(|s| s == (w, h)) {
             return;
         }
-        let sizes: Vec<(i64, i64)> = allowed.collect();
-        if !sizes.contains(&(w, h)) {
-            let list: Vec<String> = sizes.iter().map(|(w, h)| format!("{w}x{h}")).collect();
-            let message = format!(
-                "banner size {w}x{h} is not among the imp's sizes {}",
-                list.join(", ")
-            );
-            self.flag(Rule::Size, "w", "size_not_allowed", message);
+        let mut message = format!("banner size {w}x{h} is not among the imp's sizes ");
+        for (i, (w, h)) in allowed().enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            // Writing into a `String` cannot fail.
+            let _ = write!(message, "{sep}{w}x{h}");
         }
+        self.flag(Rule::Size, "w", "size_not_allowed", message);
     }
 
     fn secure(&mut self, imp: &Imp<'_>) {
