@@ -11,7 +11,9 @@
 //! - [`from_slice_mut`] and [`Reader`] (reusable: scratch, config, [`Stats`] of the last document);
 //! - [`ReaderConfig`] (nesting limit), [`Error`] / [`ErrorKind`] (byte offset, line, column, JSON pointer);
 //! - [`RawJson`]: a value's exact text, validated but not built (for OpenRTB `ext`);
-//! - [`ScanImpl`]: the scanner implementations, to force one in tests and benches.
+//! - [`ScanImpl`]: the scanner implementations, to force one in tests and benches;
+//! - [`bytescan`]: byte-class kernels for the markup inspectors (tag masks, a byte search), here because the
+//!   scanner is the only module allowed `unsafe`.
 //!
 //! Rules (RFC 8259, strict): UTF-8 only (checked once for the whole document, BOM rejected); escapes
 //! `\" \\ \/ \b \f \n \r \t \uXXXX` with surrogate pairs, lone surrogates rejected; raw control bytes in strings
@@ -41,6 +43,7 @@ pub use error::{Error, ErrorKind};
 pub use raw::{RAW_TOKEN, RawJson};
 pub use reader::{Reader, ReaderConfig};
 pub use scan::ScanImpl;
+pub use scan::bytescan;
 pub use stats::Stats;
 
 /// Decodes one document with a default [`Reader`] (depth limit 128). See [`Reader::decode`] for the borrowing

@@ -6,13 +6,19 @@
 //! a `srcset` (HTML's responsive images: `"a.png 1x, b.png 2x"`), or the argument of a CSS `url(...)`. An `http://` that is only text (a comment's prose, a click-tracker query parameter) does
 //! not count.
 
-use std::sync::LazyLock;
+use bidscan_json::bytescan::{self, Pair};
 
-use memchr::memchr_iter;
-use memchr::memmem::Finder;
+/// `<s` / `<S`: where a `<script` tag may start.
+const SCRIPT: Pair = Pair {
+    first: b'<',
+    second: [b's', b'S'],
+};
 
-/// `://`, the start of every candidate URL: searched once per markup (the finder is built once per process).
-static SCHEME_END: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("://"));
+/// `:/`: where the `://` of a candidate URL may start (the third byte is checked after).
+const SCHEME: Pair = Pair {
+    first: b':',
+    second: [b'/', b'/'],
+};
 
 /// What [`inspect`] found in a piece of HTML markup.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -25,7 +31,8 @@ pub struct HtmlInfo {
     pub first_insecure: Option<usize>,
 }
 
-/// Inspects HTML markup in two forward passes (`<` for scripts, `://` for URLs); never allocates, never
+/// Inspects HTML markup in one forward pass over the places where `<s`/`<S` (a script) or `://` (a URL)
+/// start ([`bytescan::find_pairs`]); never allocates, never
 /// panics.
 ///
 /// A URL is insecure when it starts with `http://` (scheme in any case) after the attribute's `=` or after
@@ -39,13 +46,22 @@ pub struct HtmlInfo {
 /// of stopping at every `=` and `(` of the markup (query strings are full of `=`).
 pub fn inspect(markup: &str) -> HtmlInfo {
     let b = markup.as_bytes();
-    let scripts = memchr_iter(b'<', b)
-        .filter(|&at| is_script_tag(&b[at + 1..]))
-        .count();
-    let first_insecure = SCHEME_END
-        .find_iter(b)
-        .filter_map(|colon| colon.checked_sub(4))
-        .find(|&at| b[at..at + 4].eq_ignore_ascii_case(b"http") && loaded_at(b, at));
+    let mut scripts = 0;
+    let mut first_insecure = None;
+    let mut from = 0;
+    while let Some(at) = bytescan::find_pairs(b, from, [SCRIPT, SCHEME]) {
+        from = at + 1;
+        if b[at] == b'<' {
+            scripts += usize::from(is_script_tag(&b[at + 1..]));
+        } else if first_insecure.is_none()
+            && b.get(at + 2) == Some(&b'/')
+            && let Some(start) = at.checked_sub(4)
+            && b[start..at].eq_ignore_ascii_case(b"http")
+            && loaded_at(b, start)
+        {
+            first_insecure = Some(start);
+        }
+    }
     HtmlInfo {
         secure: first_insecure.is_none(),
         scripts,

@@ -18,10 +18,16 @@ impl Location {
     pub fn of(markup: &str, byte: usize) -> Location {
         let byte = byte.min(markup.len());
         let before = &markup.as_bytes()[..byte];
-        let line_start = memchr::memrchr(b'\n', before).map_or(0, |nl| nl + 1);
+        // Markup is often one line (VAST from an ad server): the count first, the backward search only when
+        // there is a newline at all.
+        let newlines = memchr::memchr_iter(b'\n', before).count();
+        let line_start = match newlines {
+            0 => 0,
+            _ => memchr::memrchr(b'\n', before).map_or(0, |nl| nl + 1),
+        };
         Location {
             byte,
-            line: 1 + memchr::memchr_iter(b'\n', before).count(),
+            line: 1 + newlines,
             column: byte - line_start + 1,
         }
     }

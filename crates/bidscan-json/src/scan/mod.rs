@@ -12,6 +12,7 @@
 
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+pub mod bytescan;
 #[cfg(target_arch = "aarch64")]
 mod neon;
 mod swar;

@@ -24,6 +24,8 @@ use std::borrow::Cow;
 use memchr::{memchr, memchr2, memchr3, memchr3_iter};
 use quick_xml::errors::{Error, IllFormedError, SyntaxError};
 
+use bidscan_json::bytescan;
+
 use super::VastInfo;
 use super::bytes::{name_stop, same, value_stop};
 use super::walk::{Root, Tag, Violation, Walk, check_value};
@@ -53,6 +55,33 @@ pub(super) fn run(markup: &str) -> Option<VastInfo<'_>> {
         (None, Some(violation)) => Some(scan.walk.finish(Err(violation))),
         (None, None) => None,
     }
+}
+
+/// [`bytescan::quote_stops`] for `'` (rarer than `"`: computed only when a single-quoted value is met).
+#[inline(never)]
+fn single_quote_stops<const N: usize>(b: &[u8], at: usize) -> u64 {
+    bytescan::quote_stops::<N>(b, at, b'\'').unwrap_or(0)
+}
+
+/// Why [`Scan::short_start_tag`] did not read a tag.
+enum Short {
+    /// The tag may go on past the window.
+    Window,
+    /// The tag has another shape than the one read from masks.
+    Shape,
+}
+
+/// A start tag read by [`Scan::short_start_tag`] or [`Scan::long_start_tag`] (offsets into the markup).
+struct StartTag<'a> {
+    /// Where the element's local name starts (after the first `:` of a qualified name).
+    local: usize,
+    /// Where the element's name ends.
+    name_end: usize,
+    /// The `>` that ends the tag, or the `/` of `/>`.
+    close: usize,
+    empty: bool,
+    /// The `version` attribute's value, for the root.
+    version: Option<&'a str>,
 }
 
 struct Scan<'a> {
@@ -100,15 +129,16 @@ impl<'a> Scan<'a> {
         loop {
             // Tags mostly follow one another directly, or after a little whitespace (a blank text piece means
             // nothing anywhere: outside the root, inside it, in a capture): look before searching.
-            match self.b.get(self.pos) {
-                Some(b'<') => {
-                    self.markup(self.pos)?;
+            // The `<` and the byte after it in one look (which construct follows is decided by that byte).
+            match self.b.get(self.pos..self.pos + 2) {
+                Some(&[b'<', next]) => {
+                    self.markup(self.pos, Some(next))?;
                     continue;
                 }
-                Some(&c) if is_space(c) => {
+                Some(&[c, _]) if is_space(c) => {
                     let next = self.skip_space(self.pos + 1);
                     if self.b.get(next) == Some(&b'<') {
-                        self.markup(next)?;
+                        self.markup(next, self.b.get(next + 1).copied())?;
                         continue;
                     }
                 }
@@ -126,7 +156,7 @@ impl<'a> Scan<'a> {
             if self.b[at] == b'&' {
                 self.reference(at)?;
             } else {
-                self.markup(at)?;
+                self.markup(at, self.b.get(at + 1).copied())?;
             }
         }
     }
@@ -157,10 +187,10 @@ impl<'a> Scan<'a> {
         Some(())
     }
 
-    /// Markup starting with the `<` at `at`.
+    /// Markup starting with the `<` at `at`, followed by `next` (`None` at the end of the markup).
     #[inline(always)]
-    fn markup(&mut self, at: usize) -> Option<()> {
-        let read = match self.b.get(at + 1) {
+    fn markup(&mut self, at: usize, next: Option<u8>) -> Option<()> {
+        let read = match next {
             Some(b'/') => self.end_tag(at),
             Some(b'!') if self.b.get(at + 2) == Some(&b'[') => return self.cdata(at),
             Some(b'!') => return self.bang(at),
@@ -284,9 +314,104 @@ impl<'a> Scan<'a> {
         self.stop_xml(at, Error::IllFormed(error))
     }
 
-    /// `<name attr="value" …>` or `<name … />`.
+    /// `<name attr="value" …>` or `<name … />`: read from the byte masks of 32 bytes from its `<`, or 64 when
+    /// it is longer ([`short_start_tag`](Self::short_start_tag)), else word by word.
     #[inline(always)]
     fn start_tag(&mut self, at: usize) -> Option<()> {
+        let tag = match self.short_start_tag::<32>(at) {
+            Ok(tag) => tag,
+            Err(Short::Window) => match self.short_start_tag::<64>(at) {
+                Ok(tag) => tag,
+                Err(_) => self.long_start_tag(at)?,
+            },
+            Err(Short::Shape) => self.long_start_tag(at)?,
+        };
+        let depth = self.walk.depth;
+        let opened = self
+            .walk
+            .open(Tag::of(&self.b[tag.local..tag.name_end]), tag.version, at);
+        self.walked(opened)?;
+        if tag.empty {
+            self.walk.end();
+            self.pos = tag.close + 2;
+        } else {
+            *self.open.get_mut(depth)? = ((at + 1) as u32, (tag.name_end - at - 1) as u32);
+            self.pos = tag.close + 1;
+        }
+        Some(())
+    }
+
+    /// The start tag at `at` when all of it lies in the `N` bytes from its `<` and it has the common shape —
+    /// an unqualified name, then `>`, `/>` or attributes `name="value"` (or `'value'`) each after one
+    /// whitespace byte, values without `<` or `&` — read from the window's [`TagMasks`](bytescan::TagMasks) with shifts. Any other tag
+    /// is the caller's to read word by word (which decides the rest): [`Short::Window`] when the tag may go on
+    /// past the window (or fewer than `N` bytes are left), [`Short::Shape`] for another shape.
+    #[inline(always)]
+    fn short_start_tag<const N: usize>(&self, at: usize) -> Result<StartTag<'a>, Short> {
+        let masks = bytescan::tag_masks::<N>(self.b, at).ok_or(Short::Window)?;
+        let w = &self.b[at..at + N];
+        // Offsets below are into the window; a stop not found gives N or more (the mask's bits past N are clear).
+        let stop = |from: usize| from + (masks.name_stop >> from).trailing_zeros() as usize;
+        let end = stop(1);
+        if end >= N {
+            return Err(Short::Window);
+        }
+        if end == 1 || w[end] == b':' {
+            return Err(Short::Shape);
+        }
+        let mut version = None;
+        let mut p = end;
+        loop {
+            match w[p] {
+                b'>' => break,
+                b'/' if w.get(p + 1) == Some(&b'>') => break,
+                c if is_space(c) => {}
+                _ if p + 1 >= N => return Err(Short::Window),
+                _ => return Err(Short::Shape),
+            }
+            let name = p + 1;
+            if name >= N {
+                return Err(Short::Window);
+            }
+            let name_end = stop(name);
+            if name_end + 2 >= N {
+                return Err(Short::Window);
+            }
+            let quote = w[name_end + 1];
+            if name_end == name || w[name_end] != b'=' || (quote != b'"' && quote != b'\'') {
+                return Err(Short::Shape);
+            }
+            let value = name_end + 2;
+            let stops = if quote == b'"' {
+                masks.value_stop
+            } else {
+                single_quote_stops::<N>(self.b, at)
+            };
+            let close = value + (stops >> value).trailing_zeros() as usize;
+            if close + 1 >= N {
+                return Err(Short::Window);
+            }
+            if w[close] != quote {
+                return Err(Short::Shape);
+            }
+            if self.walk.depth == 0 && &w[name..name_end] == b"version" {
+                version = self.markup.get(at + value..at + close);
+            }
+            p = close + 1;
+        }
+        Ok(StartTag {
+            local: at + 1,
+            name_end: at + end,
+            close: at + p,
+            empty: w[p] == b'/',
+            version,
+        })
+    }
+
+    /// The start tag at `at`, names and values delimited a word at a time; `None` for one the fast path does
+    /// not read.
+    #[inline(never)]
+    fn long_start_tag(&self, at: usize) -> Option<StartTag<'a>> {
         let start = at + 1;
         let (end, local) = self.name_end(start);
         if end == start {
@@ -309,18 +434,13 @@ impl<'a> Scan<'a> {
                 }
             }
         };
-        let tag = Tag::of(&self.b[local..end]);
-        let depth = self.walk.depth;
-        let opened = self.walk.open(tag, version, at);
-        self.walked(opened)?;
-        if empty {
-            self.walk.end();
-            self.pos = p + 2;
-        } else {
-            *self.open.get_mut(depth)? = (start as u32, (end - start) as u32);
-            self.pos = p + 1;
-        }
-        Some(())
+        Some(StartTag {
+            local,
+            name_end: end,
+            close: p,
+            empty,
+            version,
+        })
     }
 
     /// The attribute whose name starts at `from`: the offset of its value's closing quote, and its value when
@@ -407,12 +527,12 @@ impl<'a> Scan<'a> {
     }
 
     /// The first `>` at or after `from + 2` preceded by `tail` (`--` of a comment, `]]` of a CDATA section), as
-    /// quick-xml finds it: `>` is rare inside both, so one `memchr` per candidate.
+    /// quick-xml finds it: `>` is rare inside both, so one [`bytescan::find_byte`] per candidate.
     #[inline(always)]
     fn closing(&self, from: usize, tail: &[u8; 2]) -> Option<usize> {
         let mut i = from;
         loop {
-            let gt = i + memchr(b'>', self.b.get(i..)?)?;
+            let gt = bytescan::find_byte(self.b, i, b'>')?;
             if gt >= from + 2 && self.b[gt - 2..gt] == *tail {
                 return Some(gt);
             }
