@@ -273,7 +273,8 @@ impl<'a> Scan<'a> {
         let Some(depth) = self.walk.depth.checked_sub(1) else {
             return self.mismatched(at, None);
         };
-        let (open_start, open_len) = self.open[depth];
+        // `depth < MAX_DEPTH`: a deeper element stopped the scan when it was opened.
+        let (open_start, open_len) = self.open[depth % MAX_DEPTH];
         let (open_start, open_len) = (open_start as usize, open_len as usize);
         let open = open_start..open_start + open_len;
         let end = start + open_len;
@@ -318,13 +319,26 @@ impl<'a> Scan<'a> {
     /// it is longer ([`short_start_tag`](Self::short_start_tag)), else word by word.
     #[inline(always)]
     fn start_tag(&mut self, at: usize) -> Option<()> {
-        let tag = match self.short_start_tag::<32>(at) {
-            Ok(tag) => tag,
-            Err(Short::Window) => match self.short_start_tag::<64>(at) {
-                Ok(tag) => tag,
-                Err(_) => self.long_start_tag(at)?,
+        let short = match bytescan::tag_masks::<32>(self.b, at) {
+            Some(masks) => match self.short_start_tag::<32>(at, masks) {
+                // A longer tag: the next 32 bytes' masks joined to these.
+                Err(Short::Window) => match bytescan::tag_masks::<32>(self.b, at + 32) {
+                    Some(next) => {
+                        let joined = bytescan::TagMasks {
+                            name_stop: masks.name_stop | next.name_stop << 32,
+                            value_stop: masks.value_stop | next.value_stop << 32,
+                        };
+                        self.short_start_tag::<64>(at, joined).ok()
+                    }
+                    None => None,
+                },
+                read => read.ok(),
             },
-            Err(Short::Shape) => self.long_start_tag(at)?,
+            None => None,
+        };
+        let tag = match short {
+            Some(tag) => tag,
+            None => self.long_start_tag(at)?,
         };
         let depth = self.walk.depth;
         let opened = self
@@ -341,15 +355,19 @@ impl<'a> Scan<'a> {
         Some(())
     }
 
-    /// The start tag at `at` when all of it lies in the `N` bytes from its `<` and it has the common shape —
+    /// The start tag at `at` when all of it lies in the `N` bytes from its `<` (whose `masks` the caller
+    /// passes) and it has the common shape —
     /// an unqualified name, then `>`, `/>` or attributes `name="value"` (or `'value'`) each after one
     /// whitespace byte, values without `<` or `&` — read from the window's [`TagMasks`](bytescan::TagMasks) with shifts. Any other tag
     /// is the caller's to read word by word (which decides the rest): [`Short::Window`] when the tag may go on
     /// past the window (or fewer than `N` bytes are left), [`Short::Shape`] for another shape.
     #[inline(always)]
-    fn short_start_tag<const N: usize>(&self, at: usize) -> Result<StartTag<'a>, Short> {
-        let masks = bytescan::tag_masks::<N>(self.b, at).ok_or(Short::Window)?;
-        let w = &self.b[at..at + N];
+    fn short_start_tag<const N: usize>(
+        &self,
+        at: usize,
+        masks: bytescan::TagMasks,
+    ) -> Result<StartTag<'a>, Short> {
+        let w = self.b.get(at..at + N).ok_or(Short::Window)?;
         // Offsets below are into the window; a stop not found gives N or more (the mask's bits past N are clear).
         let stop = |from: usize| from + (masks.name_stop >> from).trailing_zeros() as usize;
         let end = stop(1);
