@@ -14,7 +14,9 @@ use std::ops::{Deref, DerefMut};
 
 use serde::ser::{Serialize, Serializer};
 
-mod sealed {
+/// Sealing [`InlineItem`]: implemented here for the strings and code lists, and next to `request::Format` for
+/// a banner's sizes (so this module imports nothing of the model's structs).
+pub(crate) mod sealed {
     pub trait Sealed {}
 }
 
@@ -40,12 +42,6 @@ macro_rules! inline_codes {
             const UNUSED: Self = Self(0);
         }
     )*};
-}
-
-impl sealed::Sealed for crate::request::Format {}
-
-impl InlineItem for crate::request::Format {
-    const UNUSED: Self = crate::request::Format { w: None, h: None };
 }
 
 inline_codes!(

@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use serde::de::MapAccess;
 
 use crate::bid::{codes, ident, int, text, texts};
-use crate::inline::InlineVec;
+use crate::inline::{InlineItem, InlineVec};
 use crate::lenient::{self, Ctx, Doc, FromMap, members};
 use crate::lists::{CategoryTaxonomy, CreativeAttribute, Protocol};
 
@@ -79,6 +79,12 @@ pub struct Format {
     pub w: Option<i64>,
     /// Height in device-independent pixels.
     pub h: Option<i64>,
+}
+
+impl crate::inline::sealed::Sealed for Format {}
+
+impl InlineItem for Format {
+    const UNUSED: Self = Format { w: None, h: None };
 }
 
 /// A video slot (OpenRTB 2.6 §3.2.7); also read for `imp.audio` (§3.2.8 has the same members).
