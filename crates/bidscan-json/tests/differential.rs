@@ -199,7 +199,7 @@ fn difference_nesting_limit_is_one_level_higher_than_serde_json() {
 
 #[test]
 fn difference_skipped_values_are_fully_validated() {
-    #[derive(serde::Deserialize)]
+    #[derive(serde::Deserialize, Debug)]
     #[allow(dead_code)]
     struct Known {
         a: u8,
@@ -214,13 +214,10 @@ fn difference_skipped_values_are_fully_validated() {
             "serde_json rejects {text} when decoding it"
         );
         let mut buf = text.as_bytes().to_vec();
-        assert!(
-            bidscan_json::from_slice_mut::<Known>(&mut buf).is_err(),
-            "{text}"
-        );
+        assert!(common::from_slice_mut::<Known>(&mut buf).is_err(), "{text}");
         let mut buf = text.as_bytes().to_vec();
         assert!(
-            bidscan_json::from_slice_mut::<IgnoredAny>(&mut buf).is_err(),
+            common::from_slice_mut::<IgnoredAny>(&mut buf).is_err(),
             "{text}"
         );
     }
@@ -229,7 +226,7 @@ fn difference_skipped_values_are_fully_validated() {
 #[test]
 fn difference_utf8_is_checked_first() {
     let text = b"[01, \"\xff\"]";
-    let ours = bidscan_json::from_slice_mut::<Value>(&mut text.to_vec()).unwrap_err();
+    let ours = common::from_slice_mut::<Value>(&mut text.to_vec()).unwrap_err();
     assert_eq!(ours.kind(), ErrorKind::InvalidUtf8);
     let theirs = serde_json_value(text).unwrap_err();
     assert_eq!(

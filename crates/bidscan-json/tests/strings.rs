@@ -4,7 +4,7 @@
 
 mod common;
 
-use bidscan_json::{Reader, ReaderConfig};
+use bidscan_json::ReaderConfig;
 use common::strategies::{self as strat, Style};
 use proptest::prelude::*;
 
@@ -154,13 +154,18 @@ proptest! {
 
 #[test]
 fn stats_count_strings_and_escapes() {
-    let mut reader = Reader::default();
-    let mut doc = br#"{"a\n":"x","b":"\ud83d\ude00\t","c":[{"skipped\"":1}]}"#.to_vec();
-    let _: std::collections::BTreeMap<&str, serde::de::IgnoredAny> =
-        reader.decode(&mut doc).unwrap();
-    let s = reader.stats();
-    assert_eq!(
-        (s.strings, s.escaped_strings, s.escapes, s.longest_string),
-        (6, 3, 4, 14)
-    );
+    for (kernel, mut reader) in common::readers(&ReaderConfig::default())
+        .into_iter()
+        .enumerate()
+    {
+        let mut doc = br#"{"a\n":"x","b":"\ud83d\ude00\t","c":[{"skipped\"":1}]}"#.to_vec();
+        let _: std::collections::BTreeMap<&str, serde::de::IgnoredAny> =
+            reader.decode(&mut doc).unwrap();
+        let s = reader.stats();
+        assert_eq!(
+            (s.strings, s.escaped_strings, s.escapes, s.longest_string),
+            (6, 3, 4, 14),
+            "kernel {kernel}"
+        );
+    }
 }
