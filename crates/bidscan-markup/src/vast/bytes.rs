@@ -30,14 +30,10 @@ fn first(mask: u64) -> usize {
     (mask.trailing_zeros() / 8) as usize
 }
 
-/// True for a byte that ends a name on the fast path: ASCII other than letters, digits, `-`, `.` and
-/// `[\]^_`{|}~` / DEL — so whitespace, `/`, `>`, `<`, quotes, `=`, `&` and `:` (where a local name starts)
-/// among them. Bytes 0x80 and above (UTF-8) are name bytes. A name quick-xml would read further (say `a!b`)
-/// only stops the fast path early, which then hands the document to quick-xml.
-#[inline(always)]
-pub(super) fn is_name_stop(c: u8) -> bool {
-    c < 0x80 && (c < 0x2D || c == 0x2F || (0x3A..=0x40).contains(&c))
-}
+/// The byte rule of a name's end on the fast path, shared with the vector masks of
+/// [`bytescan::tag_masks`](bidscan_json::bytescan::tag_masks) that read the short start tags: ASCII other than
+/// letters, digits, `-`, `.` and `[\]^_`{|}~` / DEL; bytes 0x80 and above (UTF-8) are name bytes.
+pub(super) use bidscan_json::bytescan::is_name_stop;
 
 /// The mask of [`is_name_stop`] bytes in `w`.
 #[inline(always)]
