@@ -3,8 +3,8 @@
 //! The router's `/decode` is ten tower/tower-http layers around the handler (see [`crate::app`]), each with its
 //! own response future, a `Clone` of everything below it per request (`Oneshot`), two boxed bodies
 //! (`Body::new` around the wire body, the limit wrapper) and an `Arc` flag for close-if-unread. Here the same
-//! steps are one `async` function and one boxed future, in the same order and with the same answers, outermost
-//! first:
+//! steps are one boxed future (a small hand-written wrapper around one `async fn`, see [`DecodeService::call`]),
+//! in the same order and with the same answers, outermost first:
 //! 0. the request id, the INFO span `request` and the id echo, as [`crate::layers::request::RequestLayer`] does for the
 //!    router (the answer here always has an exact length, so no body wrapper; a made id is not inserted into the
 //!    request's headers, which nothing below reads for it);
@@ -44,7 +44,7 @@ use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::extract::Query;
-use axum::http::{HeaderValue, Request, Response, Uri, header};
+use axum::http::{HeaderMap, HeaderValue, Request, Response, Uri, header};
 use axum::response::IntoResponse;
 use bytes::Bytes;
 use futures_util::FutureExt;
@@ -60,7 +60,7 @@ use crate::config::ModeName;
 use crate::decoding::{Inspect, View};
 use crate::error::{ApiError, ErrorCode, json_errors, panic_response};
 use crate::layers::host::lacks_host;
-use crate::layers::inflate::{self, ACCEPTED, Inflated, codings};
+use crate::layers::inflate::{self, ACCEPTED, Coding, Inflated, codings};
 use crate::layers::request;
 use crate::layers::{compress, unread};
 use crate::metrics::HttpMetrics;
@@ -108,64 +108,104 @@ impl DecodeService {
     }
 
     /// Answers one `POST /decode`; the future never fails (every error is an answer).
+    ///
+    /// Step 0 is done here, before the future exists: the request id and the span (the id is not set on the
+    /// request's headers, since nothing below reads them for it). Steps 1 and 2 are [`Served`], a hand-written
+    /// wrapper, and steps 3 to 11 are one `async fn` ([`respond`]) that awaits only the body and a compression. Every
+    /// `async fn` keeps its arguments for as long as it lives, and every level of nesting is built on the stack
+    /// and then moved into its parent. Nested, the steps made a 4.4 KB future that was copied about ten times per
+    /// request. One level is a fraction of that.
     pub fn call<B>(&self, req: Request<B>) -> DecodeFuture
     where
         B: http_body::Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
     {
-        Box::pin(serve(self.shared.clone(), req))
+        let id = request::id_of(&req);
+        let scope = request::Scope::new(&req, id);
+        Box::pin(Served {
+            inner: AssertUnwindSafe(respond(self.shared.clone(), req)).catch_unwind(),
+            scope: Some(scope),
+            started: Instant::now(),
+            shared: self.shared.clone(),
+        })
     }
 }
 
-/// Step 0 (what [`crate::layers::request::RequestLayer`] does for the router): the request id, the span, the echo.
-async fn serve<B>(shared: Arc<Shared>, req: Request<B>) -> Response<Body>
-where
-    B: http_body::Body<Data = Bytes> + Send + 'static,
-    B::Error: Into<BoxError>,
-{
-    // The id is not set on the request's headers: nothing below reads them for it.
-    let id = request::id_of(&req);
-    let scope = request::Scope::new(&req, id);
-    let started = Instant::now();
-    let answer = async {
-        request::started();
-        tracked(&shared, req).await
-    };
-    let (mut res, mut scope) = request::InScope::new(answer, scope).await;
-    request::finished(&mut res, started, &mut scope);
-    res
+pin_project! {
+    /// Steps 0 to 2 around `inner` (steps 3 to 11): polled in the request's scope (span and id), panics caught
+    /// (a 500 in the JSON shape, logged, without `Connection: close`), counted in
+    /// `bidscan_http_requests_total{route="/decode",status}` with the duration until the answer is ready, then the
+    /// request's last log line and the id echo ([`request::finished`]).
+    struct Served<F> {
+        #[pin]
+        inner: F,
+        scope: Option<request::Scope>,
+        started: Instant,
+        shared: Arc<Shared>,
+    }
 }
 
-/// Steps 1 and 2: metrics and the panic catcher.
-async fn tracked<B>(shared: &Shared, req: Request<B>) -> Response<Body>
+impl<F> Future for Served<F>
 where
-    B: http_body::Body<Data = Bytes> + Send + 'static,
-    B::Error: Into<BoxError>,
+    F: Future<Output = std::thread::Result<Response<Body>>>,
 {
-    let started = Instant::now();
-    let res = match AssertUnwindSafe(guarded(shared, req)).catch_unwind().await {
-        Ok(res) => res,
-        Err(panic) => panic_response(panic).map(Body::from),
-    };
-    shared
-        .http
-        .observe(Some(ROUTE), res.status(), started.elapsed());
-    res
+    type Output = Response<Body>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Response<Body>> {
+        let this = self.project();
+        let inner = this.inner;
+        // `panic_response` logs in the request's span, so it is made inside the scope too.
+        let mut res = ready!(request::Scope::run(this.scope, || {
+            inner.poll(cx).map(|answer| match answer {
+                Ok(res) => res,
+                Err(panic) => panic_response(panic).map(Body::from),
+            })
+        }));
+        this.shared
+            .http
+            .observe(Some(ROUTE), res.status(), this.started.elapsed());
+        let Some(mut scope) = this.scope.take() else {
+            panic!("the decode future was polled after its answer");
+        };
+        request::finished(&mut res, *this.started, &mut scope);
+        Poll::Ready(res)
+    }
 }
 
-/// Steps 3 to 6: close-if-unread, the `Host` rule, JSON error bodies, the version echo.
-async fn guarded<B>(shared: &Shared, req: Request<B>) -> Response<Body>
+/// Steps 3 to 11: close-if-unread around the `Host` rule and the rest; JSON error bodies and the version echo around
+/// the permit; the request timeout around the body, the handler and the compression.
+async fn respond<B>(shared: Arc<Shared>, req: Request<B>) -> Response<Body>
 where
     B: http_body::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
+    request::started();
     // A request without a body has nothing to leave unread.
     let mut read = req.body().is_end_stream();
     let mut res = if lacks_host(&req) {
         ApiError::of(ErrorCode::BadHost).into_response()
     } else {
         let version = req.headers().get(&OPENRTB_VERSION).cloned();
-        let mut res = json_errors(limited(shared, req, &mut read).await);
+        let mut res = match shared.state.permits.try_acquire() {
+            Err(_) => ApiError::overloaded(shared.retry_after).into_response(),
+            Ok(_permit) => {
+                let deadline = tokio::time::Instant::now() + shared.timeout;
+                match prepare(&shared, req) {
+                    Prepared::Answer(res) => res,
+                    Prepared::Body(body) => {
+                        let answered = Deadline {
+                            inner: handle(&shared, body, &mut read),
+                            deadline,
+                            sleep: None,
+                        };
+                        answered
+                            .await
+                            .unwrap_or_else(|| ApiError::of(ErrorCode::Timeout).into_response())
+                    }
+                }
+            }
+        };
+        res = json_errors(res);
         if let Some(version) = version {
             res.headers_mut().insert(OPENRTB_VERSION, version);
         }
@@ -179,39 +219,33 @@ where
     res
 }
 
-/// Steps 7 and 8: a decode permit, the request timeout.
-async fn limited<B>(shared: &Shared, req: Request<B>, read: &mut bool) -> Response<Body>
-where
-    B: http_body::Body<Data = Bytes> + Send + 'static,
-    B::Error: Into<BoxError>,
-{
-    let Ok(_permit) = shared.state.permits.try_acquire() else {
-        return ApiError::overloaded(shared.retry_after).into_response();
-    };
-    let deadline = tokio::time::Instant::now() + shared.timeout;
-    let answered = Deadline {
-        inner: handle(shared, req, read),
-        deadline,
-        sleep: None,
-    };
-    match answered.await {
-        Some(res) => res,
-        None => ApiError::of(ErrorCode::Timeout).into_response(),
-    }
+/// What [`prepare`] leaves to wait for.
+enum Prepared<B> {
+    /// Answered from the head alone.
+    Answer(Response<Body>),
+    /// The body is still to be received.
+    Body(Pending<B>),
 }
 
-/// Steps 9 and 10: the body's limit and coding, then the handler.
-async fn handle<B>(shared: &Shared, req: Request<B>, read: &mut bool) -> Response<Body>
-where
-    B: http_body::Body<Data = Bytes> + Send + 'static,
-    B::Error: Into<BoxError>,
-{
+/// A request whose head passed steps 9 and 10's checks.
+struct Pending<B> {
+    wire: B,
+    /// The codings to undo, last-applied last (`None`: none).
+    coded: Option<Vec<Coding>>,
+    options: crate::decoding::Options,
+    /// The request's headers: its `Accept-Encoding` is looked up only for an answer long enough to compress.
+    headers: HeaderMap,
+}
+
+/// Steps 9 and 10 on the head: `Content-Length` over the limit (413), the `Content-Encoding` (415), the query
+/// (400), the `Content-Type` (415).
+fn prepare<B>(shared: &Shared, req: Request<B>) -> Prepared<B> {
     let limit = shared.limit;
     if inflate::content_length(req.headers()).is_some_and(|n| n > limit as u64) {
         shared.too_large.inc();
-        return ApiError::too_large(limit, "the request body").into_response();
+        return Prepared::Answer(ApiError::too_large(limit, "the request body").into_response());
     }
-    let (mut parts, wire) = req.into_parts();
+    let (parts, wire) = req.into_parts();
     let mut coded = None;
     if parts.headers.contains_key(header::CONTENT_ENCODING) {
         let list = match codings(&parts.headers) {
@@ -220,37 +254,52 @@ where
                 let mut res = e.into_response();
                 res.headers_mut()
                     .insert(header::ACCEPT_ENCODING, HeaderValue::from_static(ACCEPTED));
-                return res;
+                return Prepared::Answer(res);
             }
         };
-        parts.headers.remove(header::CONTENT_ENCODING);
         if !list.is_empty() {
-            parts.headers.remove(header::CONTENT_LENGTH);
             coded = Some(list);
         }
     }
-    let state = &shared.state;
-    let options = match options(&parts.uri, state) {
+    let options = match options(&parts.uri, &shared.state) {
         Ok(options) => options,
-        Err(e) => return e.into_response(),
+        Err(e) => return Prepared::Answer(e.into_response()),
     };
     if let Err(e) = body::check_content_type(&parts.headers, Accepts::Json) {
-        return e.into_response();
+        return Prepared::Answer(e.into_response());
     }
+    Prepared::Body(Pending {
+        wire,
+        coded,
+        options,
+        headers: parts.headers,
+    })
+}
+
+/// Steps 9 to 11 from the body on: the body received within the limit (and its codings undone), the handler,
+/// the answer's compression.
+async fn handle<B>(shared: &Shared, pending: Pending<B>, read: &mut bool) -> Response<Body>
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    let Pending {
+        wire,
+        coded,
+        options,
+        headers,
+    } = pending;
+    let limit = shared.limit;
     let frames = match coded {
         None => collect_plain(wire, limit, read).await,
         Some(list) => {
-            let (tracked, flag) = unread::tracked(Body::new(wire));
-            let mut decoded = Body::new(Limited::new(tracked, limit));
-            // Undone last-applied first (RFC 9110 §8.4).
-            for &coding in list.iter().rev() {
-                decoded = Body::new(Inflated::new(decoded, coding));
-            }
-            let frames = body::collect(decoded, limit).await;
-            *read |= flag.load(Ordering::Acquire);
+            // Rare: boxed, so that the common future does not carry the decompressors' state.
+            let (frames, unread) = Box::pin(collect_coded(wire, list, limit)).await;
+            *read |= unread;
             frames
         }
     };
+    let state = &shared.state;
     let frames = match frames {
         Ok(frames) => frames,
         Err(e) => {
@@ -269,15 +318,34 @@ where
                 header::CONTENT_TYPE,
                 HeaderValue::from_static("application/json"),
             );
-            // The header is looked up only for an answer long enough to compress.
-            if big && let Some(accept) = parts.headers.get(header::ACCEPT_ENCODING) {
-                compress::answer(accept.clone(), res).await
-            } else {
-                res
+            // Boxed for the same reason as the codings.
+            match headers.get(header::ACCEPT_ENCODING) {
+                Some(accept) if big => Box::pin(compress::answer(accept.clone(), res)).await,
+                _ => res,
             }
         }
         Err(e) => e.into_response(),
     }
+}
+
+/// The data frames of a body with the codings `list` (undone last-applied first, RFC 9110 §8.4), refused (413)
+/// past `limit` bytes on the wire or decoded, and whether the wire body was read to its end.
+async fn collect_coded<B>(
+    wire: B,
+    list: Vec<Coding>,
+    limit: usize,
+) -> (Result<Frames, ApiError>, bool)
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    let (tracked, flag) = unread::tracked(Body::new(wire));
+    let mut decoded = Body::new(Limited::new(tracked, limit));
+    for &coding in list.iter().rev() {
+        decoded = Body::new(Inflated::new(decoded, coding));
+    }
+    let frames = body::collect(decoded, limit).await;
+    (frames, flag.load(Ordering::Acquire))
 }
 
 /// The data frames of a body without a coding, straight from the wire, refused (413) past `limit` bytes as
@@ -334,27 +402,29 @@ fn options(uri: &Uri, state: &AppState) -> Result<crate::decoding::Options, ApiE
 /// else (which [`options`] hands to `Query`).
 fn simple_params(query: &str) -> Option<DecodeParams> {
     let mut params = DecodeParams::default();
-    for pair in query.split('&') {
-        let (key, value) = pair.split_once('=')?;
+    // Bytes split by a closure rather than `str::split`'s searcher: the query is a few dozen bytes.
+    for pair in query.as_bytes().split(|&b| b == b'&') {
+        let eq = pair.iter().position(|&b| b == b'=')?;
+        let (key, value) = (&pair[..eq], &pair[eq + 1..]);
         match key {
-            "mode" if params.mode.is_none() => {
+            b"mode" if params.mode.is_none() => {
                 params.mode = Some(match value {
-                    "lenient" => ModeName::Lenient,
-                    "strict" => ModeName::Strict,
+                    b"lenient" => ModeName::Lenient,
+                    b"strict" => ModeName::Strict,
                     _ => return None,
                 });
             }
-            "view" if params.view.is_none() => {
+            b"view" if params.view.is_none() => {
                 params.view = Some(match value {
-                    "full" => View::Full,
-                    "summary" => View::Summary,
+                    b"full" => View::Full,
+                    b"summary" => View::Summary,
                     _ => return None,
                 });
             }
-            "inspect" if params.inspect.is_none() => {
+            b"inspect" if params.inspect.is_none() => {
                 params.inspect = Some(match value {
-                    "all" => Inspect::All,
-                    "none" => Inspect::None,
+                    b"all" => Inspect::All,
+                    b"none" => Inspect::None,
                     _ => return None,
                 });
             }

@@ -48,6 +48,7 @@ use futures_util::FutureExt;
 use crate::app::{self, AppState};
 use crate::config::{Config, ServerConfig};
 use crate::conn::drain::Drain;
+use crate::conn::head_timer::HeadTimer;
 use crate::conn::linger::{LINGER_TIME, Lingering};
 use crate::conn::rejects::Rejects;
 use crate::conn::send_timeout::SendTimeout;
@@ -164,7 +165,7 @@ pub async fn serve(
 fn protocols(config: &Config) -> auto::Builder<TokioExecutor> {
     let mut http = auto::Builder::new(TokioExecutor::new());
     http.http1()
-        .timer(TokioTimer::new())
+        .timer(HeadTimer)
         .header_read_timeout(config.header_read_timeout())
         .max_buf_size(MAX_READ_BUFFER)
         .max_headers(MAX_HEADERS)

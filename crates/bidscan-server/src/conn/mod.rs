@@ -5,11 +5,13 @@
 //! - [`linger`]: `Lingering`, the lingering close (read and discard what the client still sends, after our FIN);
 //! - [`rejects`]: `Rejects`, hyper's own 400/414/431 answers given the JSON error shape, with [`limits`], the
 //!   per-connection limits hyper enforces (a leaf);
-//! - [`drain`]: `Drain`, closing every connection gracefully when the server drains.
+//! - [`drain`]: `Drain`, closing every connection gracefully when the server drains;
+//! - [`head_timer`]: `HeadTimer`, the coarse timer of hyper's HTTP/1 header-read timeout.
 //!
 //! The tower layers around each request are in [`crate::layers`].
 
 pub mod drain;
+pub mod head_timer;
 pub mod limits;
 pub mod linger;
 pub mod rejects;
