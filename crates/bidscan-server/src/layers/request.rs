@@ -253,9 +253,10 @@ pub(crate) fn finished(res: &mut Response<Body>, started: Instant, scope: &mut S
             tracing::warn!(target: LOG_TARGET, classification = %format_args!("Status code: {status}"), latency = %format_args!("{latency} ms"), "response failed");
         });
     }
-    if !res.headers().contains_key(&X_REQUEST_ID) {
-        res.headers_mut().insert(X_REQUEST_ID, scope.id.clone());
-    }
+    // One lookup: the id is inserted only where nothing below set one.
+    res.headers_mut()
+        .entry(X_REQUEST_ID)
+        .or_insert_with(|| scope.id.clone());
 }
 
 pin_project! {
