@@ -110,8 +110,8 @@ impl DecodeService {
     /// Answers one `POST /decode`; the future never fails (every error is an answer).
     ///
     /// Step 0 is done here, before the future exists: the request id and the span (the id is not set on the
-    /// request's headers, since nothing below reads them for it). Steps 1 and 2 are [`Served`], a hand-written
-    /// wrapper, and steps 3 to 11 are one `async fn` ([`respond`]) that awaits only the body and a compression. Every
+    /// request's headers, since nothing below reads them for it). Steps 1 and 2 are `Served`, a hand-written
+    /// wrapper, and steps 3 to 11 are one `async fn` (`respond`) that awaits only the body and a compression. Every
     /// `async fn` keeps its arguments for as long as it lives, and every level of nesting is built on the stack
     /// and then moved into its parent. Nested, the steps made a 4.4 KB future that was copied about ten times per
     /// request. One level is a fraction of that.

@@ -13,7 +13,7 @@ use bidscan_json::Stats;
 use bidscan_openrtb::{BidResponse, BidSummary, Issue, Status, Summary};
 use serde::Serialize;
 
-/// The 200 body. `response` is omitted with `view=summary`. Rendered by [`write`]; `Serialize` is the reference
+/// The 200 body. `response` is omitted with `view=summary`. Rendered by [`write()`]; `Serialize` is the reference
 /// it is tested against.
 #[derive(Serialize)]
 pub struct Envelope<'a> {

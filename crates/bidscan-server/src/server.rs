@@ -1,6 +1,6 @@
 //! Running and draining: [`serve`] and [`shutdown_signal`].
 //!
-//! Connections are served by hyper's HTTP/1.1 and HTTP/2 (h2c, prior knowledge) servers ([`protocols`]), driven
+//! Connections are served by hyper's HTTP/1.1 and HTTP/2 (h2c, prior knowledge) servers (`protocols`), driven
 //! here rather than by `axum::serve`, which has neither a connection limit nor timeouts. One accept loop, on the
 //! runtime `serve` is awaited on, hands each connection to one of `server.worker_threads` threads, each a
 //! current-thread runtime ([`crate::workers`]: the one with the fewest open connections), where it is served

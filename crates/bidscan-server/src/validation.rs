@@ -3,7 +3,7 @@
 //! command line use to run either decode or validate.
 //!
 //! The envelope (`{"request": …, "response": …}`) is decoded in place in the same pooled buffer as `/decode`'s
-//! body ([`Engine::with_input`]), by `bidscan_openrtb::decode_pair_inspected` (each bid's markup inspected as
+//! body (`Engine::with_input`), by `bidscan_openrtb::decode_pair_inspected` (each bid's markup inspected as
 //! `/decode` does; `decode_pair` with `?inspect=none`), then judged by `bidscan_openrtb::rules`
 //! under the server's `[validate]` policy.
 

@@ -39,7 +39,7 @@ pub fn layer() -> (DropUnsatisfiable, CompressionLayer<SizeAbove>) {
     (MapRequestLayer::new(drop_unsatisfiable), compressor)
 }
 
-/// The layer of [`drop_unsatisfiable`].
+/// The layer of `drop_unsatisfiable` (the request without an `Accept-Encoding` that accepts nothing).
 pub type DropUnsatisfiable = MapRequestLayer<fn(Request<Body>) -> Request<Body>>;
 
 /// `req` without its `Accept-Encoding` when that header accepts no coding at all (see the module docs).
