@@ -437,3 +437,31 @@ fn skipping_deep_nesting_runs_in_a_small_stack() {
         .join();
     assert!(outcome.is_ok());
 }
+
+#[test]
+fn errors_after_whitespace_in_a_tail_shorter_than_16_bytes_have_the_right_line_and_column() {
+    // The tail after the last string handed out (a borrowed `&str`) is all the reader still holds: runs in the
+    // last 1–15 bytes go through its padded 16-byte step. Every mix of space, tab, CR and LF up to 12 bytes,
+    // then a bad token on the line the newlines reached.
+    let alphabet = [" ", "\t", "\r", "\n"];
+    for len in 0..=12usize {
+        for pick in 0..4usize.pow(len.min(6) as u32) {
+            let mut run = String::new();
+            let mut p = pick;
+            for k in 0..len {
+                run.push_str(alphabet[if k < 6 { p % 4 } else { k % 4 }]);
+                p /= 4;
+            }
+            let text = format!("{{\"a\": \"x\"{run}x");
+            let mut doc = text.as_bytes().to_vec();
+            let e = from_slice_mut::<BTreeMap<&str, &str>>(&mut doc).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::Syntax, "{text:?}");
+            assert_eq!(e.byte(), text.len() - 1, "{text:?}");
+            assert_eq!(
+                (e.line(), e.column()),
+                place_by_counting(&text, e.byte()),
+                "{text:?}"
+            );
+        }
+    }
+}
