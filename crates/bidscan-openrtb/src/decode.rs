@@ -247,6 +247,7 @@ fn decode_json<'a>(
     let seed = ResponseSeed {
         response: &mut decoded.response,
         refused: &mut refused,
+        whole: "the body",
     };
     if let Err(e) = reader.decode_seed(input, seed) {
         return Err(map_error(e, refused));

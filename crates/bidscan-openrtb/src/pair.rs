@@ -12,8 +12,8 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visi
 use bidscan_markup::Inspector;
 
 use crate::decode::{self, DecodeError, Decoded, Mode};
-use crate::lenient::{Doc, FromMap, MAX_COERCIONS, NOT_A_BID_REQUEST, Refusal, refuse};
-use crate::request::BidRequest;
+use crate::lenient::{Doc, MAX_COERCIONS, NOT_A_BID_REQUEST, Refusal, refuse};
+use crate::request::{BidRequest, ImpFault};
 use crate::response::{BidResponse, ResponseSeed};
 use crate::status::Status;
 
@@ -41,8 +41,9 @@ const NOT_AN_ENVELOPE: &str = "not a validation envelope";
 /// - [`DecodeError::NotABidResponse`] (path under `/response`), [`DecodeError::Strict`] (path prefixed with
 ///   `/response`).
 /// - [`DecodeError::InvalidEnvelope`]: `not_an_envelope` (the top level is not an object, `request` or
-///   `response` is missing, or either comes twice), `not_a_bid_request` (`request` is not an object), `request_without_imp` (no, or an
-///   empty, `imp` array; OpenRTB 2.6 §3.2.1: `imp` "required", 1+).
+///   `response` is missing, or either comes twice), `not_a_bid_request` (`request` is not an object),
+///   `request_without_imp` (no `imp`, an empty one, or one with no object in it, e.g. `"imp":5` or `"imp":[5]`,
+///   the message naming what was sent; OpenRTB 2.6 §3.2.1: `imp` "required", 1+).
 pub fn decode_pair<'a>(
     reader: &mut Reader,
     input: &'a mut [u8],
@@ -87,10 +88,12 @@ fn decode_pair_with<'a>(
     };
     let mut seen = Seen::default();
     let mut refused = None;
+    let mut imp_fault = None;
     let seed = PairSeed {
         pair: &mut pair,
         seen: &mut seen,
         refused: &mut refused,
+        imp_fault: &mut imp_fault,
     };
     if let Err(e) = reader.decode_seed(input, seed) {
         return Err(decode::map_error(e, refused));
@@ -108,11 +111,7 @@ fn decode_pair_with<'a>(
         ));
     }
     if pair.request.imp.is_empty() {
-        return Err(invalid(
-            "request_without_imp",
-            "the bid request offers no impression (OpenRTB 2.6 §3.2.1: imp is required, 1+)".into(),
-            "/request/imp",
-        ));
+        return Err(without_imp(imp_fault));
     }
     pair.decoded.check(mode, inspector).map_err(|e| match e {
         DecodeError::Strict {
@@ -131,6 +130,38 @@ fn decode_pair_with<'a>(
         pair.decoded.issues.insert(0, decode::bom_issue());
     }
     Ok(pair)
+}
+
+/// The `request_without_imp` error: no `imp`, an empty one, or one whose values are not impressions (`fault`
+/// names the first of them, and the error points at it).
+fn without_imp(fault: Option<ImpFault>) -> DecodeError {
+    const RULE: &str = "OpenRTB 2.6 §3.2.1: imp is required, 1+";
+    let (message, path) = match fault {
+        None => (
+            format!("the bid request offers no impression ({RULE})"),
+            "/request/imp".to_owned(),
+        ),
+        Some(ImpFault { index: None, found }) => (
+            format!(
+                "the bid request offers no impression: `imp` is {found}, not an array of objects ({RULE})"
+            ),
+            "/request/imp".to_owned(),
+        ),
+        Some(ImpFault {
+            index: Some(i),
+            found,
+        }) => (
+            format!(
+                "the bid request offers no impression: element {i} of `imp` is {found}, not an object ({RULE})"
+            ),
+            format!("/request/imp/{i}"),
+        ),
+    };
+    DecodeError::InvalidEnvelope {
+        code: "request_without_imp",
+        message,
+        path,
+    }
 }
 
 fn invalid(code: &'static str, message: String, path: &str) -> DecodeError {
@@ -165,6 +196,8 @@ struct PairSeed<'p, 'de> {
     seen: &'p mut Seen,
     /// Set when the envelope, its request or its response is refused for its shape.
     refused: &'p mut Option<Refusal>,
+    /// What made the request's `imp` empty, if it was sent with no object in it.
+    imp_fault: &'p mut Option<ImpFault>,
 }
 
 impl PairSeed<'_, '_> {
@@ -194,9 +227,10 @@ impl<'de> Visitor<'de> for PairSeed<'_, 'de> {
             "{NOT_AN_ENVELOPE}: an object with `request` and `response`"
         )
     }
-    // Every other JSON value is refused without being read (a malformed array after `[` is `not_an_envelope`,
-    // as with serde's default `visit_seq`).
-    fn visit_seq<S: de::SeqAccess<'de>>(self, _seq: S) -> Result<(), S::Error> {
+    // Every other JSON value is refused; an array is read to its end first, so a malformed one (`[1,`) is
+    // malformed JSON, not a wrong shape (as for `request` and `response`).
+    fn visit_seq<S: de::SeqAccess<'de>>(self, mut seq: S) -> Result<(), S::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
         self.not_object()
     }
     fn visit_str<E: de::Error>(self, _v: &str) -> Result<(), E> {
@@ -232,21 +266,27 @@ impl<'de> Visitor<'de> for PairSeed<'_, 'de> {
             match member {
                 Some(Member::Request) => {
                     if self.seen.request {
+                        // Read first: a malformed second value is malformed JSON.
+                        map.next_value::<IgnoredAny>()?;
                         return Err(refuse(self.refused, Refusal::Envelope, twice("request")));
                     }
                     map.next_value_seed(RequestSeed {
                         request: &mut self.pair.request,
                         refused: self.refused,
+                        imp_fault: self.imp_fault,
                     })?;
                     self.seen.request = true;
                 }
                 Some(Member::Response) => {
                     if self.seen.response {
+                        // Read first: a malformed second value is malformed JSON.
+                        map.next_value::<IgnoredAny>()?;
                         return Err(refuse(self.refused, Refusal::Envelope, twice("response")));
                     }
                     map.next_value_seed(OptionalResponse(ResponseSeed {
                         response: &mut self.pair.decoded.response,
                         refused: self.refused,
+                        whole: "`response`",
                     }))?;
                     self.seen.response = true;
                 }
@@ -289,6 +329,7 @@ impl<'de> Visitor<'de> for OptionalResponse<'_, 'de> {
 struct RequestSeed<'p, 'de> {
     request: &'p mut BidRequest<'de>,
     refused: &'p mut Option<Refusal>,
+    imp_fault: &'p mut Option<ImpFault>,
 }
 
 impl<'de> DeserializeSeed<'de> for RequestSeed<'_, 'de> {
@@ -344,9 +385,12 @@ impl<'de> Visitor<'de> for RequestSeed<'_, 'de> {
             request: true,
             ..Doc::default()
         };
-        if let Err(e) = self.request.read_map(map, &mut doc) {
-            *self.refused = doc.refused;
-            return Err(e);
+        match self.request.read_request(map, &mut doc) {
+            Ok(fault) => *self.imp_fault = fault,
+            Err(e) => {
+                *self.refused = doc.refused;
+                return Err(e);
+            }
         }
         if doc.order > MAX_COERCIONS {
             return Err(refuse(

@@ -11,6 +11,7 @@ use serde::de::MapAccess;
 
 use crate::bid::{codes, ident, int, text, texts};
 use crate::inline::{InlineItem, InlineVec};
+use crate::issue::{CoercionKind, JsonType};
 use crate::lenient::{self, Ctx, Doc, FromMap, members};
 use crate::lists::{CategoryTaxonomy, CreativeAttribute, Protocol};
 
@@ -176,15 +177,37 @@ fn float<'de, A: MapAccess<'de>>(
     Ok(lenient::scalar::<A, lenient::Float>(m, c, f)?.map(|t| t.0))
 }
 
-impl<'de> FromMap<'de> for BidRequest<'de> {
-    fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error> {
+/// Why a request's `imp` holds no impression although the member was sent: the first value of the last `imp`
+/// member that is not an impression (for the `request_without_imp` message).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ImpFault {
+    /// The element of the `imp` array (`None`: the member itself).
+    pub(crate) index: Option<u32>,
+    /// What was sent there (`null`, a number, a string, …).
+    pub(crate) found: JsonType,
+}
+
+impl<'de> BidRequest<'de> {
+    /// Reads the request's members into `self` (a default value), as [`FromMap::read_map`] does for the other
+    /// objects, and returns
+    /// what made `imp` empty when the member was sent with no object in it ([`ImpFault`]).
+    pub(crate) fn read_request<A: MapAccess<'de>>(
+        &mut self,
+        map: A,
+        doc: &mut Doc,
+    ) -> Result<Option<ImpFault>, A::Error> {
         let r = self;
+        // The order of the first coercion the last `imp` member may note: only those name its fault.
+        let mut imp_from = None;
         // The request's coercions are not reported (see the module docs); they still count against the
         // document's bound on coercions.
-        lenient::read_members(map, doc, |m, c, member: RequestMember, f| {
+        let coercions = lenient::read_members(map, doc, |m, c, member: RequestMember, f| {
             match member {
                 RequestMember::Id => r.id = ident(m, c, f)?,
-                RequestMember::Imp => r.imp = lenient::objects(m, c, f, false)?,
+                RequestMember::Imp => {
+                    imp_from = Some(c.doc.order);
+                    r.imp = lenient::objects(m, c, f, false)?;
+                }
                 RequestMember::Cur => r.cur = texts(m, c, f)?,
                 RequestMember::Bcat => r.bcat = texts(m, c, f)?,
                 RequestMember::Badv => r.badv = texts(m, c, f)?,
@@ -194,7 +217,25 @@ impl<'de> FromMap<'de> for BidRequest<'de> {
             }
             Ok(())
         })?;
-        Ok(())
+        let Some(from) = imp_from.filter(|_| r.imp.is_empty()) else {
+            return Ok(None);
+        };
+        // The `imp` array's own coercions (of the member, and of elements dropped) land in this object's list;
+        // an impression's own members have theirs.
+        Ok(coercions
+            .iter()
+            .filter(|c| c.field == "imp" && c.order >= from)
+            .find_map(|c| {
+                let found = match c.kind {
+                    CoercionKind::InvalidType { found, .. } => found,
+                    CoercionKind::Null => JsonType::Null,
+                    _ => return None,
+                };
+                Some(ImpFault {
+                    index: c.index,
+                    found,
+                })
+            }))
     }
 }
 

@@ -153,6 +153,7 @@ impl<'de> Deserialize<'de> for BidResponse<'de> {
         ResponseSeed {
             response: &mut response,
             refused: &mut None,
+            whole: "the body",
         }
         .deserialize(deserializer)?;
         Ok(response)
@@ -167,6 +168,9 @@ pub(crate) struct ResponseSeed<'p, 'de> {
     pub(crate) response: &'p mut BidResponse<'de>,
     /// Set when the document is refused for its shape, so the caller maps the error by this value.
     pub(crate) refused: &'p mut Option<Refusal>,
+    /// What the response is called in the refusal of a value that is not an object: `"the body"`, or
+    /// `` "`response`" `` inside a validation envelope.
+    pub(crate) whole: &'static str,
 }
 
 impl<'de> DeserializeSeed<'de> for ResponseSeed<'_, 'de> {
@@ -181,7 +185,10 @@ impl ResponseSeed<'_, '_> {
         Err(refuse(
             self.refused,
             Refusal::Response,
-            format_args!("{NOT_A_BID_RESPONSE}: the body is {found}, not a JSON object"),
+            format_args!(
+                "{NOT_A_BID_RESPONSE}: {} is {found}, not a JSON object",
+                self.whole
+            ),
         ))
     }
 }

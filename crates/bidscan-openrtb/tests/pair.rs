@@ -295,3 +295,197 @@ fn a_malformed_array_is_malformed_json_not_a_wrong_shape() {
         assert_eq!(e.code(), code, "{text}: {e}");
     }
 }
+
+/// An `imp` that was sent but holds no impression is named for what it held (was "offers no impression" for
+/// `"imp":5` too, unlike the `seatbid` refusal); still `request_without_imp`, pointing at the value.
+#[test]
+fn an_imp_without_an_object_is_named_for_what_it_holds() {
+    let res = r#"{"id":"r"}"#;
+    for (imp, path, names) in [
+        (
+            "5",
+            "/request/imp",
+            "`imp` is a number, not an array of objects",
+        ),
+        (
+            "\"x\"",
+            "/request/imp",
+            "`imp` is a string, not an array of objects",
+        ),
+        (
+            "true",
+            "/request/imp",
+            "`imp` is a boolean, not an array of objects",
+        ),
+        (
+            "null",
+            "/request/imp",
+            "`imp` is null, not an array of objects",
+        ),
+        (
+            "[5]",
+            "/request/imp/0",
+            "element 0 of `imp` is a number, not an object",
+        ),
+        (
+            "[null,\"y\"]",
+            "/request/imp/0",
+            "element 0 of `imp` is null, not an object",
+        ),
+        (
+            "[[{}]]",
+            "/request/imp/0",
+            "element 0 of `imp` is an array, not an object",
+        ),
+        // The last `imp` member is the one read: its values name the fault.
+        ("[{}],\"imp\":5", "/request/imp", "`imp` is a number"),
+        (
+            "5,\"imp\":[]",
+            "/request/imp",
+            "offers no impression (OpenRTB",
+        ),
+        ("[]", "/request/imp", "offers no impression (OpenRTB"),
+    ] {
+        let text = format!(r#"{{"request":{{"id":"r","imp":{imp}}},"response":{res}}}"#);
+        let e = pair(&text).unwrap_err();
+        assert_eq!(e.code(), "request_without_imp", "{imp}: {e}");
+        assert_eq!(e.path(), Some(path), "{imp}: {e}");
+        assert!(e.to_string().contains(names), "{imp}: {e}");
+        assert!(e.to_string().contains("§3.2.1"), "{imp}: {e}");
+    }
+    // An imp among values that are not is read, and the pair is validated.
+    let text = format!(r#"{{"request":{{"id":"r","imp":[5,{{"id":"1"}}]}},"response":{res}}}"#);
+    assert_eq!(pair(&text).unwrap().request.imp.len(), 1);
+}
+
+/// A `response` that is not an object is named as `request` is ("`response` is a number"), not "the body" as
+/// for `/decode`, where the response is the whole body.
+#[test]
+fn a_response_that_is_not_an_object_is_named_for_what_it_is() {
+    let req = r#"{"id":"r","imp":[{"id":"1"}]}"#;
+    for (value, found) in [
+        ("[1]", "an array"),
+        ("\"x\"", "a string"),
+        ("7", "a number"),
+        ("true", "a boolean"),
+    ] {
+        for text in [
+            format!(r#"{{"request":{req},"response":{value}}}"#),
+            format!(r#"{{"response":{value},"request":{req}}}"#),
+        ] {
+            let e = pair(&text).unwrap_err();
+            assert_eq!(e.code(), "not_a_bid_response", "{text}: {e}");
+            assert_eq!(e.path(), Some("/response"), "{text}: {e}");
+            let message = e.to_string();
+            assert!(
+                message.contains(&format!("`response` is {found}, not a JSON object")),
+                "{text}: {e}"
+            );
+            assert!(!message.contains("the body"), "{text}: {e}");
+        }
+        let mut body = value.as_bytes().to_vec();
+        let e =
+            bidscan_openrtb::decode(&mut Reader::default(), &mut body, Mode::Lenient).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains(&format!("the body is {found}, not a JSON object")),
+            "{value}: {e}"
+        );
+    }
+}
+
+/// Malformed JSON anywhere in the envelope is `malformed_json` (400, as `/decode` answers it), never one of the 422
+/// shape codes, even where a shape would be refused (a top-level array, a second member). The path is the
+/// reader's: the value being read, so under `/request` or `/response` inside them; after a complete member (a
+/// truncated envelope) the member last read, as for `/decode` (`{"id":"r"` is at `/id`); `""` before any member
+/// or after the envelope; `/0` inside a top-level array.
+#[test]
+fn malformed_json_anywhere_in_the_envelope_is_malformed_json() {
+    let req = r#"{"id":"r","imp":[{"id":"1"}]}"#;
+    let res = r#"{"id":"r","seatbid":[{"bid":[{"id":"b","impid":"1","price":1}]}]}"#;
+    let cases = [
+        (r#"{"request":{"imp":[}"#.to_owned(), "/request/imp/0"),
+        (
+            r#"{"request":{"imp":[{"id":"1"}],"#.to_owned(),
+            "/request/imp",
+        ),
+        (
+            r#"{"request":{"imp":[{"id":"1"#.to_owned(),
+            "/request/imp/0/id",
+        ),
+        (r#"{"request":[1,"#.to_owned(), "/request/0"),
+        (
+            r#"{"request":{"site":{"page":tru}},"response":{}}"#.to_owned(),
+            "/request/site",
+        ),
+        (r#"{"response":[1,"#.to_owned(), "/response/0"),
+        (
+            r#"{"response":{"seatbid":[{"bid":[{"price":1.}]}]}}"#.to_owned(),
+            "/response/seatbid/0/bid/0/price",
+        ),
+        (
+            format!(r#"{{"request":{req},"response":{{"id":"r""#),
+            "/response/id",
+        ),
+        (
+            format!(r#"{{"response":{res},"request":{{"imp":[{{"id":1e}}]}}}}"#),
+            "/request/imp/0/id",
+        ),
+        // Truncated envelopes.
+        (format!(r#"{{"request":{req}"#), "/request"),
+        (
+            format!(r#"{{"request":{req},"response":{res}"#),
+            "/response",
+        ),
+        (
+            format!(r#"{{"request":{req},"response":{res},"#),
+            "/response",
+        ),
+        (format!(r#"{{"request":{req},"response""#), "/response"),
+        (r#"{"request""#.to_owned(), "/request"),
+        ("{".to_owned(), ""),
+        // A bad top level.
+        ("[1,".to_owned(), "/0"),
+        ("[1,]".to_owned(), "/0"),
+        ("[{\"request\":".to_owned(), "/0"),
+        ("tru".to_owned(), ""),
+        ("\"x".to_owned(), ""),
+        (format!(r#"{{"request":{req},"response":{res}}}x"#), ""),
+        (format!(r#"{{"request":{req},"response":{res}}},"#), ""),
+        (
+            format!(r#"{{"request":{req} "response":{res}}}"#),
+            "/request",
+        ),
+        (
+            format!(r#"{{"request":{req},"response":{res},"x":[1,}}"#),
+            "/x",
+        ),
+        // A second member whose value is malformed: the syntax fault, not the repeated name.
+        (
+            format!(r#"{{"request":{req},"response":{res},"request":{{"imp":[}}}}"#),
+            "/request",
+        ),
+        (
+            format!(r#"{{"request":{req},"response":{res},"response":[1,}}"#),
+            "/response",
+        ),
+    ];
+    for (text, path) in cases {
+        let e = pair(&text).unwrap_err();
+        assert_eq!(e.code(), "malformed_json", "{text}: {e}");
+        assert!(matches!(e, DecodeError::Malformed(_)), "{text}: {e:?}");
+        assert_eq!(e.path().unwrap_or(""), path, "{text}: {e}");
+    }
+    // Well-formed wrong shapes stay 422 with their codes.
+    for (text, code) in [
+        ("[]".to_owned(), "not_an_envelope"),
+        ("[1,2]".to_owned(), "not_an_envelope"),
+        ("7".to_owned(), "not_an_envelope"),
+        (
+            format!(r#"{{"request":{req},"response":{res},"request":{req}}}"#),
+            "not_an_envelope",
+        ),
+    ] {
+        assert_eq!(pair(&text).unwrap_err().code(), code, "{text}");
+    }
+}

@@ -183,6 +183,85 @@ async fn errors_point_into_the_request_or_the_response() {
     );
 }
 
+/// The 422s name what was sent (`"imp":5`, a `response` that is a number), and malformed JSON anywhere in the
+/// envelope is 400 `malformed_json` as `/decode` answers it, with a position and a path into its part.
+#[tokio::test]
+async fn shape_errors_name_what_was_sent_and_malformed_json_is_400() {
+    let server = start(config()).await;
+    let cases: [(String, u16, &str, &str, &str); 7] = [
+        (
+            format!(r#"{{"request":{{"id":"r","imp":5}},"response":{RESPONSE}}}"#),
+            422,
+            "request_without_imp",
+            "/request/imp",
+            "`imp` is a number, not an array of objects",
+        ),
+        (
+            format!(r#"{{"request":{{"id":"r","imp":[5]}},"response":{RESPONSE}}}"#),
+            422,
+            "request_without_imp",
+            "/request/imp/0",
+            "element 0 of `imp` is a number, not an object",
+        ),
+        (
+            format!(r#"{{"request":{REQUEST},"response":5}}"#),
+            422,
+            "not_a_bid_response",
+            "/response",
+            "`response` is a number, not a JSON object",
+        ),
+        (
+            r#"{"request":{"imp":[}"#.to_owned(),
+            400,
+            "malformed_json",
+            "/request/imp",
+            "malformed JSON",
+        ),
+        (
+            format!(r#"{{"request":{REQUEST},"response":[1,"#),
+            400,
+            "malformed_json",
+            "/response",
+            "malformed JSON",
+        ),
+        (
+            format!(r#"{{"request":{REQUEST},"response":{RESPONSE}"#),
+            400,
+            "malformed_json",
+            "/response",
+            "EOF while parsing an object",
+        ),
+        // A bad top level: read to its end, not refused as `not_an_envelope` at its `[`.
+        (
+            "[1,".to_owned(),
+            400,
+            "malformed_json",
+            "/0",
+            "malformed JSON",
+        ),
+    ];
+    for (body, status, code, path, says) in cases {
+        let (got, v) = json(
+            server
+                .post("/validate", &[], body.clone().into_bytes())
+                .await,
+        )
+        .await;
+        assert_eq!(got, status, "{body}: {v}");
+        assert_eq!(v["error"]["code"], code, "{body}: {v}");
+        let p = v["error"]["path"].as_str().unwrap_or("");
+        assert!(
+            p.starts_with(path),
+            "{body}: path {p:?} should start with {path:?}"
+        );
+        let message = v["error"]["message"].as_str().unwrap_or("");
+        assert!(message.contains(says), "{body}: {v}");
+        if status == 400 {
+            assert!(v["error"]["byte"].is_u64(), "{body}: {v}");
+        }
+    }
+}
+
 #[tokio::test]
 async fn batch_answers_one_line_per_envelope() {
     let server = start(config()).await;
