@@ -74,6 +74,18 @@ impl Work {
         .map_or(0, |d| d.bid_count())
     }
 
+    /// [`bidscan_openrtb::decode_pair`] alone on `envelope` (no rules): what reading the envelope costs.
+    pub fn read_pair(&mut self, envelope: &[u8]) -> usize {
+        self.buf.clear();
+        self.buf.extend_from_slice(envelope);
+        bidscan_openrtb::decode_pair(
+            &mut self.reader,
+            &mut self.buf,
+            bidscan_openrtb::Mode::Lenient,
+        )
+        .map_or(0, |p| p.decoded.bid_count() + 1)
+    }
+
     /// `/validate`'s library calls on `envelope`.
     pub fn validate(&mut self, envelope: &[u8]) -> usize {
         self.buf.clear();

@@ -4,9 +4,10 @@
 //! the minimum over the rounds of one `bidscan_openrtb::decode` of the response and of one `decode_pair` +
 //! `Validated::new` of the envelope; prints the sums and the ratio, and the spread of per-pair ratios.
 //!
-//! `validate_cost decode|validate [PASSES]` (default 10): that work over every pair PASSES times, for callgrind
-//! (instructions per pass = (Ir at PASSES=11 − Ir at PASSES=1) / 10):
-//! `valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.%p target/release/validate_cost validate 11`
+//! `validate_cost decode|validate|pair [PASSES]` (default 10): that work over every pair PASSES times, for
+//! callgrind (instructions per pass = (Ir at PASSES=5 − Ir at PASSES=1) / 4); `pair` is `decode_pair` alone, the
+//! envelope read without the rules:
+//! `valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.%p target/release/validate_cost validate 5`
 #![forbid(unsafe_code)]
 
 use std::hint::black_box;
@@ -27,20 +28,20 @@ fn main() {
     let pairs = pairs();
     let mut work = Work::default();
     match what {
-        "decode" | "validate" => {
+        "decode" | "validate" | "pair" => {
             for _ in 0..n {
                 for p in &pairs {
-                    if what == "decode" {
-                        black_box(work.decode(black_box(&p.response)));
-                    } else {
-                        black_box(work.validate(black_box(&p.envelope)));
-                    }
+                    match what {
+                        "decode" => black_box(work.decode(black_box(&p.response))),
+                        "pair" => black_box(work.read_pair(black_box(&p.envelope))),
+                        _ => black_box(work.validate(black_box(&p.envelope))),
+                    };
                 }
             }
         }
         "time" => time(&pairs, &mut work, n),
         _ => {
-            eprintln!("usage: validate_cost time|decode|validate [N]");
+            eprintln!("usage: validate_cost time|decode|validate|pair [N]");
             std::process::exit(2);
         }
     }

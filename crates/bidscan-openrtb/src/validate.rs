@@ -136,6 +136,9 @@ impl DuplicateIds {
     /// Bids whose ids are sorted on the stack (2 KiB); more are sorted in a `Vec`.
     const STACK: usize = 64;
 
+    /// No bid repeats an id.
+    pub(crate) const NONE: DuplicateIds = DuplicateIds(Vec::new());
+
     pub(crate) fn find(response: &BidResponse<'_>) -> DuplicateIds {
         let mut flags = DuplicateIds(Vec::new());
         let bids: usize = response.seatbid.iter().map(|s| s.bid.len()).sum();
