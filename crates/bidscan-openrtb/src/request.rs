@@ -255,11 +255,11 @@ impl<'de> FromMap<'de> for Imp<'de> {
                 ImpMember::Bidfloor => imp.bidfloor = float(m, c, f)?,
                 ImpMember::Bidfloorcur => imp.bidfloorcur = text(m, c, f)?,
                 ImpMember::Secure => imp.secure = int(m, c, f)?,
-                ImpMember::Banner => imp.banner = lenient::object(m, c, f)?,
-                ImpMember::Video => imp.video = lenient::object(m, c, f)?,
-                ImpMember::Audio => imp.audio = lenient::object(m, c, f)?,
-                ImpMember::Native => imp.native = lenient::object(m, c, f)?,
-                ImpMember::Pmp => imp.pmp = lenient::object(m, c, f)?,
+                ImpMember::Banner => lenient::object(m, c, f, &mut imp.banner)?,
+                ImpMember::Video => lenient::object(m, c, f, &mut imp.video)?,
+                ImpMember::Audio => lenient::object(m, c, f, &mut imp.audio)?,
+                ImpMember::Native => lenient::object(m, c, f, &mut imp.native)?,
+                ImpMember::Pmp => lenient::object(m, c, f, &mut imp.pmp)?,
             }
             Ok(())
         })?;

@@ -241,55 +241,54 @@ impl<'de, T: FromMap<'de>, L: ObjList<T>> Visitor<'de> for ObjSeed<'_, '_, '_, T
     }
 }
 
-/// Reads the value of the current member as one object (`imp.banner`, `imp.pmp`): `null` is noted and read as
-/// absent, any other type is noted as an error and read as absent.
+/// Reads the value of the current member as one object (`imp.banner`, `imp.pmp`) into `slot`, in place (a
+/// `Video` or `Pmp` is not moved out through the deserializer's layers): `null` is noted and read as absent, any
+/// other type is noted as an error and read as absent. A repeated member replaces the earlier value.
 pub(crate) fn object<'de, A: MapAccess<'de>, T: FromMap<'de>>(
     map: &mut A,
     ctx: &mut Ctx<'_>,
     field: &'static str,
-) -> Result<Option<T>, A::Error> {
-    map.next_value_seed(OneSeed::<T> {
-        ctx,
-        field,
-        _t: PhantomData,
-    })
+    slot: &mut Option<T>,
+) -> Result<(), A::Error> {
+    map.next_value_seed(OneSeed::<T> { ctx, field, slot })
 }
 
-struct OneSeed<'c, 'r, T> {
+struct OneSeed<'c, 'r, 's, T> {
     ctx: &'c mut Ctx<'r>,
     field: &'static str,
-    _t: PhantomData<T>,
+    slot: &'s mut Option<T>,
 }
 
-impl<T> OneSeed<'_, '_, T> {
-    fn wrong(self, found: JsonType) -> Option<T> {
+impl<T> OneSeed<'_, '_, '_, T> {
+    fn wrong(self, found: JsonType) {
         let kind = CoercionKind::InvalidType {
             expected: "an object",
             found,
         };
         self.ctx.note(self.field, None, kind);
-        None
+        *self.slot = None;
     }
 }
 
-impl<'de, T: FromMap<'de>> DeserializeSeed<'de> for OneSeed<'_, '_, T> {
-    type Value = Option<T>;
+impl<'de, T: FromMap<'de>> DeserializeSeed<'de> for OneSeed<'_, '_, '_, T> {
+    type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<'de, T: FromMap<'de>> Visitor<'de> for OneSeed<'_, '_, T> {
-    type Value = Option<T>;
+impl<'de, T: FromMap<'de>> Visitor<'de> for OneSeed<'_, '_, '_, T> {
+    type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an object")
     }
     fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
-        T::from_map(map, self.ctx.doc).map(Some)
+        self.slot.insert(T::default()).read_map(map, self.ctx.doc)
     }
     fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
         self.ctx.note(self.field, None, CoercionKind::Null);
-        Ok(None)
+        *self.slot = None;
+        Ok(())
     }
     fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
         self.visit_unit()
@@ -299,21 +298,27 @@ impl<'de, T: FromMap<'de>> Visitor<'de> for OneSeed<'_, '_, T> {
     }
     fn visit_seq<S: SeqAccess<'de>>(self, seq: S) -> Result<Self::Value, S::Error> {
         drain_seq(seq)?;
-        Ok(self.wrong(JsonType::Array))
+        self.wrong(JsonType::Array);
+        Ok(())
     }
     fn visit_bool<E: de::Error>(self, _v: bool) -> Result<Self::Value, E> {
-        Ok(self.wrong(JsonType::Bool))
+        self.wrong(JsonType::Bool);
+        Ok(())
     }
     fn visit_i64<E: de::Error>(self, _v: i64) -> Result<Self::Value, E> {
-        Ok(self.wrong(JsonType::Number))
+        self.wrong(JsonType::Number);
+        Ok(())
     }
     fn visit_u64<E: de::Error>(self, _v: u64) -> Result<Self::Value, E> {
-        Ok(self.wrong(JsonType::Number))
+        self.wrong(JsonType::Number);
+        Ok(())
     }
     fn visit_f64<E: de::Error>(self, _v: f64) -> Result<Self::Value, E> {
-        Ok(self.wrong(JsonType::Number))
+        self.wrong(JsonType::Number);
+        Ok(())
     }
     fn visit_str<E: de::Error>(self, _v: &str) -> Result<Self::Value, E> {
-        Ok(self.wrong(JsonType::String))
+        self.wrong(JsonType::String);
+        Ok(())
     }
 }
