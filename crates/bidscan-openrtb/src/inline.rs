@@ -14,13 +14,15 @@ use std::ops::{Deref, DerefMut};
 
 use serde::ser::{Serialize, Serializer};
 
-/// Sealing [`InlineItem`]: implemented here for the strings and code lists, and next to `request::Format` for
+/// Sealing [`InlineItem`]: implemented here for the strings, code lists and status codes, next to `rules::Verdict`,
+/// and next to `request::Format` for
 /// a banner's sizes (so this module imports nothing of the model's structs).
 pub(crate) mod sealed {
     pub trait Sealed {}
 }
 
-/// Item types an [`InlineVec`] holds: the model's strings and code lists, and a banner's sizes (sealed).
+/// Item types an [`InlineVec`] holds: the model's strings and code lists, a banner's sizes, and validation's
+/// verdicts and status codes (sealed).
 ///
 /// An inline slot past the list's length holds [`UNUSED`](InlineItem::UNUSED) (an empty borrowed string, or
 /// code 0), which is never visible through the list and costs nothing to create or drop.
@@ -30,6 +32,13 @@ pub trait InlineItem: Sized + sealed::Sealed {
 }
 
 impl sealed::Sealed for std::borrow::Cow<'_, str> {}
+
+/// A finding's seat-non-bid status code ([`Validated::statuscodes`](crate::rules::Validated::statuscodes)).
+impl sealed::Sealed for Option<u16> {}
+
+impl InlineItem for Option<u16> {
+    const UNUSED: Self = None;
+}
 
 impl InlineItem for std::borrow::Cow<'_, str> {
     const UNUSED: Self = std::borrow::Cow::Borrowed("");

@@ -15,7 +15,7 @@ use crate::validate::{DuplicateIds, is_currency_code};
 
 use super::policy::{Action, Policy};
 use super::table::Rule;
-use super::verdict::{BidStatus, Findings, Verdict};
+use super::verdict::{BidStatus, Findings, Verdict, Verdicts};
 
 /// The slot a bid fills.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -237,7 +237,7 @@ pub(super) fn check(
     policy: &Policy,
     duplicates_found: bool,
     out: &mut Findings<'_>,
-) -> Vec<Verdict> {
+) -> Verdicts {
     let request = &pair.request;
     let response = &pair.decoded.response;
     let cur = response.cur.as_deref().unwrap_or("USD");
@@ -269,7 +269,7 @@ pub(super) fn check(
     } else {
         DuplicateIds::NONE
     };
-    let mut verdicts = Vec::with_capacity(pair.decoded.bid_count());
+    let mut verdicts = Verdicts::new();
     let mut position = 0;
     for (si, seat) in response.seatbid.iter().enumerate() {
         for (bi, bid) in seat.bid.iter().enumerate() {

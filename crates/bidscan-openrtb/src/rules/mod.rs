@@ -36,5 +36,5 @@ mod view;
 pub use policy::{Action, Policy, Rates};
 pub use table::Rule;
 pub use validated::Validated;
-pub use verdict::{BidStatus, Verdict};
+pub use verdict::{BidStatus, STATUSCODES_INLINE, StatusCodes, VERDICTS_INLINE, Verdict, Verdicts};
 pub use view::{NonBid, NonBidExt, SeatNonBid, ValidatedBid, ValidatedIssue, ValidatedSummary};

@@ -3,7 +3,7 @@
 use super::bid;
 use super::policy::{Action, Policy};
 use super::table::Rule;
-use super::verdict::{BidStatus, Findings, Verdict, note_left_out};
+use super::verdict::{BidStatus, Findings, StatusCodes, Verdicts, note_left_out};
 use crate::pair::Pair;
 
 /// A response validated against its request.
@@ -13,9 +13,9 @@ pub struct Validated<'a> {
     pub pair: Pair<'a>,
     /// The status code of each issue of `pair.decoded.issues` (same length): the rule's code for a rule's finding
     /// (`warn` or `enforce`), `None` for coercions, for warnings no rule stands behind, and for a skipped rule.
-    pub statuscodes: Vec<Option<u16>>,
+    pub statuscodes: StatusCodes,
     /// One per bid, in document order (all seat bids' bids in a row).
-    pub verdicts: Vec<Verdict>,
+    pub verdicts: Verdicts,
 }
 
 impl<'a> Validated<'a> {
@@ -29,7 +29,7 @@ impl<'a> Validated<'a> {
     pub fn new(mut pair: Pair<'a>, policy: &Policy) -> Validated<'a> {
         let mut issues = std::mem::take(&mut pair.decoded.issues);
         let mut duplicates_found = false;
-        let mut statuscodes: Vec<Option<u16>> = issues
+        let mut statuscodes: StatusCodes = issues
             .iter()
             .map(|i| {
                 let rule = Rule::of_decode_finding(i.code);

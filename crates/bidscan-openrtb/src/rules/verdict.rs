@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use super::policy::Action;
 use super::table::Rule;
+use crate::inline::{InlineItem, InlineVec};
 use crate::issue::{Issue, Severity, Unlisted};
 use crate::validate::MAX_ISSUES;
 
@@ -27,6 +28,29 @@ pub struct Verdict {
     pub rule: Option<Rule>,
 }
 
+impl crate::inline::sealed::Sealed for Verdict {}
+
+impl InlineItem for Verdict {
+    const UNUSED: Self = Verdict {
+        status: BidStatus::Accepted,
+        rule: None,
+    };
+}
+
+/// The verdicts of a response's bids: up to [`VERDICTS_INLINE`] without an allocation (most responses hold a
+/// few bids).
+pub type Verdicts = InlineVec<Verdict, VERDICTS_INLINE>;
+
+/// The verdicts a [`Verdicts`] holds inline (2 bytes each).
+pub const VERDICTS_INLINE: usize = 8;
+
+/// The status codes of a response's issues ([`Validated::statuscodes`](super::Validated::statuscodes)): up to
+/// [`STATUSCODES_INLINE`] without an allocation.
+pub type StatusCodes = InlineVec<Option<u16>, STATUSCODES_INLINE>;
+
+/// The status codes a [`StatusCodes`] holds inline (4 bytes each).
+pub const STATUSCODES_INLINE: usize = 8;
+
 impl Verdict {
     /// The seat-non-bid status code of [`rule`](Self::rule); `None` when accepted.
     pub fn statuscode(&self) -> Option<u16> {
@@ -37,7 +61,7 @@ impl Verdict {
 /// Where the rules' findings go, bounded by [`MAX_ISSUES`] like decode's.
 pub(crate) struct Findings<'f> {
     pub(super) issues: &'f mut Vec<Issue>,
-    pub(super) statuscodes: &'f mut Vec<Option<u16>>,
+    pub(super) statuscodes: &'f mut StatusCodes,
     pub(super) left_out: usize,
     /// The findings left out, by code and severity.
     pub(super) unlisted: &'f mut Unlisted,
@@ -81,7 +105,7 @@ impl Findings<'_> {
 /// Ends the list with the count of findings left out (in the `issues_truncated` warning decode wrote, if any).
 pub(super) fn note_left_out(
     issues: &mut Vec<Issue>,
-    statuscodes: &mut Vec<Option<u16>>,
+    statuscodes: &mut StatusCodes,
     left_out: usize,
 ) {
     let text =
