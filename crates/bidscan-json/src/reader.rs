@@ -8,7 +8,7 @@ use serde::de::DeserializeSeed;
 use crate::de::Deserializer;
 use crate::error::Error;
 use crate::path::{Seg, recycle};
-use crate::scan::ScanImpl;
+use crate::scan::{ScanImpl, Scanner};
 use crate::stats::Stats;
 
 /// Limits applied while decoding. Build with `ReaderConfig { max_depth: 64, ..Default::default() }`.
@@ -46,8 +46,10 @@ impl Default for ReaderConfig {
 /// ```
 pub struct Reader {
     config: ReaderConfig,
-    /// Stop-byte scanner implementation; only ever set to one that [`ScanImpl::is_available`].
-    scan: ScanImpl,
+    /// Stop-byte scanner with an empty block cache, copied into each document's decoder: made by
+    /// `Scanner::new`, so its implementation is one that [`ScanImpl::is_available`] (checked once here, not
+    /// per document: seven feature tests, ~20 instructions of a 13-byte error body).
+    scan: Scanner,
     /// Path stack scratch: always empty between decodes, capacity kept.
     path: Vec<Seg<'static>>,
     stats: Stats,
@@ -58,7 +60,7 @@ impl Reader {
     pub fn new(config: ReaderConfig) -> Reader {
         Reader {
             config,
-            scan: ScanImpl::detected(),
+            scan: Scanner::new(ScanImpl::detected()),
             path: Vec::new(),
             stats: Stats::default(),
         }
@@ -113,7 +115,7 @@ impl Reader {
 
     /// The stop-byte scanner in use.
     pub fn scan_impl(&self) -> ScanImpl {
-        self.scan
+        self.scan.imp()
     }
 
     /// Forces a scanner implementation (for tests and benches). Returns `false`, changing nothing, when this CPU
@@ -121,7 +123,7 @@ impl Reader {
     pub fn set_scan_impl(&mut self, scan: ScanImpl) -> bool {
         let ok = scan.is_available();
         if ok {
-            self.scan = scan;
+            self.scan = Scanner::new(scan);
         }
         ok
     }
@@ -137,7 +139,7 @@ impl std::fmt::Debug for Reader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Reader")
             .field("config", &self.config)
-            .field("scan", &self.scan)
+            .field("scan", &self.scan.imp())
             .field("path_capacity", &self.path.capacity())
             .field("stats", &self.stats)
             .finish()

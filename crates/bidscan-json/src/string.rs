@@ -113,7 +113,7 @@ fn plain32(buf: &[u8], stats: &mut Stats) -> Option<usize> {
 /// nothing recorded) for a longer tail, an escape, a control byte or no closing quote: the kernel's path decides
 /// those.
 #[inline(always)]
-fn plain_tail(buf: &[u8], stats: &mut Stats) -> Option<usize> {
+pub(crate) fn plain_tail(buf: &[u8], stats: &mut Stats) -> Option<usize> {
     let rest = buf.get(1..).filter(|r| r.len() < 32)?;
     let len = rest
         .iter()

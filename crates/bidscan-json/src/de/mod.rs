@@ -18,7 +18,7 @@ use serde::de::DeserializeSeed;
 use crate::error::{Error, ErrorKind, Place, Result};
 use crate::number::{self, Number};
 use crate::path::{Seg, render};
-use crate::scan::{self, ScanImpl, Scanner, str_from_validated};
+use crate::scan::{self, Scanner, str_from_validated};
 use crate::stats::Stats;
 use crate::string;
 
@@ -64,7 +64,7 @@ impl<'de> Deserializer<'de> {
     pub(crate) fn new(
         input: &'de mut [u8],
         max_depth: usize,
-        scan: ScanImpl,
+        scan: Scanner,
         path: Vec<Seg<'de>>,
     ) -> Self {
         let stats = Stats {
@@ -76,7 +76,7 @@ impl<'de> Deserializer<'de> {
             input,
             idx: 0,
             origin: 0,
-            scan: Scanner::new(scan),
+            scan,
             depth: 0,
             max_depth,
             line: 0,
@@ -456,6 +456,15 @@ impl<'de> Deserializer<'de> {
     #[inline(never)]
     fn parse_str_long(&mut self) -> Result<&'de str> {
         let at = self.idx;
+        // A plain string in the document's last 32 bytes (`"cur":"USD"}`, all of `{"data":null}`): found here,
+        // without the call into the decoder and its register saves.
+        if let Some(len) = self
+            .input
+            .get(at..)
+            .and_then(|buf| string::plain_tail(buf, &mut self.stats))
+        {
+            return Ok(self.split_off(at + 1, at + 1 + len, at + len + 2));
+        }
         let buf = std::mem::take(&mut self.input);
         match string::decode_in_place(
             &mut buf[at..],

@@ -138,6 +138,11 @@ impl Scanner {
         }
     }
 
+    /// The implementation this scanner runs (always an available one).
+    pub(crate) fn imp(&self) -> ScanImpl {
+        self.imp
+    }
+
     /// The kernel to run.
     #[inline(always)]
     pub(crate) fn kernel(&self) -> Kernels {
