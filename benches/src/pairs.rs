@@ -52,7 +52,7 @@ pub fn pairs() -> Vec<Pair> {
 }
 
 /// The two library calls compared: [`bidscan_openrtb::decode`] of the response, and
-/// [`bidscan_openrtb::decode_pair`] + [`Validated::new`](bidscan_openrtb::rules::Validated::new) of the envelope,
+/// [`Validated::decode`](bidscan_openrtb::rules::Validated::decode) of the envelope (`decode_pair` and the rules),
 /// each decoding a fresh copy of its bytes in a reused buffer. Returns the bid count (to keep the work alive).
 #[derive(Default)]
 pub struct Work {
@@ -90,13 +90,12 @@ impl Work {
     pub fn validate(&mut self, envelope: &[u8]) -> usize {
         self.buf.clear();
         self.buf.extend_from_slice(envelope);
-        match bidscan_openrtb::decode_pair(
+        bidscan_openrtb::rules::Validated::decode(
             &mut self.reader,
             &mut self.buf,
             bidscan_openrtb::Mode::Lenient,
-        ) {
-            Ok(pair) => bidscan_openrtb::rules::Validated::new(pair, &self.policy).rejected() + 1,
-            Err(_) => 0,
-        }
+            &self.policy,
+        )
+        .map_or(0, |v| v.rejected() + 1)
     }
 }

@@ -1,8 +1,8 @@
 //! What `/validate` costs against `/decode` of the same response, at the library level (issue 14: ≤ 1.25×).
 //!
 //! `validate_cost time [ROUNDS]` (default 200): for every real pair of `corpus/validate-pairs/`, interleaved,
-//! the minimum over the rounds of one `bidscan_openrtb::decode` of the response and of one `decode_pair` +
-//! `Validated::new` of the envelope; prints the sums and the ratio, and the spread of per-pair ratios.
+//! the minimum over the rounds of one `bidscan_openrtb::decode` of the response and of one `Validated::decode`
+//! (`decode_pair` and the rules) of the envelope; prints the sums and the ratio, and the spread of per-pair ratios.
 //!
 //! `validate_cost decode|validate|pair [PASSES]` (default 10): that work over every pair PASSES times, for
 //! callgrind (instructions per pass = (Ir at PASSES=5 − Ir at PASSES=1) / 4); `pair` is `decode_pair` alone, the

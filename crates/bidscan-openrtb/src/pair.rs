@@ -74,23 +74,43 @@ fn decode_pair_with<'a>(
     mode: Mode,
     inspector: Option<&mut Inspector>,
 ) -> Result<Pair<'a>, DecodeError> {
+    let mut pair = Pair::empty();
+    fill(reader, input, mode, inspector, &mut pair)?;
+    Ok(pair)
+}
+
+impl Pair<'_> {
+    /// No request, a no-bid response: what [`fill`] starts from.
+    pub(crate) fn empty() -> Self {
+        Pair {
+            request: BidRequest::default(),
+            decoded: Decoded {
+                status: Status::NoBid,
+                response: BidResponse::default(),
+                issues: Vec::new(),
+                markup: Vec::new(),
+                unlisted: Default::default(),
+            },
+        }
+    }
+}
+
+/// [`decode_pair_with`] into `pair` ([`Pair::empty`]) where it stays: a `Pair` is hundreds of bytes, and the
+/// validation that follows keeps it in its own value (`Validated::decode`), so it is not moved out of a `Result`.
+pub(crate) fn fill<'a>(
+    reader: &mut Reader,
+    input: &'a mut [u8],
+    mode: Mode,
+    inspector: Option<&mut Inspector>,
+    pair: &mut Pair<'a>,
+) -> Result<(), DecodeError> {
     // A byte order mark as `decode` treats it: refused in strict mode, else blanked, its warning first.
     let bom = decode::blank_bom(reader, input, mode)?;
-    let mut pair = Pair {
-        request: BidRequest::default(),
-        decoded: Decoded {
-            status: Status::NoBid,
-            response: BidResponse::default(),
-            issues: Vec::new(),
-            markup: Vec::new(),
-            unlisted: Default::default(),
-        },
-    };
     let mut seen = Seen::default();
     let mut refused = None;
     let mut imp_fault = None;
     let seed = PairSeed {
-        pair: &mut pair,
+        pair: &mut *pair,
         seen: &mut seen,
         refused: &mut refused,
         imp_fault: &mut imp_fault,
@@ -129,7 +149,7 @@ fn decode_pair_with<'a>(
     if bom {
         pair.decoded.issues.insert(0, decode::bom_issue());
     }
-    Ok(pair)
+    Ok(())
 }
 
 /// The `request_without_imp` error: no `imp`, an empty one, or one whose values are not impressions (`fault`

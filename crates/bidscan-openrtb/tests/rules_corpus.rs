@@ -236,3 +236,38 @@ fn each_rule_rejects_a_mutated_real_pair_with_its_code() {
         assert!(n >= least, "{rule}: only {n} real pairs mutated");
     }
 }
+
+/// `Validated::decode` (the pair decoded where it stays, then the rules) gives what `decode_pair` then
+/// `Validated::new` gives, with and without markup inspection, on every real pair and on envelopes it refuses.
+#[test]
+fn validated_decode_is_decode_pair_then_new() {
+    use bidscan_json::Reader;
+    use bidscan_openrtb::rules::Validated;
+    use bidscan_openrtb::{Inspector, Mode, decode_pair, decode_pair_inspected};
+    let policy = Policy::default();
+    let mut reader = Reader::default();
+    let mut inspector = Inspector::new();
+    let mut texts: Vec<String> = pairs().into_iter().map(|(_, text)| text).collect();
+    texts.push(r#"{"request":{"imp":5},"response":{}}"#.to_owned());
+    texts.push(r#"{"request":{"imp":[{"id":"1"}]},"response":[1,"#.to_owned());
+    for text in &texts {
+        for mode in [Mode::Lenient, Mode::Strict] {
+            let (mut a, mut b) = (text.clone().into_bytes(), text.clone().into_bytes());
+            let one = Validated::decode(&mut reader, &mut a, mode, &policy);
+            let two = decode_pair(&mut reader, &mut b, mode).map(|p| Validated::new(p, &policy));
+            match (one, two) {
+                (Ok(one), Ok(two)) => assert_eq!(one, two, "{text}"),
+                (Err(one), Err(two)) => assert_eq!(one.to_string(), two.to_string(), "{text}"),
+                (one, two) => panic!("{text}: {one:?} vs {two:?}"),
+            }
+            let (mut a, mut b) = (text.clone().into_bytes(), text.clone().into_bytes());
+            let one =
+                Validated::decode_inspected(&mut reader, &mut a, mode, &mut inspector, &policy);
+            let one = one.map_err(|e| e.to_string());
+            let two = decode_pair_inspected(&mut reader, &mut b, mode, &mut inspector)
+                .map(|p| Validated::new(p, &policy))
+                .map_err(|e| e.to_string());
+            assert_eq!(one, two, "{text}");
+        }
+    }
+}

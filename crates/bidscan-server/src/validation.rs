@@ -3,9 +3,9 @@
 //! command line use to run either decode or validate.
 //!
 //! The envelope (`{"request": …, "response": …}`) is decoded in place in the same pooled buffer as `/decode`'s
-//! body (`Engine::with_input`), by `bidscan_openrtb::decode_pair_inspected` (each bid's markup inspected as
-//! `/decode` does; `decode_pair` with `?inspect=none`), then judged by `bidscan_openrtb::rules`
-//! under the server's `[validate]` policy.
+//! body (`Engine::with_input`) and judged under the server's `[validate]` policy in one call,
+//! `bidscan_openrtb::rules::Validated::decode_inspected` (`decode_pair_inspected`, each bid's markup inspected as
+//! `/decode` does, then the rules; `Validated::decode` with `?inspect=none`).
 
 use bidscan_json::Stats;
 use bidscan_openrtb::rules::{SeatNonBid, Validated, ValidatedIssue, ValidatedSummary};
@@ -68,15 +68,13 @@ impl Engine {
         options: Options,
     ) -> Result<Answer, ApiError> {
         self.with_input(chunks, len, |reader, inspector, input| {
+            let (mode, policy) = (options.mode, self.policy());
             let result = match options.inspect {
-                Inspect::All => {
-                    bidscan_openrtb::decode_pair_inspected(reader, input, options.mode, inspector)
-                }
-                Inspect::None => bidscan_openrtb::decode_pair(reader, input, options.mode),
+                Inspect::All => Validated::decode_inspected(reader, input, mode, inspector, policy),
+                Inspect::None => Validated::decode(reader, input, mode, policy),
             };
             let stats = reader.stats();
-            let result = result.map_err(ApiError::from).and_then(|pair| {
-                let validated = Validated::new(pair, self.policy());
+            let result = result.map_err(ApiError::from).and_then(|validated| {
                 self.observe(&validated.pair.decoded);
                 self.count_rejections(&validated);
                 render(&validated, stats, options)

@@ -229,15 +229,16 @@ impl<'r, 'a> ImpIndex<'r, 'a> {
     }
 }
 
-/// Applies the rules to every bid of `pair`, reporting findings into `out`; one verdict per bid in document order.
-/// `duplicates_found`: decode reported a `duplicate_bid_id` (else no bid repeats an id, and they are not looked
-/// for again).
+/// Applies the rules to every bid of `pair`, reporting findings into `out` and one verdict per bid, in document
+/// order, into `verdicts`. `duplicates_found`: decode reported a `duplicate_bid_id` (else no bid repeats an id,
+/// and they are not looked for again).
 pub(super) fn check(
     pair: &Pair<'_>,
     policy: &Policy,
     duplicates_found: bool,
     out: &mut Findings<'_>,
-) -> Verdicts {
+    verdicts: &mut Verdicts,
+) {
     let request = &pair.request;
     let response = &pair.decoded.response;
     let cur = response.cur.as_deref().unwrap_or("USD");
@@ -269,7 +270,6 @@ pub(super) fn check(
     } else {
         DuplicateIds::NONE
     };
-    let mut verdicts = Verdicts::new();
     let mut position = 0;
     for (si, seat) in response.seatbid.iter().enumerate() {
         for (bi, bid) in seat.bid.iter().enumerate() {
@@ -301,7 +301,6 @@ pub(super) fn check(
             position += 1;
         }
     }
-    verdicts
 }
 
 /// The rules applied to one bid.
