@@ -14,7 +14,7 @@
 //!    ([`panic_response`], as tower-http's `CatchPanicLayer::custom`);
 //! 3. close-if-unread: a 4xx/5xx answered before the wire body was read to its end gets `Connection: close`
 //!    (as [`crate::layers::unread::CloseIfUnreadLayer`]; the flag is a local here, not an `Arc`);
-//! 4. the `Host` rule (RFC 9112 §3.2, [`lacks_host`]): 400 `bad_host`;
+//! 4. the `Host` rule (RFC 9112 §3.2, [`crate::layers::host::lacks_host`]): 400 `bad_host`;
 //! 5. JSON error bodies ([`json_errors`]; nothing below answers otherwise, kept as the router has it);
 //! 6. `x-openrtb-version` echoed (as tower-http's `PropagateHeader`: inserted, replacing);
 //! 7. load shedding and the concurrency limit: one `try_acquire` on [`AppState::permits`] (shared with the batch
@@ -59,8 +59,8 @@ use crate::body::{self, Accepts, Frames};
 use crate::config::ModeName;
 use crate::decoding::{Inspect, View};
 use crate::error::{ApiError, ErrorCode, json_errors, panic_response};
-use crate::layers::host::lacks_host;
-use crate::layers::inflate::{self, ACCEPTED, Coding, Inflated, codings};
+use crate::head::Head;
+use crate::layers::inflate::{ACCEPTED, Coding, Inflated, codings};
 use crate::layers::request;
 use crate::layers::{compress, unread};
 use crate::metrics::HttpMetrics;
@@ -120,10 +120,20 @@ impl DecodeService {
         B: http_body::Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
     {
-        let id = request::id_of(&req);
+        let head = Head::of(req.headers());
+        let id = head.id.cloned().unwrap_or_else(request::new_id);
+        let seen = Seen {
+            lacks_host: head.lacks_host(req.version()),
+            version: head.version.cloned(),
+            length: head.content_length(),
+            coded: head.coded,
+            plain_json: head
+                .content_type
+                .is_none_or(|value| value.as_bytes() == b"application/json"),
+        };
         let scope = request::Scope::new(&req, id);
         Box::pin(Served {
-            inner: AssertUnwindSafe(respond(self.shared.clone(), req)).catch_unwind(),
+            inner: AssertUnwindSafe(respond(self.shared.clone(), req, seen)).catch_unwind(),
             scope: Some(scope),
             started: Instant::now(),
             shared: self.shared.clone(),
@@ -172,9 +182,23 @@ where
     }
 }
 
+/// What steps 3 to 10 need of the request's headers, read in one pass by [`DecodeService::call`] ([`Head`]).
+struct Seen {
+    /// The `Host` rule is broken (RFC 9112 §3.2).
+    lacks_host: bool,
+    /// The `x-openrtb-version` to echo.
+    version: Option<HeaderValue>,
+    /// The `Content-Length`, when it is a number.
+    length: Option<u64>,
+    /// A `Content-Encoding` is present.
+    coded: bool,
+    /// No `Content-Type`, or exactly `application/json`: nothing for step 10 to check.
+    plain_json: bool,
+}
+
 /// Steps 3 to 11: close-if-unread around the `Host` rule and the rest; JSON error bodies and the version echo around
 /// the permit; the request timeout around the body, the handler and the compression.
-async fn respond<B>(shared: Arc<Shared>, req: Request<B>) -> Response<Body>
+async fn respond<B>(shared: Arc<Shared>, req: Request<B>, seen: Seen) -> Response<Body>
 where
     B: http_body::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
@@ -182,15 +206,15 @@ where
     request::started();
     // A request without a body has nothing to leave unread.
     let mut read = req.body().is_end_stream();
-    let mut res = if lacks_host(&req) {
+    let mut res = if seen.lacks_host {
         ApiError::of(ErrorCode::BadHost).into_response()
     } else {
-        let version = req.headers().get(&OPENRTB_VERSION).cloned();
+        let version = seen.version;
         let mut res = match shared.state.permits.try_acquire() {
             Err(_) => ApiError::overloaded(shared.retry_after).into_response(),
             Ok(_permit) => {
                 let deadline = tokio::time::Instant::now() + shared.timeout;
-                match prepare(&shared, req) {
+                match prepare(&shared, req, seen.length, seen.coded, seen.plain_json) {
                     Prepared::Answer(res) => res,
                     Prepared::Body(body) => {
                         let answered = Deadline {
@@ -238,16 +262,21 @@ struct Pending<B> {
 }
 
 /// Steps 9 and 10 on the head: `Content-Length` over the limit (413), the `Content-Encoding` (415), the query
-/// (400), the `Content-Type` (415).
-fn prepare<B>(shared: &Shared, req: Request<B>) -> Prepared<B> {
+/// (400), the `Content-Type` (415). `length`, `coded` and `plain_json` are [`Seen`]'s.
+fn prepare<B>(
+    shared: &Shared,
+    req: Request<B>,
+    length: Option<u64>,
+    coded: bool,
+    plain_json: bool,
+) -> Prepared<B> {
     let limit = shared.limit;
-    if inflate::content_length(req.headers()).is_some_and(|n| n > limit as u64) {
+    if length.is_some_and(|n| n > limit as u64) {
         shared.too_large.inc();
         return Prepared::Answer(ApiError::too_large(limit, "the request body").into_response());
     }
     let (parts, wire) = req.into_parts();
-    let mut coded = None;
-    if parts.headers.contains_key(header::CONTENT_ENCODING) {
+    let coded = if coded {
         let list = match codings(&parts.headers) {
             Ok(list) => list,
             Err(e) => {
@@ -257,15 +286,15 @@ fn prepare<B>(shared: &Shared, req: Request<B>) -> Prepared<B> {
                 return Prepared::Answer(res);
             }
         };
-        if !list.is_empty() {
-            coded = Some(list);
-        }
-    }
+        (!list.is_empty()).then_some(list)
+    } else {
+        None
+    };
     let options = match options(&parts.uri, &shared.state) {
         Ok(options) => options,
         Err(e) => return Prepared::Answer(e.into_response()),
     };
-    if let Err(e) = body::check_content_type(&parts.headers, Accepts::Json) {
+    if !plain_json && let Err(e) = body::check_content_type(&parts.headers, Accepts::Json) {
         return Prepared::Answer(e.into_response());
     }
     Prepared::Body(Pending {

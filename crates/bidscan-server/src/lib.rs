@@ -34,6 +34,7 @@ pub mod decoding;
 pub mod dispatch;
 pub mod error;
 pub mod error_code;
+mod head;
 pub mod hot;
 pub mod layers;
 pub mod log_fields;

@@ -65,7 +65,7 @@ pub struct RequestService<S> {
 }
 
 /// A new request id: a random UUID v4 (RFC 9562 §5.4), lower-case and hyphenated, 36 bytes.
-fn new_id() -> HeaderValue {
+pub(crate) fn new_id() -> HeaderValue {
     let mut text = [0u8; uuid::fmt::Hyphenated::LENGTH];
     let text = uuid::Uuid::new_v4().hyphenated().encode_lower(&mut text);
     HeaderValue::from_str(text).expect("a UUID is a valid header value")
@@ -108,15 +108,6 @@ pub(crate) fn take_id<B>(req: &mut Request<B>) -> HeaderValue {
             req.headers_mut().insert(X_REQUEST_ID, id.clone());
             id
         }
-    }
-}
-
-/// The request's id without setting it on the request: for a service whose handler reads no header of it
-/// ([`crate::hot`]); the id is still in the span and echoed.
-pub(crate) fn id_of<B>(req: &Request<B>) -> HeaderValue {
-    match req.headers().get(&X_REQUEST_ID) {
-        Some(id) => id.clone(),
-        None => new_id(),
     }
 }
 
