@@ -16,9 +16,11 @@ pub(crate) type StrError = (ErrorKind, usize);
 /// Decodes the string starting at `buf[0] == b'"'` in place. Returns `(len, end)`: the decoded string is
 /// `buf[1..1 + len]` and the closing quote is at `end - 1`.
 ///
-/// Callers try [`short_plain`] first, inlined where they are; this function is kept out of line (it holds
-/// every kernel's loop), so the short strings do not pay its register saves.
-#[inline(never)]
+/// Callers try [`short_plain`] first, inlined where they are. This part (a plain string within 32 bytes,
+/// [`plain32`]) is inlined into the caller's out-of-line long-string reader, so a 16–31-byte id or a string at
+/// the document's end costs no further call; the kernels' loops stay out of line in [`decode_escaped`], so the
+/// short strings do not pay its register saves.
+#[inline(always)]
 pub(crate) fn decode_in_place(
     buf: &mut [u8],
     origin: usize,
@@ -28,6 +30,17 @@ pub(crate) fn decode_in_place(
     if let Some(len) = plain32(buf, stats) {
         return Ok((len, len + 2));
     }
+    decode_escaped(buf, origin, scan, stats)
+}
+
+/// [`decode_in_place`] past [`plain32`]: escapes, strings of 32 bytes and more, errors, by the chosen kernel.
+#[inline(never)]
+fn decode_escaped(
+    buf: &mut [u8],
+    origin: usize,
+    scan: &mut Scanner,
+    stats: &mut Stats,
+) -> Result<(usize, usize), StrError> {
     let kernel = scan.kernel();
     kernel.run(Decode {
         buf,
@@ -113,7 +126,7 @@ fn plain32(buf: &[u8], stats: &mut Stats) -> Option<usize> {
 /// nothing recorded) for a longer tail, an escape, a control byte or no closing quote: the kernel's path decides
 /// those.
 #[inline(always)]
-pub(crate) fn plain_tail(buf: &[u8], stats: &mut Stats) -> Option<usize> {
+fn plain_tail(buf: &[u8], stats: &mut Stats) -> Option<usize> {
     let rest = buf.get(1..).filter(|r| r.len() < 32)?;
     let len = rest
         .iter()

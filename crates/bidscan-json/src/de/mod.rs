@@ -456,15 +456,6 @@ impl<'de> Deserializer<'de> {
     #[inline(never)]
     fn parse_str_long(&mut self) -> Result<&'de str> {
         let at = self.idx;
-        // A plain string in the document's last 32 bytes (`"cur":"USD"}`, all of `{"data":null}`): found here,
-        // without the call into the decoder and its register saves.
-        if let Some(len) = self
-            .input
-            .get(at..)
-            .and_then(|buf| string::plain_tail(buf, &mut self.stats))
-        {
-            return Ok(self.split_off(at + 1, at + 1 + len, at + len + 2));
-        }
         let buf = std::mem::take(&mut self.input);
         match string::decode_in_place(
             &mut buf[at..],
