@@ -173,8 +173,60 @@ pub(crate) fn parse_f32(buf: &[u8], at: usize) -> Result<Option<(f32, usize)>, N
 
 /// Checks the number starting at `buf[at]` without converting it (unless its magnitude might overflow `f64`).
 /// Returns the index after it.
+///
+/// A number without an exponent and with at most 308 integer digits (nearly every number a skipped `ext` or
+/// request member holds) is settled by [`skip_plain`], a digit scan without the grammar pass's arithmetic;
+/// anything else, errors included, goes through [`grammar`], so the result and every error are the same.
 #[inline]
 pub(crate) fn skip(buf: &[u8], at: usize) -> Result<usize, NumError> {
+    match skip_plain(buf, at) {
+        Some(end) => Ok(end),
+        None => skip_checked(buf, at),
+    }
+}
+
+/// The end of the number at `buf[at]` when it is `-`? (`0` | `[1-9][0-9]*`) (`.` `[0-9]+`)? (RFC 8259 §6
+/// without the exponent), with at most 308 integer digits (below 10^308 < `f64::MAX`, so in range), and not
+/// followed by an exponent; `None` for anything else, valid or not.
+#[inline(always)]
+fn skip_plain(buf: &[u8], at: usize) -> Option<usize> {
+    let is_digit = |i: usize| buf.get(i).is_some_and(u8::is_ascii_digit);
+    let mut i = at + usize::from(buf.get(at) == Some(&b'-'));
+    match buf.get(i)? {
+        b'0' => {
+            i += 1;
+            if is_digit(i) {
+                return None;
+            }
+        }
+        b'1'..=b'9' => {
+            let first = i;
+            i += 1;
+            while is_digit(i) {
+                i += 1;
+            }
+            if i - first > 308 {
+                return None;
+            }
+        }
+        _ => return None,
+    }
+    if buf.get(i) == Some(&b'.') {
+        i += 1;
+        let first = i;
+        while is_digit(i) {
+            i += 1;
+        }
+        if i == first {
+            return None;
+        }
+    }
+    (!matches!(buf.get(i), Some(b'e' | b'E'))).then_some(i)
+}
+
+/// [`skip`] by the grammar pass, with the range check for a magnitude past 308.
+#[inline(never)]
+fn skip_checked(buf: &[u8], at: usize) -> Result<usize, NumError> {
     let shape = grammar(buf, at)?;
     // |value| < 10^magnitude, and 10^308 < f64::MAX: only larger magnitudes can round to infinity.
     if shape.integer.is_none() && shape.magnitude > 308 {
@@ -298,6 +350,56 @@ fn expect_digit(buf: &[u8], i: usize) -> NumError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The digit-scan skip gives the grammar pass's answer (end or error, with its place) on every string of up
+    /// to six bytes over the bytes that matter to a number, after every prefix and before every suffix, and on
+    /// integer parts around the 308-digit range bound.
+    #[test]
+    fn the_plain_skip_agrees_with_the_grammar() {
+        const BYTES: &[u8] = b"019-.eE+x";
+        let mut texts: Vec<Vec<u8>> = vec![Vec::new()];
+        let mut layer = vec![Vec::new()];
+        for _ in 0..6 {
+            layer = layer
+                .iter()
+                .flat_map(|t: &Vec<u8>| {
+                    BYTES.iter().map(move |&b| {
+                        let mut t = t.clone();
+                        t.push(b);
+                        t
+                    })
+                })
+                .collect();
+            texts.extend(layer.iter().cloned());
+        }
+        for digits in [307, 308, 309, 400] {
+            let long = "7".repeat(digits);
+            for text in [
+                long.clone(),
+                format!("-{long}"),
+                format!("{long}.5"),
+                format!("{long}e-400"),
+            ] {
+                texts.push(text.into_bytes());
+            }
+        }
+        for text in &texts {
+            for (prefix, suffix) in [(&b""[..], &b""[..]), (b"[", b","), (b"  ", b"}")] {
+                let buf = [prefix, text.as_slice(), suffix].concat();
+                let at = prefix.len();
+                let checked = skip_checked(&buf, at);
+                assert_eq!(
+                    skip(&buf, at),
+                    checked,
+                    "{:?}",
+                    String::from_utf8_lossy(&buf)
+                );
+                if let Some(end) = skip_plain(&buf, at) {
+                    assert_eq!(checked, Ok(end), "{:?}", String::from_utf8_lossy(&buf));
+                }
+            }
+        }
+    }
 
     fn num(text: &str) -> Result<Number, ErrorKind> {
         let parsed = parse(text.as_bytes(), 0).map_err(|e| e.0);
