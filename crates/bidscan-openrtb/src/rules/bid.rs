@@ -11,6 +11,8 @@ use crate::paths::{self, Object};
 use crate::request::{Imp, Video};
 use crate::response::BidResponse;
 use crate::status::Status;
+
+use super::blocklists::Blocklists;
 use crate::validate::{DuplicateIds, is_currency_code};
 
 use super::policy::{Action, Policy};
@@ -173,26 +175,6 @@ fn insecure_markup(adm: &Adm<'_>) -> bool {
     }
 }
 
-/// `domain` is `blocked` or one of its subdomains (ASCII case-insensitive).
-fn domain_blocked(domain: &str, blocked: &str) -> bool {
-    let (d, b) = (domain.trim(), blocked.trim());
-    if b.is_empty() || d.len() < b.len() {
-        return false;
-    }
-    let tail = &d.as_bytes()[d.len() - b.len()..];
-    tail.eq_ignore_ascii_case(b.as_bytes())
-        && (d.len() == b.len() || d.as_bytes()[d.len() - b.len() - 1] == b'.')
-}
-
-/// `cat` is `blocked` or under it (`IAB1` blocks `IAB1-5`), ASCII case-insensitive.
-fn category_blocked(cat: &str, blocked: &str) -> bool {
-    let (c, b) = (cat.as_bytes(), blocked.as_bytes());
-    !b.is_empty()
-        && c.len() >= b.len()
-        && c[..b.len()].eq_ignore_ascii_case(b)
-        && (c.len() == b.len() || c[b.len()] == b'-')
-}
-
 /// The imps of the request by id: up to [`ImpIndex::SCAN`] imps (most requests offer one or two) are searched in
 /// request order where they lie, without an index; more are sorted for lookup (a response may hold thousands of
 /// bids). Either way, with two imps of one id the first in the request wins.
@@ -265,6 +247,7 @@ pub(super) fn check(
         );
     }
     let imps = ImpIndex::new(&request.imp);
+    let blocklists = Blocklists::new(&request.badv, &request.bcat, &request.bapp);
     let duplicates = if duplicates_found {
         DuplicateIds::find(response)
     } else {
@@ -286,6 +269,7 @@ pub(super) fn check(
             one.run(
                 pair,
                 &imps,
+                &blocklists,
                 response_invalid,
                 currency_refused,
                 duplicates.contains(position),
@@ -345,6 +329,7 @@ impl OneBid<'_, '_, '_, '_> {
         &mut self,
         pair: &Pair<'_>,
         imps: &ImpIndex<'_, '_>,
+        blocklists: &Blocklists<'_>,
         response_invalid: bool,
         currency_refused: bool,
         duplicate: bool,
@@ -396,8 +381,8 @@ impl OneBid<'_, '_, '_, '_> {
             self.secure(imp);
             self.media_type(imp);
         }
-        self.advertiser(pair);
-        self.category(pair);
+        self.advertiser(blocklists);
+        self.category(pair, blocklists);
     }
 
     /// `price` against `floor` in `floorcur`; a floor in another currency without a rate is a warning.
@@ -625,16 +610,12 @@ impl OneBid<'_, '_, '_, '_> {
         }
     }
 
-    fn advertiser(&mut self, pair: &Pair<'_>) {
-        let request = &pair.request;
+    fn advertiser(&mut self, blocklists: &Blocklists<'_>) {
         let bid = self.bid;
-        let blocked = bid.adomain.iter().find_map(|d| {
-            request
-                .badv
-                .iter()
-                .find(|b| domain_blocked(d, b))
-                .map(|b| (d, b))
-        });
+        let blocked = bid
+            .adomain
+            .iter()
+            .find_map(|d| blocklists.domain(d).map(|b| (d, b)));
         if let Some((d, b)) = blocked {
             let message = message(&[
                 Part::Text("adomain "),
@@ -649,11 +630,7 @@ impl OneBid<'_, '_, '_, '_> {
                 message,
             );
         }
-        if let Some(bundle) = bid
-            .bundle
-            .as_deref()
-            .filter(|b| request.bapp.iter().any(|a| a == b))
-        {
+        if let Some(bundle) = bid.bundle.as_deref().filter(|b| blocklists.app(b)) {
             let message = message(&[
                 Part::Text("bundle "),
                 Part::Quoted(bundle),
@@ -663,20 +640,17 @@ impl OneBid<'_, '_, '_, '_> {
         }
     }
 
-    fn category(&mut self, pair: &Pair<'_>) {
+    fn category(&mut self, pair: &Pair<'_>, blocklists: &Blocklists<'_>) {
         let request = &pair.request;
         let bid = self.bid;
         let same_taxonomy = bid.cattax.map_or(1, |t| t.0) == request.cattax.map_or(1, |t| t.0);
         if !same_taxonomy {
             return;
         }
-        let blocked = bid.cat.iter().find_map(|c| {
-            request
-                .bcat
-                .iter()
-                .find(|b| category_blocked(c, b))
-                .map(|b| (c, b))
-        });
+        let blocked = bid
+            .cat
+            .iter()
+            .find_map(|c| blocklists.category(c).map(|b| (c, b)));
         if let Some((c, b)) = blocked {
             let message = message(&[
                 Part::Text("category "),
@@ -691,6 +665,7 @@ impl OneBid<'_, '_, '_, '_> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::blocklists::{category_blocked, domain_blocked};
     use super::*;
 
     #[test]

@@ -27,6 +27,7 @@
 //! native JSON: native; `<`-led HTML: banner); else the imp's only slot, if it offers one.
 
 mod bid;
+mod blocklists;
 mod policy;
 mod table;
 mod validated;
