@@ -29,7 +29,8 @@
 //! 10. the handler ([`crate::routes::one_document`]): query, `Content-Type`, the body,
 //!     [`Engine::run`](crate::decoding::Engine::run);
 //! 11. answer compression, innermost as the router's `/decode` has it: an answer of at least
-//!     [`compress::COMPRESS_ABOVE`] bytes to a request with `Accept-Encoding` goes through [`compress::answer`].
+//!     [`compress::COMPRESS_ABOVE`] bytes to a request with `Accept-Encoding` goes through [`compress::answer`];
+//!     without one it gets `Vary: accept-encoding`, as the router's compressor gives it.
 //!
 //! `tests/service.rs`, `tests/hostile*.rs`, `tests/overload.rs` and `tests/interop.rs` hold the behaviour of each
 //! step; `GET /decode` and every other route keep the router and its tower layers.
@@ -350,6 +351,13 @@ where
             // Boxed for the same reason as the codings.
             match headers.get(header::ACCEPT_ENCODING) {
                 Some(accept) if big => Box::pin(compress::answer(accept.clone(), res)).await,
+                None if big => {
+                    // What the router's compressor adds to a long answer for a client that asks for no coding
+                    // (RFC 9110 §12.5.5: a cache must not give it to clients that ask for one).
+                    res.headers_mut()
+                        .insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+                    res
+                }
                 _ => res,
             }
         }

@@ -630,6 +630,8 @@ async fn decode_and_validate_answers_are_compressed_when_asked() {
     let plain = server.post("/decode", &[], doc.clone()).await;
     assert_eq!(plain.status(), 200);
     assert!(plain.headers().get("content-encoding").is_none());
+    // Not asked for a coding, still an answer that varies by `Accept-Encoding` (as the router's routes say).
+    assert_eq!(plain.headers()["vary"], "accept-encoding");
     let plain = plain.bytes().await.unwrap().to_vec();
     assert!(plain.len() > 1024, "{} bytes", plain.len());
     for coding in ["gzip", "br", "zstd", "deflate"] {
@@ -690,6 +692,7 @@ async fn decode_and_validate_answers_are_compressed_when_asked() {
     .unwrap();
     let plain = server.post("/validate", &[], pair.clone()).await;
     assert_eq!(plain.status(), 200);
+    assert_eq!(plain.headers()["vary"], "accept-encoding");
     let plain = plain.bytes().await.unwrap().to_vec();
     assert!(
         plain.len() > 1024,

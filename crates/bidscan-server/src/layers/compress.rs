@@ -85,14 +85,14 @@ pub fn compressible(len: usize) -> bool {
 }
 
 /// `res` as [`layer`] would send it to a client whose request carried `accept` as its `Accept-Encoding`: compressed
-/// with the coding `accept` prefers when the body has at least [`COMPRESS_ABOVE`] bytes, otherwise unchanged (then
-/// without `Vary`, as the layer).
+/// with the coding `accept` prefers when the body has at least [`COMPRESS_ABOVE`] bytes (with `Vary:
+/// accept-encoding` also when no coding is taken), otherwise unchanged (then without `Vary`, as the layer). An
+/// `accept` that accepts nothing ([`accepts_nothing`]) is dropped first, as the router drops it before its layer.
 pub async fn answer(accept: HeaderValue, res: Response<Body>) -> Response<Body> {
-    if accepts_nothing(accept.as_bytes()) {
-        return res;
-    }
     let mut req = Request::new(());
-    req.headers_mut().insert(header::ACCEPT_ENCODING, accept);
+    if !accepts_nothing(accept.as_bytes()) {
+        req.headers_mut().insert(header::ACCEPT_ENCODING, accept);
+    }
     // Called once, by `oneshot`.
     let mut res = Some(res);
     let inner = tower::service_fn(move |_: Request<()>| {
@@ -178,6 +178,8 @@ mod tests {
                 res.headers().get(header::CONTENT_ENCODING).is_none(),
                 "{nothing}"
             );
+            // As the router's layer answers once the header is dropped: the answer varies by it.
+            assert_eq!(res.headers()[header::VARY], "accept-encoding", "{nothing}");
         }
         for something in [
             "identity;q=0, gzip",
