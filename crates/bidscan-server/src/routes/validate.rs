@@ -72,7 +72,7 @@ pub struct ValidateAnswerDoc {
     ),
     responses(
         (status = 200, description = "Validated: each bid accepted or rejected", body = ValidateAnswerDoc),
-        (status = 400, description = "Malformed JSON (path starts with /request or /response), bad query or bad encoding", body = ErrorBody),
+        (status = 400, description = "Malformed JSON (path under /request or /response when the fault is inside one, else the reader's path in the envelope), bad query or bad encoding", body = ErrorBody),
         (status = 408, description = "Body not received in time", body = ErrorBody),
         (status = 413, description = "Body too large on the wire or after decompression", body = ErrorBody),
         (status = 415, description = "Unsupported Content-Type or Content-Encoding", body = ErrorBody),
