@@ -212,23 +212,41 @@ async fn over_the_concurrency_limit_is_503_with_retry_after() {
     c.server.max_concurrency = 1;
     c.server.retry_after_secs = 7;
     let server = start(c).await;
-    let (release, hold) = oneshot::channel();
-    let held = server
-        .client
-        .post(server.url("/decode"))
-        .body(stalled_body(b"{\"id\":\"held\"", hold))
-        .send();
-    let held = tokio::spawn(held);
-    // Wait until the held request occupies the only permit.
+    // A request whose body stalls holds the only permit; probes are then shed. A probe in flight when the held
+    // request arrives may take the permit first and get the held request shed instead: then it is sent again.
     let mut shed = None;
-    for _ in 0..100 {
-        let res = server.post("/decode", &[], b"{}".to_vec()).await;
-        if res.status() == 503 {
-            shed = Some(res);
+    let mut holding = None;
+    for _ in 0..20 {
+        let (release, hold) = oneshot::channel();
+        let held = server
+            .client
+            .post(server.url("/decode"))
+            .body(stalled_body(b"{\"id\":\"held\"", hold))
+            .send();
+        let held = tokio::spawn(held);
+        for _ in 0..100 {
+            let res = server.post("/decode", &[], b"{}".to_vec()).await;
+            if res.status() == 503 {
+                shed = Some(res);
+                break;
+            }
+            if held.is_finished() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        if shed.is_some() {
+            holding = Some((release, held));
             break;
         }
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        let answered = held.await.unwrap().unwrap();
+        assert_eq!(
+            answered.status(),
+            503,
+            "the held request was answered only when shed"
+        );
     }
+    let (release, held) = holding.expect("a held request held the permit");
     let res = shed.expect("a request was shed");
     assert_eq!(res.headers()["retry-after"], "7");
     let (_, v) = json(res).await;
