@@ -448,3 +448,53 @@ fn every_rule_is_in_the_policy_and_has_a_code() {
         assert!(!rule.name().is_empty());
     }
 }
+
+/// Lists long enough to be indexed (more than 16 entries: `rules/blocklists.rs`, the `battr` sets) give the
+/// verdicts of short ones: the blocked entry found wherever it is in the list, nothing blocked otherwise.
+#[test]
+fn long_block_lists_reject_and_accept_as_short_ones() {
+    let pad = |f: &dyn Fn(usize) -> Value| (0..40).map(f).collect::<Vec<Value>>();
+    let long = with_request(|r| {
+        let mut badv = pad(&|i| json!(format!("pad{i}.example")));
+        badv.insert(25, json!("Blocked.example"));
+        r["badv"] = json!(badv);
+        let mut bcat = pad(&|i| json!(format!("IAB{}", 100 + i)));
+        bcat.insert(30, json!("IAB7"));
+        r["bcat"] = json!(bcat);
+        let mut bapp = pad(&|i| json!(format!("com.pad{i}")));
+        bapp.push(json!("com.blocked.app"));
+        r["bapp"] = json!(bapp);
+        let mut battr = pad(&|i| json!(100 + i));
+        battr.push(json!(6));
+        r["imp"][0]["banner"]["battr"] = json!(battr);
+    });
+    accepts(
+        &long,
+        &with_bid(|b| {
+            b["adomain"] = json!(["blocked.example.org", "pad3.example.net"]);
+            b["cat"] = json!(["IAB77", "IAB1-7"]);
+            b["bundle"] = json!("com.pad1x");
+            b["attr"] = json!([1, 2, 3]);
+        }),
+    );
+    let cases: [(&str, Value, &str, u16); 4] = [
+        (
+            "adomain",
+            json!(["ok.example", "a.shop.BLOCKED.example"]),
+            "blocked_advertiser",
+            356,
+        ),
+        ("cat", json!(["IAB1", "iab7-3"]), "blocked_category", 357),
+        ("bundle", json!("com.blocked.app"), "blocked_app", 356),
+        ("attr", json!([1, 139, 6]), "blocked_attribute", 350),
+    ];
+    for (field, value, code, statuscode) in cases {
+        rejects(
+            &long,
+            &with_bid(|b| b[field] = value.clone()),
+            &format!("{B0}/{field}"),
+            code,
+            statuscode,
+        );
+    }
+}

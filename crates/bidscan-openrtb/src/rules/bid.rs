@@ -12,7 +12,11 @@ use crate::request::{Imp, Video};
 use crate::response::BidResponse;
 use crate::status::Status;
 
-use super::blocklists::Blocklists;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+
+use super::blocklists::{self, Blocklists};
+use crate::lists::CreativeAttribute;
 use crate::validate::{DuplicateIds, is_currency_code};
 
 use super::policy::{Action, Policy};
@@ -248,6 +252,7 @@ pub(super) fn check(
     }
     let imps = ImpIndex::new(&request.imp);
     let blocklists = Blocklists::new(&request.badv, &request.bcat, &request.bapp);
+    let battr_sets = RefCell::new(HashMap::new());
     let duplicates = if duplicates_found {
         DuplicateIds::find(response)
     } else {
@@ -264,6 +269,7 @@ pub(super) fn check(
                 object: Object::Bid(si, bi),
                 bid,
                 markup: pair.decoded.markup.get(position),
+                battr_sets: &battr_sets,
                 rule: None,
             };
             one.run(
@@ -298,6 +304,9 @@ struct OneBid<'c, 'f, 'r, 'a> {
     bid: &'r Bid<'a>,
     /// The bid's markup inspection, when the pair was decoded with one (`decode_pair_inspected`).
     markup: Option<&'r Markup<'a>>,
+    /// The imps' `battr` lists longer than [`blocklists::SCAN`] as sets, by the list's address, made when a bid
+    /// first meets one (a search per entry made 100,000 `battr` × 1,000 bids × 20 `attr` cost 0.62 s).
+    battr_sets: &'c RefCell<HashMap<usize, HashSet<CreativeAttribute>>>,
     /// The first enforced rule that rejected the bid.
     rule: Option<Rule>,
 }
@@ -483,7 +492,16 @@ impl OneBid<'_, '_, '_, '_> {
             None => None,
         };
         let Some(battr) = battr else { return };
-        if let Some(a) = self.bid.attr.iter().find(|a| battr.contains(a)) {
+        let blocked = if battr.len() > blocklists::SCAN {
+            let mut sets = self.battr_sets.borrow_mut();
+            let set = sets
+                .entry(battr.as_ptr() as usize)
+                .or_insert_with(|| battr.iter().copied().collect());
+            self.bid.attr.iter().find(|a| set.contains(a)).copied()
+        } else {
+            self.bid.attr.iter().find(|a| battr.contains(a)).copied()
+        };
+        if let Some(a) = blocked {
             let media = media.map_or("", Media::name);
             let message = format!(
                 "creative attribute {} is blocked by the imp's {media}.battr",
