@@ -9,7 +9,7 @@
 use std::error::Error as StdError;
 
 use axum::body::Body;
-use axum::http::{HeaderMap, header};
+use axum::http::{HeaderMap, HeaderValue, header};
 use bytes::{Bytes, BytesMut};
 use http_body_util::BodyExt;
 
@@ -92,6 +92,12 @@ pub enum Accepts {
     Ndjson,
 }
 
+/// Whether a `Content-Type` value is exactly `application/json`: what nearly every bidder sends, accepted before
+/// the general reading of [`check_content_type`] (and by `/decode`'s hot path without it).
+pub(crate) fn is_application_json(value: &HeaderValue) -> bool {
+    value.as_bytes() == b"application/json"
+}
+
 /// Checks `Content-Type`. Accepted: none; `application/json`; `application/*+json`; `text/plain`;
 /// `application/octet-stream`; and `application/x-www-form-urlencoded`, which `curl --data-binary` sends
 /// unless told otherwise — refusing it would break the obvious first try while gaining nothing, since the body
@@ -106,8 +112,7 @@ pub fn check_content_type(headers: &HeaderMap, accepts: Accepts) -> Result<(), A
     let Some(value) = headers.get(header::CONTENT_TYPE) else {
         return Ok(());
     };
-    // What nearly every bidder sends, answered before the general reading below.
-    if value.as_bytes() == b"application/json" {
+    if is_application_json(value) {
         return Ok(());
     }
     if value.as_bytes().iter().all(u8::is_ascii_whitespace) {

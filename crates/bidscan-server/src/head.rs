@@ -9,6 +9,8 @@
 
 use axum::http::{HeaderMap, HeaderValue, Version, header};
 
+use crate::layers::host::breaks_host_rule;
+use crate::layers::inflate::length_of;
 use crate::layers::request::X_REQUEST_ID;
 use crate::state::OPENRTB_VERSION;
 
@@ -54,13 +56,13 @@ impl<'a> Head<'a> {
     /// Whether a request of HTTP `version` with these headers breaks the `Host` rule of RFC 9112 §3.2 (an
     /// HTTP/1.1 request needs exactly one `Host`), as [`crate::layers::host::lacks_host`] decides it.
     pub fn lacks_host(&self, version: Version) -> bool {
-        version == Version::HTTP_11 && self.hosts != 1
+        breaks_host_rule(version, usize::from(self.hosts))
     }
 
     /// The `Content-Length` in bytes, as [`crate::layers::inflate::content_length`] reads it (`None` when
     /// absent or not a number).
     pub fn content_length(&self) -> Option<u64> {
-        self.length?.to_str().ok()?.parse().ok()
+        length_of(self.length?)
     }
 }
 

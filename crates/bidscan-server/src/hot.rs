@@ -130,7 +130,7 @@ impl DecodeService {
             coded: head.coded,
             plain_json: head
                 .content_type
-                .is_none_or(|value| value.as_bytes() == b"application/json"),
+                .is_none_or(crate::body::is_application_json),
         };
         let scope = request::Scope::new(&req, id);
         Box::pin(Served {

@@ -25,6 +25,31 @@ fn envelope(request_first: bool) -> Vec<u8> {
     }
 }
 
+/// POSTs `body` to /validate and asserts a refusal: `status`, the error `code`, a `path` starting with `path`.
+/// Returns the answer for further checks.
+async fn refused(
+    server: &TestServer,
+    body: &str,
+    status: u16,
+    code: &str,
+    path: &str,
+) -> serde_json::Value {
+    let (got, v) = json(
+        server
+            .post("/validate", &[], body.as_bytes().to_vec())
+            .await,
+    )
+    .await;
+    assert_eq!(got, status, "{body}: {v}");
+    assert_eq!(v["error"]["code"], code, "{body}: {v}");
+    let p = v["error"]["path"].as_str().unwrap_or("");
+    assert!(
+        p.starts_with(path),
+        "{body}: path {p:?} should start with {path:?}"
+    );
+    v
+}
+
 #[tokio::test]
 async fn validate_marks_each_bid_in_either_member_order_and_counts_rejections() {
     let server = start(config()).await;
@@ -153,19 +178,7 @@ async fn errors_point_into_the_request_or_the_response() {
         ),
     ];
     for (body, status, code, path) in cases {
-        let (got, v) = json(
-            server
-                .post("/validate", &[], body.clone().into_bytes())
-                .await,
-        )
-        .await;
-        assert_eq!(got, status, "{body}: {v}");
-        assert_eq!(v["error"]["code"], code, "{body}: {v}");
-        let p = v["error"]["path"].as_str().unwrap_or("");
-        assert!(
-            p.starts_with(path),
-            "{body}: path {p:?} should start with {path:?}"
-        );
+        refused(&server, &body, status, code, path).await;
     }
     // A no-bid response (null) is validated, not refused.
     let nobid = format!(r#"{{"request":{REQUEST},"response":null}}"#);
@@ -241,19 +254,7 @@ async fn shape_errors_name_what_was_sent_and_malformed_json_is_400() {
         ),
     ];
     for (body, status, code, path, says) in cases {
-        let (got, v) = json(
-            server
-                .post("/validate", &[], body.clone().into_bytes())
-                .await,
-        )
-        .await;
-        assert_eq!(got, status, "{body}: {v}");
-        assert_eq!(v["error"]["code"], code, "{body}: {v}");
-        let p = v["error"]["path"].as_str().unwrap_or("");
-        assert!(
-            p.starts_with(path),
-            "{body}: path {p:?} should start with {path:?}"
-        );
+        let v = refused(&server, &body, status, code, path).await;
         let message = v["error"]["message"].as_str().unwrap_or("");
         assert!(message.contains(says), "{body}: {v}");
         if status == 400 {

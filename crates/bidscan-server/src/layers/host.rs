@@ -17,11 +17,17 @@ use crate::error::{ApiError, ErrorCode};
 
 /// Whether `req` breaks the `Host` rule of RFC 9112 §3.2.
 pub fn lacks_host<B>(req: &Request<B>) -> bool {
-    if req.version() != Version::HTTP_11 {
-        return false;
-    }
-    let mut hosts = req.headers().get_all(header::HOST).iter();
-    hosts.next().is_none() || hosts.next().is_some()
+    req.version() == Version::HTTP_11
+        && breaks_host_rule(
+            req.version(),
+            req.headers().get_all(header::HOST).iter().take(2).count(),
+        )
+}
+
+/// Whether a request of HTTP `version` carrying `hosts` `Host` lines (counted up to 2 or more) breaks the rule
+/// of RFC 9112 §3.2: an HTTP/1.1 request needs exactly one.
+pub(crate) fn breaks_host_rule(version: Version, hosts: usize) -> bool {
+    version == Version::HTTP_11 && hosts != 1
 }
 
 /// Layer answering 400 `bad_host` to an HTTP/1.1 request without exactly one `Host` header.

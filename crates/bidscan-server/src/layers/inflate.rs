@@ -159,12 +159,12 @@ impl<S> Inflate<S> {
 
 /// The `Content-Length` of `headers` when it is one decimal number.
 pub(crate) fn content_length(headers: &HeaderMap) -> Option<u64> {
-    headers
-        .get(header::CONTENT_LENGTH)?
-        .to_str()
-        .ok()?
-        .parse()
-        .ok()
+    length_of(headers.get(header::CONTENT_LENGTH)?)
+}
+
+/// A `Content-Length` value in bytes: `None` unless it is one decimal number.
+pub(crate) fn length_of(value: &HeaderValue) -> Option<u64> {
+    value.to_str().ok()?.parse().ok()
 }
 
 impl<S, B> Service<Request<B>> for Inflate<S>
