@@ -14,6 +14,8 @@
 #   benches/http/callgrind.sh floor corpus/bid-responses/nobid_nbr.json   # plain hyper, fixed answer (the floor)
 # LOG_LEVEL=info measures bidscan at its default log level (one INFO span per request) instead of warn.
 # QUERY='?view=summary' posts to /decode?view=summary (both servers take it).
+# VALGRIND_OPTS='--cache-sim=yes --branch-sim=yes --compress-strings=no' adds simulated L1 misses and branch
+# mispredictions (valgrind reads the variable itself); benches/report/cg_self.py gives them per function.
 # Prints "SERVER DOC instructions-per-request"; the callgrind output (the N2 − N1 requests only) stays in $OUT for
 # callgrind_annotate.
 set -euo pipefail
