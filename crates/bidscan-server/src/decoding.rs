@@ -24,7 +24,7 @@ use std::time::Instant;
 
 use bidscan_json::{Reader, ReaderConfig, Stats};
 use bidscan_openrtb::rules::Policy;
-use bidscan_openrtb::{AdmKind, Decoded, Inspector, Mode, Status};
+use bidscan_openrtb::{Decoded, Inspector, Mode, Status};
 use bidscan_pool::{Budget, Pool, PoolConfig, Reusable};
 use serde::{Deserialize, Serialize};
 
@@ -298,21 +298,7 @@ impl Engine {
             self.metrics.count_issues(code, severity, n as u64);
         }
         for markup in &decoded.markup {
-            let kind = match markup.kind() {
-                AdmKind::Vast => "vast",
-                AdmKind::Native => "native",
-                AdmKind::Html => "html",
-                AdmKind::None => "none",
-            };
-            let well_formed = if markup.well_formed() {
-                "true"
-            } else {
-                "false"
-            };
-            self.metrics
-                .adm
-                .with_label_values(&[kind, well_formed])
-                .inc();
+            self.metrics.count_adm(markup.kind(), markup.well_formed());
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use std::sync::RwLock;
 
-use bidscan_openrtb::Severity;
+use bidscan_openrtb::{AdmKind, Severity};
 use bidscan_pool::DropReason;
 use prometheus::{
     Encoder, Histogram, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Registry,
@@ -12,6 +12,20 @@ use prometheus::{
     register_int_counter_vec_with_registry, register_int_counter_with_registry,
     register_int_gauge_vec_with_registry, register_int_gauge_with_registry,
 };
+
+/// The `kind` labels of `bidscan_adm_total`, in the order of [`adm_index`]; every pair of kind and
+/// well-formedness is a series from the first scrape.
+const ADM_KINDS: [&str; 4] = ["vast", "native", "html", "none"];
+
+/// Where `kind`'s label is in [`ADM_KINDS`].
+fn adm_index(kind: AdmKind) -> usize {
+    match kind {
+        AdmKind::Vast => 0,
+        AdmKind::Native => 1,
+        AdmKind::Html => 2,
+        AdmKind::None => 3,
+    }
+}
 
 /// Name of the pool of decode buffers (the `buffer` label).
 pub const INPUT_BUFFER: &str = "input";
@@ -73,6 +87,9 @@ pub struct Metrics {
     /// The series of `outcomes`, one per [`OUTCOMES`] entry (in that order), resolved once: counting a decode
     /// then hashes no label.
     outcome_counters: Vec<IntCounter>,
+    /// The series of `adm`, two per [`ADM_KINDS`] entry (well-formed, then not), resolved once: counting a bid's
+    /// markup then hashes no label (it did once per bid: a lock, a hash and an `Arc` clone).
+    adm_counters: Vec<IntCounter>,
     /// The series of `issues` used so far, found by code and severity without hashing labels.
     issue_counters: RwLock<Vec<(&'static str, Severity, IntCounter)>>,
 }
@@ -197,6 +214,7 @@ impl Metrics {
                 r
             )?,
             outcome_counters: Vec::new(),
+            adm_counters: Vec::new(),
             issue_counters: RwLock::new(Vec::new()),
             registry,
         };
@@ -208,6 +226,11 @@ impl Metrics {
             .iter()
             .map(|o| m.outcomes.with_label_values(&[o]))
             .collect();
+        m.adm_counters = ADM_KINDS
+            .iter()
+            .flat_map(|kind| [(kind, "true"), (kind, "false")])
+            .map(|(kind, well_formed)| m.adm.with_label_values(&[kind, well_formed]))
+            .collect();
         Ok(m)
     }
 
@@ -217,6 +240,11 @@ impl Metrics {
             Some(i) => self.outcome_counters[i].inc(),
             None => self.outcomes.with_label_values(&[outcome]).inc(),
         }
+    }
+
+    /// Counts one bid whose markup was inspected as `kind` (`bidscan_adm_total{kind,well_formed}`).
+    pub fn count_adm(&self, kind: AdmKind, well_formed: bool) {
+        self.adm_counters[2 * adm_index(kind) + usize::from(!well_formed)].inc();
     }
 
     /// Counts one validation issue (`bidscan_validation_issues_total{code,severity}`). The series is created on
@@ -302,6 +330,37 @@ pub fn severity_label(severity: Severity) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cached_adm_series_are_the_labelled_ones_and_exist_from_the_start() {
+        let m = Metrics::new().unwrap();
+        let text = m.render().unwrap();
+        for kind in ADM_KINDS {
+            for wf in ["true", "false"] {
+                let series = format!("bidscan_adm_total{{kind=\"{kind}\",well_formed=\"{wf}\"}} 0");
+                assert!(text.contains(&series), "{series} missing");
+            }
+        }
+        let kinds = [AdmKind::Vast, AdmKind::Native, AdmKind::Html, AdmKind::None];
+        // Count kind i well-formed i+1 times and not well-formed 10*(i+1) times.
+        for (i, kind) in kinds.into_iter().enumerate() {
+            for _ in 0..=i {
+                m.count_adm(kind, true);
+            }
+            for _ in 0..10 * (i + 1) {
+                m.count_adm(kind, false);
+            }
+        }
+        let got = |kind, wf| m.adm.with_label_values(&[kind, wf]).get();
+        for (i, label) in ["vast", "native", "html", "none"].into_iter().enumerate() {
+            let n = i as u64 + 1;
+            assert_eq!(
+                (got(label, "true"), got(label, "false")),
+                (n, 10 * n),
+                "{label}"
+            );
+        }
+    }
 
     #[test]
     fn cached_outcome_and_issue_series_are_the_labelled_ones() {
