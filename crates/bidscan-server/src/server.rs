@@ -158,7 +158,8 @@ pub async fn serve(
 }
 
 /// HTTP/1.1 and HTTP/2 over cleartext with prior knowledge (h2c, RFC 9113 §3.3: what Envoy and service meshes
-/// speak to upstreams), told apart by the connection preface. HTTP/1 has the head timeout and size limits above;
+/// speak to upstreams), told apart by the connection preface. HTTP/1 has the head timeout and size limits above
+/// and answers a request whose client half-closed the connection after sending it;
 /// HTTP/2 has at most [`MAX_STREAMS`] streams per connection, header lists of at most [`MAX_READ_BUFFER`] bytes,
 /// hyper's flow-control windows (so a connection buffers at most about 1 MiB of unread request bodies) and
 /// [`H2_KEEP_ALIVE`] pings. `Upgrade: h2c` from HTTP/1.1 is not offered (RFC 9113 deprecates it).
@@ -169,7 +170,10 @@ fn protocols(config: &Config) -> auto::Builder<TokioExecutor> {
         .header_read_timeout(config.header_read_timeout())
         .max_buf_size(MAX_READ_BUFFER)
         .max_headers(MAX_HEADERS)
-        .keep_alive(true);
+        .keep_alive(true)
+        // A client may shut its write side right after its request (`nc -N`, some proxies): end-of-input then
+        // means "no more requests", and the request in flight is still answered (hyper's default drops it).
+        .half_close(true);
     http.http2()
         .timer(TokioTimer::new())
         .max_concurrent_streams(MAX_STREAMS)
