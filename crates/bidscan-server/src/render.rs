@@ -187,11 +187,10 @@ fn string(out: &mut Vec<u8>, s: &str) {
             continue;
         }
         let b = bytes[i];
-        i += 1;
         if b >= 0x20 && b != b'"' && b != b'\\' {
+            i += 1;
             continue;
         }
-        let i = i - 1;
         out.extend_from_slice(&bytes[plain..i]);
         match b {
             b'"' => out.extend_from_slice(b"\\\""),
@@ -213,7 +212,8 @@ fn string(out: &mut Vec<u8>, s: &str) {
                 ]);
             }
         }
-        plain = i + 1;
+        i += 1;
+        plain = i;
     }
     out.extend_from_slice(&bytes[plain..]);
     out.push(b'"');

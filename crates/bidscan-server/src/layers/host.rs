@@ -17,9 +17,10 @@ use crate::error::{ApiError, ErrorCode};
 
 /// Whether `req` breaks the `Host` rule of RFC 9112 §3.2.
 pub fn lacks_host<B>(req: &Request<B>) -> bool {
+    // The headers are counted only when the version makes them matter.
     req.version() == Version::HTTP_11
         && breaks_host_rule(
-            req.version(),
+            Version::HTTP_11,
             req.headers().get_all(header::HOST).iter().take(2).count(),
         )
 }
