@@ -103,37 +103,45 @@ pub(crate) fn is_application_json(value: &HeaderValue) -> bool {
 /// unless told otherwise — refusing it would break the obvious first try while gaining nothing, since the body
 /// is parsed as JSON whatever the label. NDJSON routes also take `application/x-ndjson`, `application/ndjson`,
 /// `application/jsonl` and `application/jsonlines`. Anything else (`text/xml`, `multipart/form-data`, ...) is 415.
-/// An empty value is taken as no `Content-Type` at all. A `charset` parameter other than UTF-8 (or its subset
+/// An empty value is taken as no `Content-Type` at all. Two `Content-Type` lines are 415 (a singleton field, RFC
+/// 9110 §5.3), as is a value that is not ASCII. A `charset` parameter (any of them) other than UTF-8 (or its subset
 /// US-ASCII) is 415: JSON exchanged between systems is UTF-8 (RFC 8259 §8.1), and the body is read as UTF-8.
 ///
 /// # Errors
 /// 415 `unsupported_media_type`.
 pub fn check_content_type(headers: &HeaderMap, accepts: Accepts) -> Result<(), ApiError> {
-    let Some(value) = headers.get(header::CONTENT_TYPE) else {
+    let mut values = headers.get_all(header::CONTENT_TYPE).iter();
+    let Some(value) = values.next() else {
         return Ok(());
     };
+    if values.next().is_some() {
+        return Err(ApiError::repeated_media_type());
+    }
     if is_application_json(value) {
         return Ok(());
     }
     if value.as_bytes().iter().all(u8::is_ascii_whitespace) {
         return Ok(());
     }
-    let raw = value.to_str().unwrap_or("");
+    let Ok(raw) = value.to_str() else {
+        return Err(ApiError::media_type(&String::from_utf8_lossy(
+            value.as_bytes(),
+        )));
+    };
     // Media types are case-insensitive (RFC 9110 §8.3.1); compared without lower-casing into a new string.
     let mut parts = raw.split(';');
     let essence = parts.next().unwrap_or("").trim();
-    if let Some(charset) = parts.find_map(charset_of)
-        && !["utf-8", "utf8", "us-ascii"]
+    // Every `charset` parameter counts: `charset=utf-8; charset=latin1` is not UTF-8 for certain.
+    if let Some(charset) = parts.filter_map(charset_of).find(|charset| {
+        !["utf-8", "utf8", "us-ascii"]
             .into_iter()
             .any(|ok| charset.eq_ignore_ascii_case(ok))
-    {
+    }) {
         return Err(ApiError::charset(charset));
     }
     let is = |name: &str| essence.eq_ignore_ascii_case(name);
     let json_like = is("application/json")
-        || (essence.len() >= "application/".len() + "+json".len()
-            && essence.as_bytes()[.."application/".len()].eq_ignore_ascii_case(b"application/")
-            && essence.as_bytes()[essence.len() - "+json".len()..].eq_ignore_ascii_case(b"+json"))
+        || is_structured_json(essence)
         || [
             "text/plain",
             "application/octet-stream",
@@ -154,6 +162,16 @@ pub fn check_content_type(headers: &HeaderMap, accepts: Accepts) -> Result<(), A
     } else {
         Err(ApiError::media_type(raw))
     }
+}
+
+/// Whether `essence` is `application/<name>+json` with a non-empty `<name>` (RFC 6839 §3.1, the `+json`
+/// structured syntax suffix), case-insensitively.
+fn is_structured_json(essence: &str) -> bool {
+    let (prefix, suffix) = ("application/".len(), "+json".len());
+    let b = essence.as_bytes();
+    b.len() > prefix + suffix
+        && b[..prefix].eq_ignore_ascii_case(b"application/")
+        && b[b.len() - suffix..].eq_ignore_ascii_case(b"+json")
 }
 
 /// The value of a `charset=...` media-type parameter (quotes removed), if `param` is one (RFC 9110 §8.3.1).
@@ -262,6 +280,8 @@ mod tests {
             "multipart/form-data; boundary=x",
             "text/html",
             "application+json",
+            "application/+json",
+            "application/+JSON; charset=utf-8",
         ] {
             let e = check_content_type(&ct(bad), Accepts::Json).unwrap_err();
             assert_eq!(e.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{bad}");
@@ -278,6 +298,8 @@ mod tests {
         for bad in [
             "application/json; charset=utf-16",
             "application/json;charset=\"ISO-8859-1\"",
+            "application/json; charset=utf-8; charset=latin1",
+            "text/plain; charset=latin1; charset=utf-8",
         ] {
             let e = check_content_type(&ct(bad), Accepts::Json).unwrap_err();
             assert_eq!(e.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{bad}");
@@ -285,6 +307,33 @@ mod tests {
         }
         assert!(check_content_type(&ct("application/x-ndjson"), Accepts::Json).is_err());
         assert!(check_content_type(&ct("application/x-ndjson"), Accepts::Ndjson).is_ok());
+    }
+
+    /// Content-Type is a singleton field (RFC 9110 §5.3, §8.3): two lines are refused whatever they say, and a
+    /// value that is not ASCII is named in the message rather than shown as empty.
+    #[test]
+    fn two_content_types_and_non_ascii_values_are_refused_by_name() {
+        for pair in [
+            ["application/json", "text/xml"],
+            ["text/xml", "application/json"],
+            ["application/json", "application/json"],
+        ] {
+            let mut h = HeaderMap::new();
+            for v in pair {
+                h.append(header::CONTENT_TYPE, HeaderValue::from_static(v));
+            }
+            let e = check_content_type(&h, Accepts::Json).unwrap_err();
+            assert_eq!(e.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{pair:?}");
+            assert!(e.message.contains("two Content-Type"), "{}", e.message);
+        }
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_bytes("text/xml; x=ü".as_bytes()).unwrap(),
+        );
+        let e = check_content_type(&h, Accepts::Json).unwrap_err();
+        assert_eq!(e.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+        assert!(e.message.contains("text/xml; x="), "{}", e.message);
     }
 
     #[test]

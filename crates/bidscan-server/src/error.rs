@@ -133,6 +133,14 @@ impl ApiError {
         )
     }
 
+    /// 415 for a request with more than one `Content-Type` line (a singleton field, RFC 9110 §5.3, §8.3).
+    pub fn repeated_media_type() -> ApiError {
+        ApiError::new(
+            ErrorCode::UnsupportedMediaType,
+            "two Content-Type header lines were sent; send one (RFC 9110 §8.3), application/json",
+        )
+    }
+
     /// 415 for a `charset` other than UTF-8 (RFC 8259 §8.1).
     pub fn charset(found: &str) -> ApiError {
         ApiError::new(

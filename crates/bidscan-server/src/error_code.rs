@@ -158,7 +158,9 @@ impl ErrorCode {
             MalformedJson => "the body is not JSON",
             BadEncoding => "the body could not be decompressed",
             BadBody => "the body could not be read",
-            BadHost => "an HTTP/1.1 request needs exactly one Host header (RFC 9112 §3.2)",
+            BadHost => {
+                "the request breaks the Host rule of RFC 9112 §3.2 (HTTP/1.1: exactly one valid Host)"
+            }
             BadRequest => "bad request",
             InvalidQuery => "the query string does not parse",
             NotFound => "no such route",

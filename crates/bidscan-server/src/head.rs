@@ -5,11 +5,11 @@
 //! probed the map: ~600 instructions per request (callgrind, BENCHMARKS.md "Service cost"), for a request that
 //! carries three to six headers. One walk over the headers, comparing names (a standard name is one enum
 //! compare), finds them all. Each field is what [`HeaderMap::get`] would give (the first value of the name), and
-//! `Host` is counted, as the RFC 9112 §3.2 rule needs ([`crate::layers::host::lacks_host`]).
+//! `Host` is counted and its first value kept, as the RFC 9112 §3.2 rule needs ([`crate::layers::host::host_fault`]).
 
 use axum::http::{HeaderMap, HeaderValue, Version, header};
 
-use crate::layers::host::breaks_host_rule;
+use crate::layers::host::{HostFault, breaks_host_rule};
 use crate::layers::inflate::length_of;
 use crate::layers::request::X_REQUEST_ID;
 use crate::state::OPENRTB_VERSION;
@@ -19,6 +19,8 @@ use crate::state::OPENRTB_VERSION;
 pub(crate) struct Head<'a> {
     /// How many `Host` values, counted up to 2.
     hosts: u8,
+    /// The first `Host`.
+    host: Option<&'a HeaderValue>,
     /// The first `x-request-id`.
     pub id: Option<&'a HeaderValue>,
     /// The first `x-openrtb-version`.
@@ -29,6 +31,8 @@ pub(crate) struct Head<'a> {
     pub coded: bool,
     /// The first `Content-Type`.
     pub content_type: Option<&'a HeaderValue>,
+    /// How many `Content-Type` values, counted up to 2.
+    content_types: u8,
 }
 
 impl<'a> Head<'a> {
@@ -38,8 +42,10 @@ impl<'a> Head<'a> {
         for (name, value) in headers {
             if name == header::HOST {
                 head.hosts = head.hosts.saturating_add(1).min(2);
+                head.host.get_or_insert(value);
             } else if name == header::CONTENT_TYPE {
                 head.content_type.get_or_insert(value);
+                head.content_types = head.content_types.saturating_add(1).min(2);
             } else if name == header::CONTENT_LENGTH {
                 head.length.get_or_insert(value);
             } else if name == header::CONTENT_ENCODING {
@@ -53,10 +59,19 @@ impl<'a> Head<'a> {
         head
     }
 
-    /// Whether a request of HTTP `version` with these headers breaks the `Host` rule of RFC 9112 §3.2 (an
-    /// HTTP/1.1 request needs exactly one `Host`), as [`crate::layers::host::lacks_host`] decides it.
-    pub fn lacks_host(&self, version: Version) -> bool {
-        breaks_host_rule(version, usize::from(self.hosts))
+    /// How a request of HTTP `version` with these headers breaks the `Host` rule of RFC 9112 §3.2, as
+    /// [`crate::layers::host::host_fault`] decides it.
+    pub fn host_fault(&self, version: Version) -> Option<HostFault> {
+        breaks_host_rule(version, usize::from(self.hosts), self.host)
+    }
+
+    /// Whether `Content-Type` is absent or exactly `application/json`, once: what needs no further reading
+    /// ([`crate::body::check_content_type`] reads the rest, two lines included).
+    pub fn plain_json(&self) -> bool {
+        self.content_types <= 1
+            && self
+                .content_type
+                .is_none_or(crate::body::is_application_json)
     }
 
     /// The `Content-Length` in bytes, as [`crate::layers::inflate::content_length`] reads it (`None` when
@@ -69,7 +84,7 @@ impl<'a> Head<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layers::host::lacks_host;
+    use crate::layers::host::host_fault;
     use crate::layers::inflate::content_length;
     use axum::http::Request;
 
@@ -84,6 +99,12 @@ mod tests {
                 ("content-type", "application/json"),
                 ("content-length", "12"),
             ],
+            &[("host", "a b"), ("content-type", "application/json")],
+            &[
+                ("content-type", "application/json"),
+                ("content-type", "application/json"),
+            ],
+            &[("host", "[::1]:80"), ("host", "a")],
             &[
                 ("host", "a"),
                 ("host", "b"),
@@ -117,8 +138,8 @@ mod tests {
                 let headers = req.headers();
                 let head = Head::of(headers);
                 assert_eq!(
-                    head.lacks_host(version),
-                    lacks_host(&req),
+                    head.host_fault(version),
+                    host_fault(&req),
                     "{set:?} {version:?}"
                 );
                 assert_eq!(head.content_length(), content_length(headers), "{set:?}");
@@ -127,6 +148,15 @@ mod tests {
                 assert_eq!(
                     head.content_type,
                     headers.get(header::CONTENT_TYPE),
+                    "{set:?}"
+                );
+                let ct = headers.get_all(header::CONTENT_TYPE).iter().count();
+                assert_eq!(
+                    head.plain_json(),
+                    ct <= 1
+                        && headers
+                            .get(header::CONTENT_TYPE)
+                            .is_none_or(|v| v == "application/json"),
                     "{set:?}"
                 );
                 assert_eq!(

@@ -14,7 +14,7 @@
 //!    ([`panic_response`], as tower-http's `CatchPanicLayer::custom`);
 //! 3. close-if-unread: a 4xx/5xx answered before the wire body was read to its end gets `Connection: close`
 //!    (as [`crate::layers::unread::CloseIfUnreadLayer`]; the flag is a local here, not an `Arc`);
-//! 4. the `Host` rule (RFC 9112 §3.2, [`crate::layers::host::lacks_host`]): 400 `bad_host`;
+//! 4. the `Host` rule (RFC 9112 §3.2, [`crate::layers::host::host_fault`]): 400 `bad_host`;
 //! 5. JSON error bodies ([`json_errors`]; nothing below answers otherwise, kept as the router has it);
 //! 6. `x-openrtb-version` echoed (as tower-http's `PropagateHeader`: inserted, replacing);
 //! 7. load shedding and the concurrency limit: one `try_acquire` on [`AppState::permits`] (shared with the batch
@@ -61,6 +61,7 @@ use crate::config::ModeName;
 use crate::decoding::{Inspect, View};
 use crate::error::{ApiError, ErrorCode, json_errors, panic_response};
 use crate::head::Head;
+use crate::layers::host::HostFault;
 use crate::layers::inflate::{ACCEPTED, Coding, Inflated, codings};
 use crate::layers::request;
 use crate::layers::{compress, unread};
@@ -124,13 +125,11 @@ impl DecodeService {
         let head = Head::of(req.headers());
         let id = head.id.cloned().unwrap_or_else(request::new_id);
         let seen = Seen {
-            lacks_host: head.lacks_host(req.version()),
+            host_fault: head.host_fault(req.version()),
             version: head.version.cloned(),
             length: head.content_length(),
             coded: head.coded,
-            plain_json: head
-                .content_type
-                .is_none_or(crate::body::is_application_json),
+            plain_json: head.plain_json(),
         };
         let scope = request::Scope::new(&req, id);
         Box::pin(Served {
@@ -185,8 +184,8 @@ where
 
 /// What steps 3 to 10 need of the request's headers, read in one pass by [`DecodeService::call`] ([`Head`]).
 struct Seen {
-    /// The `Host` rule is broken (RFC 9112 §3.2).
-    lacks_host: bool,
+    /// How the `Host` rule is broken (RFC 9112 §3.2), if it is.
+    host_fault: Option<HostFault>,
     /// The `x-openrtb-version` to echo.
     version: Option<HeaderValue>,
     /// The `Content-Length`, when it is a number.
@@ -207,8 +206,8 @@ where
     request::started();
     // A request without a body has nothing to leave unread.
     let mut read = req.body().is_end_stream();
-    let mut res = if seen.lacks_host {
-        ApiError::of(ErrorCode::BadHost).into_response()
+    let mut res = if let Some(fault) = seen.host_fault {
+        fault.error().into_response()
     } else {
         let version = seen.version;
         let mut res = match shared.state.permits.try_acquire() {

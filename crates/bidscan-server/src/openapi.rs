@@ -74,7 +74,18 @@ pub fn example_request() -> Value {
 }
 
 /// The error answers any route can give, beyond the ones each declares.
-const COMMON_ERRORS: [(&str, &str, &str); 4] = [
+const COMMON_ERRORS: [(&str, &str, &str); 6] = [
+    (
+        "400",
+        "bad_host",
+        "A request breaking the Host rule (RFC 9112 §3.2: HTTP/1.1 without one Host, two Host lines, a Host \
+         value that is not host[:port])",
+    ),
+    (
+        "413",
+        "payload_too_large",
+        "A Content-Length of 2^64 - 2 or more (refused before the route is known)",
+    ),
     (
         "405",
         "method_not_allowed",

@@ -20,9 +20,16 @@
 //! A head refused as too large before its request line ended is answered 414 `uri_too_long` (RFC 9110 §15.5.15):
 //! the wrapper notes whether the bytes read since the last answer began have held a line feed yet.
 //!
-//! Cost per request: one comparison of the first bytes of each write, and a line-feed search over the reads of a
-//! request head up to its first line feed (the request line, tens of bytes). With pipelined requests the
-//! 414/431 choice can be wrong (the next head may already sit in hyper's buffer); the status is then 431.
+//! hyper also refuses a `Content-Length` of 2^64 − 2 or more (it keeps those two values for itself) with the same
+//! 431 as a head too large. The wrapper counts the bytes read since the last answer began: a head of fewer than
+//! [`FEWEST_BYTES_OVER_FIELDS`] bytes cannot hold more than [`MAX_HEADERS`] fields and is within the size limit, so
+//! its 431 was the length, answered 413 `payload_too_large` (RFC 9110 §15.5.14). Between that and
+//! [`MAX_READ_BUFFER`] bytes the cause is not known, and the message names all three.
+//!
+//! Cost per request: one comparison of the first bytes of each write, an addition per read, and a line-feed search
+//! over the reads of a request head up to its first line feed (the request line, tens of bytes). With pipelined
+//! requests the 414/431/413 choice can be wrong (the next head may already sit in hyper's buffer when the previous
+//! answer begins); the answer is still a refusal with `connection: close`.
 
 use std::io;
 use std::pin::Pin;
@@ -32,8 +39,13 @@ use std::task::{Context, Poll, ready};
 use axum::http::StatusCode;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
+use crate::conn::limits::{MAX_HEADERS, MAX_READ_BUFFER};
 use crate::error::{ApiError, ErrorCode};
 use crate::metrics::Metrics;
+
+/// The fewest bytes a request head with more than [`MAX_HEADERS`] fields can have: each field line is at least
+/// a name byte, `:` and a line feed.
+pub const FEWEST_BYTES_OVER_FIELDS: usize = (MAX_HEADERS + 1) * 3;
 
 /// The target of this module's log lines: the module's path before issue 17 moved it, so `log.level` filters
 /// that name it (`bidscan_server::rejects=debug`) keep working.
@@ -46,6 +58,8 @@ pub struct Rejects<T> {
     /// No line feed has been read since the connection opened or the last answer began: a request line is
     /// still being received.
     in_request_line: bool,
+    /// Bytes read since the connection opened or the last answer began (saturating).
+    head_bytes: usize,
     /// The replacement answer and how much of it is written.
     pending: Option<(Vec<u8>, usize)>,
 }
@@ -57,6 +71,7 @@ impl<T> Rejects<T> {
             io,
             metrics,
             in_request_line: true,
+            head_bytes: 0,
             pending: None,
         }
     }
@@ -79,30 +94,45 @@ fn refused_status(head: &[u8]) -> Option<StatusCode> {
     (!ours).then_some(status)
 }
 
-/// The answer written instead of hyper's `status` (see the module docs).
-fn answer(status: StatusCode, in_request_line: bool) -> (StatusCode, Vec<u8>) {
-    let limit = crate::conn::limits::MAX_READ_BUFFER;
-    let error = match status {
+/// The answer written instead of hyper's `status` (see the module docs), after `head_bytes` bytes of the head
+/// were read.
+fn answer(status: StatusCode, in_request_line: bool, head_bytes: usize) -> (StatusCode, Vec<u8>) {
+    let limit = MAX_READ_BUFFER;
+    let too_large = matches!(
+        status,
         StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE | StatusCode::URI_TOO_LONG
-            if in_request_line =>
-        {
-            ApiError::new(
-                ErrorCode::UriTooLong,
-                format!("the request line is longer than {limit} bytes"),
-            )
-        }
-        StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE | StatusCode::URI_TOO_LONG => ApiError::new(
-            ErrorCode::HeaderFieldsTooLarge,
-            format!(
-                "the request head is larger than {limit} bytes or has more than {} header fields",
-                crate::conn::limits::MAX_HEADERS
-            ),
-        ),
-        _ => ApiError::new(
+    );
+    let error = if !too_large {
+        ApiError::new(
             ErrorCode::BadRequest,
             "the request head is not valid HTTP/1.1 (RFC 9112): a bad request line, or a header with a \
              character not allowed in it (such as NUL or a bare CR)",
-        ),
+        )
+    } else if in_request_line {
+        ApiError::new(
+            ErrorCode::UriTooLong,
+            format!("the request line is longer than {limit} bytes"),
+        )
+    } else if head_bytes < FEWEST_BYTES_OVER_FIELDS {
+        ApiError::new(
+            ErrorCode::PayloadTooLarge,
+            "the Content-Length is 2^64 - 2 or more bytes, more than can be read",
+        )
+    } else if head_bytes < limit {
+        ApiError::new(
+            ErrorCode::HeaderFieldsTooLarge,
+            format!(
+                "the request head has more than {MAX_HEADERS} header fields, is larger than {limit} bytes, \
+                 or its Content-Length is 2^64 - 2 or more bytes"
+            ),
+        )
+    } else {
+        ApiError::new(
+            ErrorCode::HeaderFieldsTooLarge,
+            format!(
+                "the request head is larger than {limit} bytes or has more than {MAX_HEADERS} header fields"
+            ),
+        )
     };
     let body = error.to_json();
     let status = error.status;
@@ -143,10 +173,11 @@ impl<T: AsyncWrite + Unpin> Rejects<T> {
             return false;
         }
         let in_request_line = std::mem::replace(&mut self.in_request_line, true);
+        let head_bytes = std::mem::replace(&mut self.head_bytes, 0);
         let Some(status) = refused_status(first) else {
             return false;
         };
-        let (status, bytes) = answer(status, in_request_line);
+        let (status, bytes) = answer(status, in_request_line, head_bytes);
         self.metrics
             .http_requests
             .with_label_values(&["unmatched", status.as_str()])
@@ -165,6 +196,7 @@ impl<T: AsyncRead + Unpin> AsyncRead for Rejects<T> {
     ) -> Poll<io::Result<()>> {
         let before = buf.filled().len();
         ready!(Pin::new(&mut self.io).poll_read(cx, buf))?;
+        self.head_bytes = self.head_bytes.saturating_add(buf.filled().len() - before);
         if self.in_request_line && buf.filled()[before..].contains(&b'\n') {
             self.in_request_line = false;
         }
@@ -247,14 +279,45 @@ mod tests {
 
     #[test]
     fn a_head_too_large_inside_its_request_line_is_414() {
-        let (status, bytes) = answer(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, true);
+        let (status, bytes) = answer(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, true, 70_000);
         assert_eq!(status, StatusCode::URI_TOO_LONG);
         let text = String::from_utf8(bytes).unwrap();
         assert!(text.starts_with("HTTP/1.1 414 URI Too Long\r\n"), "{text}");
         let (_, body) = text.split_once("\r\n\r\n").unwrap();
         let v: serde_json::Value = serde_json::from_str(body).unwrap();
         assert_eq!(v["error"]["code"], "uri_too_long");
-        let (status, _) = answer(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, false);
+        let (status, _) = answer(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, false, 70_000);
         assert_eq!(status, StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE);
+    }
+
+    /// A 431 after a head too short to hold more than `MAX_HEADERS` fields was hyper refusing the
+    /// `Content-Length`: 413. Longer heads name every cause.
+    #[test]
+    fn a_431_for_a_short_head_is_the_length() {
+        let body = |bytes: Vec<u8>| {
+            let text = String::from_utf8(bytes).unwrap();
+            let (_, body) = text.split_once("\r\n\r\n").unwrap();
+            serde_json::from_str::<serde_json::Value>(body).unwrap()
+        };
+        let (status, bytes) = answer(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, false, 90);
+        assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+        assert_eq!(body(bytes)["error"]["code"], "payload_too_large");
+        let (status, bytes) = answer(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            false,
+            FEWEST_BYTES_OVER_FIELDS,
+        );
+        assert_eq!(status, StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE);
+        let v = body(bytes);
+        assert_eq!(v["error"]["code"], "header_fields_too_large");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("Content-Length"),
+            "{v}"
+        );
+        let (status, _) = answer(StatusCode::BAD_REQUEST, false, 90);
+        assert_eq!(status, StatusCode::BAD_REQUEST);
     }
 }

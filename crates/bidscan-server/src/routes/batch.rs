@@ -49,7 +49,8 @@ use crate::validation::Work;
     ),
     responses(
         (status = 200, description = "One line per input line: the /decode answer or {\"error\": ...}", content_type = "application/x-ndjson", body = String),
-        (status = 400, description = "Bad query", body = ErrorBody),
+        (status = 400, description = "Bad query, or a request breaking the Host rule (RFC 9112 §3.2)", body = ErrorBody),
+        (status = 408, description = "Body not received in time", body = ErrorBody),
         (status = 413, description = "Body too large on the wire (Content-Length)", body = ErrorBody),
         (status = 415, description = "Unsupported Content-Type or Content-Encoding", body = ErrorBody),
         (status = 503, description = "Overloaded; see Retry-After", body = ErrorBody),

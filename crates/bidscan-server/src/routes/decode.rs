@@ -22,7 +22,7 @@ use crate::validation::Work;
     ),
     responses(
         (status = 200, description = "Decoded: bid or no-bid", body = DecodeAnswerDoc),
-        (status = 400, description = "Malformed JSON (with byte, line, column, path), bad query, bad encoding, or an HTTP/1.1 request without one Host", body = ErrorBody),
+        (status = 400, description = "Malformed JSON (with byte, line, column, path), bad query, bad encoding, or a request breaking the Host rule (RFC 9112 §3.2: HTTP/1.1 without one Host, two Host lines, a Host value not host[:port])", body = ErrorBody),
         (status = 408, description = "Body not received in time", body = ErrorBody),
         (status = 413, description = "Body too large on the wire or after decompression", body = ErrorBody),
         (status = 415, description = "Unsupported Content-Type or Content-Encoding", body = ErrorBody),

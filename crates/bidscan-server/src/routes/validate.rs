@@ -72,7 +72,7 @@ pub struct ValidateAnswerDoc {
     ),
     responses(
         (status = 200, description = "Validated: each bid accepted or rejected", body = ValidateAnswerDoc),
-        (status = 400, description = "Malformed JSON (path under /request or /response when the fault is inside one, else the reader's path in the envelope), bad query or bad encoding", body = ErrorBody),
+        (status = 400, description = "Malformed JSON (path under /request or /response when the fault is inside one, else the reader's path in the envelope), bad query, bad encoding, or a request breaking the Host rule (RFC 9112 §3.2)", body = ErrorBody),
         (status = 408, description = "Body not received in time", body = ErrorBody),
         (status = 413, description = "Body too large on the wire or after decompression", body = ErrorBody),
         (status = 415, description = "Unsupported Content-Type or Content-Encoding", body = ErrorBody),
@@ -100,7 +100,8 @@ pub async fn validate(
     ),
     responses(
         (status = 200, description = "One line per input line: the /validate answer or {\"error\": ...}", content_type = "application/x-ndjson", body = String),
-        (status = 400, description = "Bad query", body = ErrorBody),
+        (status = 400, description = "Bad query, or a request breaking the Host rule (RFC 9112 §3.2)", body = ErrorBody),
+        (status = 408, description = "Body not received in time", body = ErrorBody),
         (status = 413, description = "Body too large on the wire (Content-Length)", body = ErrorBody),
         (status = 415, description = "Unsupported Content-Type or Content-Encoding", body = ErrorBody),
         (status = 503, description = "Overloaded; see Retry-After", body = ErrorBody),
