@@ -371,3 +371,47 @@ fn the_fast_path_info_is_the_exact_one_field_by_field() {
         Some(a)
     );
 }
+
+/// `len` bytes cycling through `decoys` (never the end of the construct they go in).
+fn filler(len: usize, decoys: &str) -> String {
+    decoys.chars().cycle().take(len).collect()
+}
+
+#[test]
+fn long_sections_and_large_documents_agree() {
+    // CDATA sections and comments of 0 to ~1,400 bytes (every step and tail of the search for their end), with
+    // `>`, `]>`, `]]x` and `->` decoys inside, in a document of ~110 KB (the size of the corpus's largest VAST,
+    // where the IAB samples are a few KB): read by the fast path exactly, whole and cut at many places (inside
+    // sections among them).
+    let mut doc = String::from(
+        "<VAST version=\"4.2\"><Ad><InLine><Impression><![CDATA[https://i/]]></Impression><Creatives>\
+         <Creative><Linear><Duration>00:00:30</Duration><TrackingEvents>",
+    );
+    for len in (0..1400).step_by(13) {
+        let cdata = filler(len, "https://t.example/?a=1>]>]]x]&b=<c>");
+        let comment = filler(len % 701, "a->b-c>d").replace("--", "-e");
+        let comment = comment.strip_suffix('-').unwrap_or(&comment).to_owned();
+        doc.push_str(&format!(
+            "<Tracking event=\"start\"><![CDATA[{cdata}]]></Tracking><!--{comment}-->"
+        ));
+    }
+    doc.push_str(
+        "</TrackingEvents><MediaFiles><MediaFile>m</MediaFile></MediaFiles></Linear></Creative></Creatives>\
+         </InLine></Ad></VAST>",
+    );
+    assert!(doc.len() > 100_000, "{}", doc.len());
+    assert!(agrees(&doc, "long sections"), "not read by the fast path");
+    let whole = vast::scan(&doc).expect("read");
+    assert!(whole.well_formed, "{:?}", whole.error);
+    assert_eq!(whole.media_files, 1);
+    assert_eq!(whole.duration_secs, Some(30.0));
+    let mut cuts = 0;
+    for cut in (0..doc.len()).step_by(331) {
+        let reported = agrees(&doc[..cut], "cut");
+        let info = vast::inspect(&doc[..cut]);
+        assert!(!info.well_formed, "cut at {cut}");
+        cuts += usize::from(reported);
+    }
+    // Every cut inside the root is a truncation the fast path reports itself.
+    assert!(cuts >= doc.len() / 331 - 1, "{cuts}");
+}
