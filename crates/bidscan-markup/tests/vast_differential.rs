@@ -415,3 +415,50 @@ fn long_sections_and_large_documents_agree() {
     // Every cut inside the root is a truncation the fast path reports itself.
     assert!(cuts >= doc.len() / 331 - 1, "{cuts}");
 }
+
+#[test]
+fn long_start_tags_agree_at_every_window_boundary() {
+    // Start tags of 40 to ~450 bytes (past the 32- and 64-byte windows of the masked read, into the word-by-word
+    // read), their attributes shifted a byte at a time so that every part of an attribute, `/>` and `>` fall
+    // on every 32-byte boundary: well-formed ones are read by the fast path exactly, the root's `version` among
+    // them when it comes late; broken ones agree with the exact path.
+    let mut read = 0;
+    for pad in 0..140 {
+        let x = "x".repeat(pad);
+        let attrs = format!(
+            " delivery=\"progressive\" a{x}=\"{x}\" type='video/mp4' width=\"1920\" height=\"1080\" \
+             bitrate=\"{pad}\" id=\"m-{x}\""
+        );
+        let docs = [
+            format!(
+                "<VAST xmlns=\"http://www.iab.com/VAST\" a=\"{x}\" version=\"4.{}\" b=\"{x}\" c=\"{x}\">\
+                 <Ad><InLine><Impression/>\
+                 <Creatives><Creative><Linear><Duration>00:00:15</Duration><MediaFiles>\
+                 <MediaFile{attrs}>m</MediaFile><MediaFile{attrs}/></MediaFiles></Linear></Creative>\
+                 </Creatives></InLine></Ad></VAST>",
+                pad % 3
+            ),
+            // Two spaces, `<` or `&` in a value, an unquoted value, a name without a value, a truncation: past
+            // the first windows.
+            format!("<VAST version=\"4.2\"><Ad{attrs}  z=\"1\"></Ad></VAST>"),
+            format!("<VAST version=\"4.2\"><Ad{attrs} z=\"a<b\"></Ad></VAST>"),
+            format!("<VAST version=\"4.2\"><Ad{attrs} z=\"a&amp;b\"></Ad></VAST>"),
+            format!("<VAST version=\"4.2\"><Ad{attrs} z=1></Ad></VAST>"),
+            format!("<VAST version=\"4.2\"><Ad{attrs} z></Ad></VAST>"),
+            format!("<VAST version=\"4.2\"><Ad{attrs} z=\"1\""),
+            format!("<VAST version=\"4.2\"><Ad{attrs}/ ></Ad></VAST>"),
+        ];
+        for (k, doc) in docs.iter().enumerate() {
+            let answered = agrees(doc, &format!("pad {pad} doc {k}"));
+            if k == 0 {
+                assert!(answered, "pad {pad}: not read by the fast path");
+                let info = vast::scan(doc).expect("read");
+                assert!(info.well_formed, "pad {pad}: {:?}", info.error);
+                assert_eq!(info.version, Some(format!("4.{}", pad % 3).as_str()));
+                assert_eq!(info.media_files, 2, "pad {pad}");
+                read += 1;
+            }
+        }
+    }
+    assert_eq!(read, 140);
+}
