@@ -19,6 +19,8 @@
 #   benches/http/service.sh                              # DURATION=5s CONNS=16 ROUNDS=3 WORKERS=1
 #   WORKERS=2 MIXES="real-nobid real-mix" benches/http/service.sh
 # Mixes (benches/http/mixes.py): real-nobid, real-banner, real-native, real-mix, vast. Raw wrk lines stay in $OUT.
+# A fifth server, `pgo`, is bidscan's profile-guided build (scripts/pgo-build.sh) from PGO_BIN:
+#   PGO_BIN=$CARGO_TARGET_DIR/pgo/x86_64-unknown-linux-gnu/release/bidscan SERVERS="bidscan pgo baseline" benches/http/service.sh
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,6 +28,7 @@ TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 BIDSCAN_BIN=${BIDSCAN_BIN:-$TARGET/release/bidscan}
 BASELINE_BIN=${BASELINE_BIN:-$TARGET/release/baseline_server}
 FLOOR_BIN=${FLOOR_BIN:-$TARGET/release/floor_server}
+PGO_BIN=${PGO_BIN:-$TARGET/pgo/x86_64-unknown-linux-gnu/release/bidscan}
 NGINX=${NGINX:-/usr/sbin/nginx}
 WRK=${WRK:-wrk}
 DURATION=${DURATION:-5s}
@@ -40,9 +43,13 @@ QUERY=${QUERY:-"?view=summary"}
 LOAD_BEFORE=$(cut -d" " -f1-3 /proc/loadavg)
 OUT=${OUT:-$(mktemp -d /tmp/bidscan-service.XXXXXX)}
 mkdir -p "$OUT"
-declare -A PORT=([bidscan]=18290 [baseline]=18291 [floor]=18292 [nginx]=18293)
+declare -A PORT=([bidscan]=18290 [baseline]=18291 [floor]=18292 [nginx]=18293 [pgo]=18294)
+WITH_PGO=0
+[[ " $SERVERS " == *" pgo "* ]] && WITH_PGO=1
 
-for bin in "$BIDSCAN_BIN" "$BASELINE_BIN" "$FLOOR_BIN" "$NGINX"; do
+NEEDED=("$BIDSCAN_BIN" "$BASELINE_BIN" "$FLOOR_BIN" "$NGINX")
+[[ $WITH_PGO == 1 ]] && NEEDED+=("$PGO_BIN")
+for bin in "${NEEDED[@]}"; do
     [[ -x $bin ]] || { echo "missing $bin (see the build lines at the top of $0)" >&2; exit 1; }
 done
 command -v "$WRK" >/dev/null || { echo "wrk not found: apt-get install -y wrk" >&2; exit 1; }
@@ -69,6 +76,11 @@ trap cleanup EXIT
 BIDSCAN__SERVER__LISTEN=127.0.0.1:${PORT[bidscan]} BIDSCAN__SERVER__WORKER_THREADS=$WORKERS \
     "${ON_SERVER[@]}" "$BIDSCAN_BIN" serve >"$OUT/bidscan.log" 2>&1 &
 PIDS+=($!)
+if [[ $WITH_PGO == 1 ]]; then
+    BIDSCAN__SERVER__LISTEN=127.0.0.1:${PORT[pgo]} BIDSCAN__SERVER__WORKER_THREADS=$WORKERS \
+        "${ON_SERVER[@]}" "$PGO_BIN" serve >"$OUT/pgo.log" 2>&1 &
+    PIDS+=($!)
+fi
 BASELINE_WORKERS=$WORKERS "${ON_SERVER[@]}" "$BASELINE_BIN" "127.0.0.1:${PORT[baseline]}" >"$OUT/baseline.log" 2>&1 &
 PIDS+=($!)
 FLOOR_WORKERS=$WORKERS "${ON_SERVER[@]}" "$FLOOR_BIN" "127.0.0.1:${PORT[floor]}" >"$OUT/floor.log" 2>&1 &
@@ -107,12 +119,16 @@ wait_ready() {
     echo "server on port $1 did not come up" >&2
     exit 1
 }
-for s in bidscan baseline floor nginx; do wait_ready "${PORT[$s]}"; done
+READY=(bidscan baseline floor nginx)
+[[ $WITH_PGO == 1 ]] && READY+=(pgo)
+for s in "${READY[@]}"; do wait_ready "${PORT[$s]}"; done
 
 # Every document of every mix must be answered 200 by both decoding servers before anything is measured.
-python3 - "$OUT" "${PORT[bidscan]}" "${PORT[baseline]}" "$QUERY" $MIXES <<'PY'
+CHECKED="${PORT[bidscan]},${PORT[baseline]}"
+[[ $WITH_PGO == 1 ]] && CHECKED+=",${PORT[pgo]}"
+python3 - "$OUT" "$CHECKED" "$QUERY" $MIXES <<'PY'
 import http.client, os, sys
-out, ports, query, mixes = sys.argv[1], sys.argv[2:4], sys.argv[4], sys.argv[5:]
+out, ports, query, mixes = sys.argv[1], sys.argv[2].split(","), sys.argv[3], sys.argv[4:]
 docs = {line for m in mixes for line in open(os.path.join(out, m + ".lines"), "rb").read().splitlines()}
 for port in ports:
     c = http.client.HTTPConnection("127.0.0.1", int(port))
@@ -145,19 +161,23 @@ def med(server, mix):
     runs = [json.load(open(os.path.join(out, "%s-%s-%d.json" % (server, mix, r)))) for r in range(1, rounds + 1)]
     for r in runs:
         bad = r["status"] + r["connect"] + r["read"] + r["write"] + r["timeout"]
-        if server in ("bidscan", "baseline") and bad:
+        if server in ("bidscan", "baseline", "pgo") and bad:
             sys.exit("%s on %s: %d errors or non-2xx answers" % (server, mix, bad))
     runs.sort(key=lambda r: r["rps"])
     return runs[len(runs) // 2], [r["rps"] for r in runs]
 print("| mix | " + " | ".join("%s req/s" % s for s in servers) +
-      " | bidscan ÷ baseline | bidscan ÷ nginx | p99 µs bidscan / baseline |")
-print("|---|" + "---:|" * (len(servers) + 3))
+      " | bidscan ÷ baseline | bidscan ÷ nginx | p99 µs bidscan / baseline |" +
+      (" pgo ÷ baseline | pgo ÷ bidscan | pgo ÷ nginx | p99 µs pgo |" if "pgo" in servers else ""))
+print("|---|" + "---:|" * (len(servers) + 3 + (4 if "pgo" in servers else 0)))
 for mix in mixes:
     m = {s: med(s, mix) for s in servers}
     cells = ["%.1f k" % (m[s][0]["rps"] / 1000) for s in servers]
     ratio = lambda a, b: "%.2f×" % (m[a][0]["rps"] / m[b][0]["rps"]) if a in m and b in m else "–"
     p99 = "%d / %d" % (m["bidscan"][0]["p99"], m["baseline"][0]["p99"]) if "bidscan" in m and "baseline" in m else "–"
-    print("| %s | %s | %s | %s | %s |" % (mix, " | ".join(cells), ratio("bidscan", "baseline"), ratio("bidscan", "nginx"), p99))
+    extra = ""
+    if "pgo" in m:
+        extra = " %s | %s | %s | %d |" % (ratio("pgo", "baseline"), ratio("pgo", "bidscan"), ratio("pgo", "nginx"), m["pgo"][0]["p99"])
+    print("| %s | %s | %s | %s | %s |%s" % (mix, " | ".join(cells), ratio("bidscan", "baseline"), ratio("bidscan", "nginx"), p99, extra))
 PY
 echo
 echo "WORKERS=$WORKERS DURATION=$DURATION CONNS=$CONNS ROUNDS=$ROUNDS (median round shown); load average before: $LOAD_BEFORE, after: $(cut -d" " -f1-3 /proc/loadavg); raw: $OUT"
