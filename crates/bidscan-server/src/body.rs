@@ -164,14 +164,20 @@ pub fn check_content_type(headers: &HeaderMap, accepts: Accepts) -> Result<(), A
     }
 }
 
-/// Whether `essence` is `application/<name>+json` with a non-empty `<name>` (RFC 6839 §3.1, the `+json`
-/// structured syntax suffix), case-insensitively.
+/// Whether `essence` is `application/<name>+json` (RFC 6839 §3.1, the `+json` structured syntax suffix),
+/// case-insensitively, `<name>` being a non-empty token (RFC 9110 §5.6.2: no spaces, `/` or other delimiters).
 fn is_structured_json(essence: &str) -> bool {
     let (prefix, suffix) = ("application/".len(), "+json".len());
     let b = essence.as_bytes();
     b.len() > prefix + suffix
         && b[..prefix].eq_ignore_ascii_case(b"application/")
         && b[b.len() - suffix..].eq_ignore_ascii_case(b"+json")
+        && b[prefix..b.len() - suffix].iter().all(|&c| is_tchar(c))
+}
+
+/// `tchar` (RFC 9110 §5.6.2).
+fn is_tchar(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&c)
 }
 
 /// The value of a `charset=...` media-type parameter (quotes removed), if `param` is one (RFC 9110 §8.3.1).
@@ -282,6 +288,9 @@ mod tests {
             "application+json",
             "application/+json",
             "application/+JSON; charset=utf-8",
+            "application/a/b+json",
+            "application/ +json",
+            "application/a b+json",
         ] {
             let e = check_content_type(&ct(bad), Accepts::Json).unwrap_err();
             assert_eq!(e.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{bad}");

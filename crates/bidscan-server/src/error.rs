@@ -137,7 +137,8 @@ impl ApiError {
     pub fn repeated_media_type() -> ApiError {
         ApiError::new(
             ErrorCode::UnsupportedMediaType,
-            "two Content-Type header lines were sent; send one (RFC 9110 §8.3), application/json",
+            "two Content-Type header lines were sent; send one (Content-Type is a singleton field, RFC 9110 \
+             §5.3)",
         )
     }
 

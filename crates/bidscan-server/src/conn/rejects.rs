@@ -17,19 +17,21 @@
 //! {"error":{"code":"header_fields_too_large","message":"…","byte":null,"line":null,"column":null,"path":null}}
 //! ```
 //!
-//! A head refused as too large before its request line ended is answered 414 `uri_too_long` (RFC 9110 §15.5.15):
-//! the wrapper notes whether the bytes read since the last answer began have held a line feed yet.
+//! hyper answers 431 for three causes: a head over [`MAX_READ_BUFFER`] bytes, more than [`MAX_HEADERS`] fields,
+//! and a `Content-Length` of 2^64 − 2 or more (it keeps those two values for itself). The wrapper follows the
+//! head being read ([`HeadSeen`]): whether its request line has ended (a line feed read), and its length once its
+//! end (`\r\n\r\n`) has been read. A 431 is then answered
+//! - 414 `uri_too_long` (RFC 9110 §15.5.15) when the request line had not ended;
+//! - 413 `payload_too_large` (RFC 9110 §15.5.14) when the head was complete and shorter than
+//!   [`FEWEST_BYTES_OVER_FIELDS`] bytes: too short for more than [`MAX_HEADERS`] fields, within the size limit, so
+//!   the length was the cause (body bytes read with the head are not counted);
+//! - 431 naming the cause when the head ran past [`MAX_READ_BUFFER`], and 431 naming all three otherwise.
 //!
-//! hyper also refuses a `Content-Length` of 2^64 − 2 or more (it keeps those two values for itself) with the same
-//! 431 as a head too large. The wrapper counts the bytes read since the last answer began: a head of fewer than
-//! [`FEWEST_BYTES_OVER_FIELDS`] bytes cannot hold more than [`MAX_HEADERS`] fields and is within the size limit, so
-//! its 431 was the length, answered 413 `payload_too_large` (RFC 9110 §15.5.14). Between that and
-//! [`MAX_READ_BUFFER`] bytes the cause is not known, and the message names all three.
+//! What the wrapper reads after a head's end (a body, or a pipelined request) is not told apart, so the head
+//! refused after it is *unknown*: 431 naming all three causes, never a 414 or 413 that could be wrong.
 //!
-//! Cost per request: one comparison of the first bytes of each write, an addition per read, and a line-feed search
-//! over the reads of a request head up to its first line feed (the request line, tens of bytes). With pipelined
-//! requests the 414/431/413 choice can be wrong (the next head may already sit in hyper's buffer when the previous
-//! answer begins); the answer is still a refusal with `connection: close`.
+//! Cost per request: one comparison of the first bytes of each write, and while a head is being read a search for
+//! its end over the bytes read (`memchr::memmem`, one call per read: a request head is one read of ~100–300 bytes).
 
 use std::io;
 use std::pin::Pin;
@@ -51,15 +53,102 @@ pub const FEWEST_BYTES_OVER_FIELDS: usize = (MAX_HEADERS + 1) * 3;
 /// that name it (`bidscan_server::rejects=debug`) keep working.
 const LOG_TARGET: &str = "bidscan_server::rejects";
 
+/// What has been read of the request head being received, for choosing the answer to hyper's 431.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeadSeen {
+    /// `bytes` read and no line feed yet: the request line is being received.
+    RequestLine { bytes: usize },
+    /// The request line has ended; `bytes` read, the head's end not yet; `tail` the last three bytes read
+    /// (for an end split between reads).
+    Fields { bytes: usize, tail: [u8; 3] },
+    /// The head ended after `bytes` bytes; `after` bytes were read after it (body or a next request).
+    Complete { bytes: usize, after: usize },
+    /// Bytes after a complete head were read before the last answer began: where the next head starts is not
+    /// known.
+    Unknown,
+}
+
+impl HeadSeen {
+    /// A fresh head (a new connection, or nothing read past the previous head).
+    const START: HeadSeen = HeadSeen::RequestLine { bytes: 0 };
+
+    /// Takes in the bytes of one read.
+    fn read(&mut self, data: &[u8]) {
+        match *self {
+            HeadSeen::RequestLine { bytes } => match memchr::memchr(b'\n', data) {
+                None => {
+                    *self = HeadSeen::RequestLine {
+                        bytes: bytes.saturating_add(data.len()),
+                    }
+                }
+                Some(lf) => {
+                    // The request line's last bytes (a `\r` before the line feed read earlier is not kept:
+                    // a head without fields then ends unseen, and is only answered less precisely).
+                    let mut tail = [0u8; 3];
+                    let line_end = &data[lf.saturating_sub(2)..=lf];
+                    tail[3 - line_end.len()..].copy_from_slice(line_end);
+                    *self = HeadSeen::Fields {
+                        bytes: bytes.saturating_add(lf),
+                        tail,
+                    };
+                    self.read(&data[lf + 1..]);
+                    if let HeadSeen::Fields { bytes, .. } | HeadSeen::Complete { bytes, .. } = self
+                    {
+                        *bytes = bytes.saturating_add(1);
+                    }
+                }
+            },
+            HeadSeen::Fields { bytes, tail } => {
+                // An end split between this read and the last: the last three bytes and this read's first three.
+                let mut joint = [0u8; 6];
+                joint[..3].copy_from_slice(&tail);
+                let first = data.len().min(3);
+                joint[3..3 + first].copy_from_slice(&data[..first]);
+                let end = memchr::memmem::find(&joint[..3 + first], b"\r\n\r\n")
+                    .map(|at| at + 4 - 3)
+                    .or_else(|| memchr::memmem::find(data, b"\r\n\r\n").map(|at| at + 4));
+                *self = match end {
+                    Some(end) => HeadSeen::Complete {
+                        bytes: bytes.saturating_add(end),
+                        after: data.len() - end,
+                    },
+                    None => {
+                        let mut tail = tail;
+                        for &b in &data[data.len().saturating_sub(3)..] {
+                            tail = [tail[1], tail[2], b];
+                        }
+                        HeadSeen::Fields {
+                            bytes: bytes.saturating_add(data.len()),
+                            tail,
+                        }
+                    }
+                };
+            }
+            HeadSeen::Complete { bytes, after } => {
+                *self = HeadSeen::Complete {
+                    bytes,
+                    after: after.saturating_add(data.len()),
+                }
+            }
+            HeadSeen::Unknown => {}
+        }
+    }
+
+    /// The state when an answer begins: a fresh head, unless bytes past the last head were already read.
+    fn answer_begins(self) -> HeadSeen {
+        match self {
+            HeadSeen::Complete { after: 1.., .. } | HeadSeen::Unknown => HeadSeen::Unknown,
+            _ => HeadSeen::START,
+        }
+    }
+}
+
 /// A connection whose hyper-made error answers are replaced (see the module docs).
 pub struct Rejects<T> {
     io: T,
     metrics: Arc<Metrics>,
-    /// No line feed has been read since the connection opened or the last answer began: a request line is
-    /// still being received.
-    in_request_line: bool,
-    /// Bytes read since the connection opened or the last answer began (saturating).
-    head_bytes: usize,
+    /// What has been read of the head being received.
+    head: HeadSeen,
     /// The replacement answer and how much of it is written.
     pending: Option<(Vec<u8>, usize)>,
 }
@@ -70,8 +159,7 @@ impl<T> Rejects<T> {
         Rejects {
             io,
             metrics,
-            in_request_line: true,
-            head_bytes: 0,
+            head: HeadSeen::START,
             pending: None,
         }
     }
@@ -94,9 +182,8 @@ fn refused_status(head: &[u8]) -> Option<StatusCode> {
     (!ours).then_some(status)
 }
 
-/// The answer written instead of hyper's `status` (see the module docs), after `head_bytes` bytes of the head
-/// were read.
-fn answer(status: StatusCode, in_request_line: bool, head_bytes: usize) -> (StatusCode, Vec<u8>) {
+/// The answer written instead of hyper's `status` (see the module docs), given what was read of the head.
+fn answer(status: StatusCode, head: HeadSeen) -> (StatusCode, Vec<u8>) {
     let limit = MAX_READ_BUFFER;
     let too_large = matches!(
         status,
@@ -108,31 +195,28 @@ fn answer(status: StatusCode, in_request_line: bool, head_bytes: usize) -> (Stat
             "the request head is not valid HTTP/1.1 (RFC 9112): a bad request line, or a header with a \
              character not allowed in it (such as NUL or a bare CR)",
         )
-    } else if in_request_line {
-        ApiError::new(
-            ErrorCode::UriTooLong,
-            format!("the request line is longer than {limit} bytes"),
-        )
-    } else if head_bytes < FEWEST_BYTES_OVER_FIELDS {
-        ApiError::new(
-            ErrorCode::PayloadTooLarge,
-            "the Content-Length is 2^64 - 2 or more bytes, more than can be read",
-        )
-    } else if head_bytes < limit {
-        ApiError::new(
-            ErrorCode::HeaderFieldsTooLarge,
-            format!(
-                "the request head has more than {MAX_HEADERS} header fields, is larger than {limit} bytes, \
-                 or its Content-Length is 2^64 - 2 or more bytes"
-            ),
-        )
     } else {
-        ApiError::new(
-            ErrorCode::HeaderFieldsTooLarge,
-            format!(
-                "the request head is larger than {limit} bytes or has more than {MAX_HEADERS} header fields"
+        match head {
+            HeadSeen::RequestLine { .. } => ApiError::new(
+                ErrorCode::UriTooLong,
+                format!("the request line is longer than {limit} bytes"),
             ),
-        )
+            HeadSeen::Complete { bytes, .. } if bytes < FEWEST_BYTES_OVER_FIELDS => ApiError::new(
+                ErrorCode::PayloadTooLarge,
+                "the Content-Length is 2^64 - 2 or more bytes, more than can be read",
+            ),
+            HeadSeen::Fields { bytes, .. } if bytes >= limit => ApiError::new(
+                ErrorCode::HeaderFieldsTooLarge,
+                format!("the request head is larger than {limit} bytes"),
+            ),
+            _ => ApiError::new(
+                ErrorCode::HeaderFieldsTooLarge,
+                format!(
+                    "the request head has more than {MAX_HEADERS} header fields, is larger than {limit} \
+                     bytes, or its Content-Length is 2^64 - 2 or more bytes"
+                ),
+            ),
+        }
     };
     let body = error.to_json();
     let status = error.status;
@@ -172,12 +256,12 @@ impl<T: AsyncWrite + Unpin> Rejects<T> {
         if !first.starts_with(b"HTTP/1.") {
             return false;
         }
-        let in_request_line = std::mem::replace(&mut self.in_request_line, true);
-        let head_bytes = std::mem::replace(&mut self.head_bytes, 0);
+        let head = self.head;
+        self.head = head.answer_begins();
         let Some(status) = refused_status(first) else {
             return false;
         };
-        let (status, bytes) = answer(status, in_request_line, head_bytes);
+        let (status, bytes) = answer(status, head);
         self.metrics
             .http_requests
             .with_label_values(&["unmatched", status.as_str()])
@@ -196,10 +280,9 @@ impl<T: AsyncRead + Unpin> AsyncRead for Rejects<T> {
     ) -> Poll<io::Result<()>> {
         let before = buf.filled().len();
         ready!(Pin::new(&mut self.io).poll_read(cx, buf))?;
-        self.head_bytes = self.head_bytes.saturating_add(buf.filled().len() - before);
-        if self.in_request_line && buf.filled()[before..].contains(&b'\n') {
-            self.in_request_line = false;
-        }
+        let mut head = self.head;
+        head.read(&buf.filled()[before..]);
+        self.head = head;
         Poll::Ready(Ok(()))
     }
 }
@@ -279,45 +362,117 @@ mod tests {
 
     #[test]
     fn a_head_too_large_inside_its_request_line_is_414() {
-        let (status, bytes) = answer(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, true, 70_000);
+        let (status, bytes) = answer(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            HeadSeen::RequestLine { bytes: 70_000 },
+        );
         assert_eq!(status, StatusCode::URI_TOO_LONG);
         let text = String::from_utf8(bytes).unwrap();
         assert!(text.starts_with("HTTP/1.1 414 URI Too Long\r\n"), "{text}");
         let (_, body) = text.split_once("\r\n\r\n").unwrap();
         let v: serde_json::Value = serde_json::from_str(body).unwrap();
         assert_eq!(v["error"]["code"], "uri_too_long");
-        let (status, _) = answer(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, false, 70_000);
+        let (status, _) = answer(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            HeadSeen::Fields {
+                bytes: 70_000,
+                tail: [0; 3],
+            },
+        );
         assert_eq!(status, StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE);
     }
 
-    /// A 431 after a head too short to hold more than `MAX_HEADERS` fields was hyper refusing the
-    /// `Content-Length`: 413. Longer heads name every cause.
+    /// A 431 after a complete head too short to hold more than `MAX_HEADERS` fields was hyper refusing the
+    /// `Content-Length`: 413. Other heads name every cause; a head after unknown bytes is never 414 or 413.
     #[test]
-    fn a_431_for_a_short_head_is_the_length() {
+    fn a_431_for_a_short_complete_head_is_the_length() {
         let body = |bytes: Vec<u8>| {
             let text = String::from_utf8(bytes).unwrap();
             let (_, body) = text.split_once("\r\n\r\n").unwrap();
             serde_json::from_str::<serde_json::Value>(body).unwrap()
         };
-        let (status, bytes) = answer(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, false, 90);
+        let too_large = StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE;
+        let (status, bytes) = answer(
+            too_large,
+            HeadSeen::Complete {
+                bytes: 90,
+                after: 500,
+            },
+        );
         assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
         assert_eq!(body(bytes)["error"]["code"], "payload_too_large");
-        let (status, bytes) = answer(
-            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
-            false,
-            FEWEST_BYTES_OVER_FIELDS,
+        for head in [
+            HeadSeen::Complete {
+                bytes: FEWEST_BYTES_OVER_FIELDS,
+                after: 0,
+            },
+            HeadSeen::Fields {
+                bytes: 90,
+                tail: [0; 3],
+            },
+            HeadSeen::Unknown,
+        ] {
+            let (status, bytes) = answer(too_large, head);
+            assert_eq!(status, too_large, "{head:?}");
+            let v = body(bytes);
+            assert_eq!(v["error"]["code"], "header_fields_too_large");
+            let message = v["error"]["message"].as_str().unwrap();
+            assert!(message.contains("Content-Length"), "{head:?}: {message}");
+        }
+        let (status, _) = answer(
+            StatusCode::BAD_REQUEST,
+            HeadSeen::Complete {
+                bytes: 90,
+                after: 0,
+            },
         );
-        assert_eq!(status, StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE);
-        let v = body(bytes);
-        assert_eq!(v["error"]["code"], "header_fields_too_large");
-        assert!(
-            v["error"]["message"]
-                .as_str()
-                .unwrap()
-                .contains("Content-Length"),
-            "{v}"
-        );
-        let (status, _) = answer(StatusCode::BAD_REQUEST, false, 90);
         assert_eq!(status, StatusCode::BAD_REQUEST);
+    }
+
+    /// The head's end is found however the reads split it, and its length excludes the bytes after it.
+    #[test]
+    fn the_head_end_is_found_across_any_split_of_the_reads() {
+        let head = b"POST /decode HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n";
+        let mut bytes = head.to_vec();
+        bytes.extend_from_slice(b"{}");
+        for a in 0..=bytes.len() {
+            for b in a..=bytes.len() {
+                let mut seen = HeadSeen::START;
+                for part in [&bytes[..a], &bytes[a..b], &bytes[b..]] {
+                    seen.read(part);
+                }
+                assert_eq!(
+                    seen,
+                    HeadSeen::Complete {
+                        bytes: head.len(),
+                        after: 2
+                    },
+                    "split at {a}, {b}"
+                );
+            }
+        }
+        let mut seen = HeadSeen::START;
+        seen.read(b"GET /healthz HTTP/1.1");
+        assert_eq!(seen, HeadSeen::RequestLine { bytes: 21 });
+        assert_eq!(seen.answer_begins(), HeadSeen::START);
+        seen.read(b"\r\nhost: x\r\n\r\n");
+        assert_eq!(
+            seen,
+            HeadSeen::Complete {
+                bytes: 34,
+                after: 0
+            }
+        );
+        assert_eq!(
+            seen.answer_begins(),
+            HeadSeen::START,
+            "nothing read past the head"
+        );
+        seen.read(b"GET");
+        assert_eq!(
+            seen.answer_begins(),
+            HeadSeen::Unknown,
+            "a pipelined head began"
+        );
     }
 }

@@ -85,8 +85,7 @@ pub fn valid_host(value: &[u8]) -> bool {
         let Some(close) = value.iter().position(|&b| b == b']') else {
             return false;
         };
-        let inner = &value[1..close];
-        if inner.is_empty() || !inner.iter().all(|&b| is_reg_name_byte(b) || b == b':') {
+        if !valid_ip_literal(&value[1..close]) {
             return false;
         }
         match &value[close + 1..] {
@@ -101,6 +100,22 @@ pub fn valid_host(value: &[u8]) -> bool {
         }
     };
     port.is_none_or(|port| port.iter().all(u8::is_ascii_digit)) && valid_reg_name(host)
+}
+
+/// What an `IP-literal`'s brackets hold: an `IPv6address` or an `IPvFuture`, `"v" 1*HEXDIG "." 1*( unreserved /
+/// sub-delims / ":" )` (RFC 3986 §3.2.2).
+fn valid_ip_literal(inner: &[u8]) -> bool {
+    if let [b'v' | b'V', rest @ ..] = inner {
+        let Some(dot) = rest.iter().position(|&b| b == b'.') else {
+            return false;
+        };
+        let (version, address) = (&rest[..dot], &rest[dot + 1..]);
+        return !version.is_empty()
+            && version.iter().all(u8::is_ascii_hexdigit)
+            && !address.is_empty()
+            && address.iter().all(|&b| is_reg_name_byte(b) || b == b':');
+    }
+    std::str::from_utf8(inner).is_ok_and(|text| text.parse::<std::net::Ipv6Addr>().is_ok())
 }
 
 /// `reg-name = *( unreserved / pct-encoded / sub-delims )` (RFC 3986 §3.2.2).
