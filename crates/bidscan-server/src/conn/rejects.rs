@@ -55,7 +55,7 @@ const LOG_TARGET: &str = "bidscan_server::rejects";
 
 /// What has been read of the request head being received, for choosing the answer to hyper's 431.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HeadSeen {
+pub(crate) enum HeadSeen {
     /// `bytes` read and no line feed yet: the request line is being received.
     RequestLine { bytes: usize },
     /// The request line has ended; `bytes` read, the head's end not yet; `tail` the last three bytes read
