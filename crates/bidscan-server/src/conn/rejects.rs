@@ -1,7 +1,7 @@
 //! Answers for request heads hyper refuses itself: [`Rejects`], a connection wrapper that gives them the service's
 //! JSON error shape, an `x-request-id`, and a count in `bidscan_http_requests_total{route="unmatched"}`.
 //!
-//! When hyper's HTTP/1 parser fails (a head over [`MAX_READ_BUFFER`](crate::conn::limits::MAX_READ_BUFFER) bytes or
+//! When hyper's HTTP/1 parser fails (a head over [`MAX_READ_BUFFER`] bytes or
 //! with more than 100 header fields, a NUL byte or other invalid character in a header, a bad request line), it
 //! writes an answer of its own — `431` or `400`, `content-length: 0` — and closes the connection, without
 //! calling the service. The wrapper recognises that answer as it is written (a `400`, `414` or `431` head without
