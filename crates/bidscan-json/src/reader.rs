@@ -119,13 +119,28 @@ impl Reader {
     }
 
     /// Forces a scanner implementation (for tests and benches). Returns `false`, changing nothing, when this CPU
-    /// cannot run it.
+    /// cannot run it. Keeps the [`set_skip_index`](Self::set_skip_index) choice.
     pub fn set_scan_impl(&mut self, scan: ScanImpl) -> bool {
         let ok = scan.is_available();
         if ok {
+            let index = self.scan.indexes();
             self.scan = Scanner::new(scan);
+            self.scan.set_index(index);
         }
         ok
+    }
+
+    /// Whether skipped and raw-captured containers are walked over the structural index (`true`, the default)
+    /// or token by token (`false`; for tests and benches). Both accept the same documents and report the same
+    /// errors at the same places (the index walk hands every error to the token walk); only speed differs.
+    pub fn set_skip_index(&mut self, on: bool) {
+        self.scan.set_index(on);
+    }
+
+    /// Whether skipped containers are walked over the structural index (see
+    /// [`set_skip_index`](Self::set_skip_index)).
+    pub fn skip_index(&self) -> bool {
+        self.scan.indexes()
     }
 }
 

@@ -1,6 +1,7 @@
 //! The serde `Deserializer` over `&'de mut [u8]`: cursor state, whitespace, errors with place and path, and the
 //! token readers (string, number, literal). The serde trait impl is in `impls.rs`, the `SeqAccess`/`MapAccess`
-//! helpers in `access.rs`, skipping and raw capture in `skip.rs`.
+//! helpers in `access.rs`, skipping and raw capture in `skip.rs`, skipped containers in `walk.rs` (token by
+//! token) and `index.rs` (over the structural index).
 //!
 //! Ownership: `input` is the not-yet-consumed tail of the document. Handing out a string (or raw text) splits the
 //! tail at the string's end with `split_at_mut`; the prefix becomes a shared `&'de` borrow given to serde, the rest
@@ -8,6 +9,7 @@
 
 mod access;
 mod impls;
+mod index;
 mod skip;
 mod walk;
 

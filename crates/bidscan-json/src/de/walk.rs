@@ -1,4 +1,5 @@
-//! Skipping a container (an ignored or raw-captured object or array) without recursion: one loop over its tokens,
+//! Skipping a container (an ignored or raw-captured object or array) without recursion: first over the
+//! structural index (`index.rs`), which only accepts; else, and for every error, one loop over its tokens,
 //! the open containers' kinds kept as a bit stack. The checks, messages and places are those of a recursive
 //! descent (RFC 8259 grammar, the depth limit, strings and numbers checked as when decoded); only the calls are
 //! gone — a skipped `ext` of a real bid response is mostly short strings and small objects, where a call per
@@ -12,9 +13,21 @@ use crate::error::{ErrorKind, Result};
 const LEVELS: u32 = 64;
 
 impl<'de> Deserializer<'de> {
-    /// Skips the object or array whose opening byte is at the read position, and everything in it.
+    /// Skips the object or array whose opening byte is at the read position, and everything in it: over the
+    /// structural index ([`skip_indexed`](Self::skip_indexed)) unless the scanner's index is off or that walk
+    /// gives up, else by [`walk_container`](Self::walk_container), which also reports every error.
     #[inline(never)]
     pub(super) fn skip_container(&mut self) -> Result<()> {
+        if self.scan.indexes() && self.skip_indexed() {
+            return Ok(());
+        }
+        self.walk_container()
+    }
+
+    /// [`skip_container`](Self::skip_container) token by token: the checks, messages and places of a recursive
+    /// descent.
+    #[inline(always)]
+    pub(super) fn walk_container(&mut self) -> Result<()> {
         // Bit k of `objects` is set when the container k levels out from the innermost open one is an object;
         // `open` counts this walk's open containers.
         let mut objects = 0u64;

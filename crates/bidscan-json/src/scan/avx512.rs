@@ -5,6 +5,8 @@
 
 use std::arch::x86_64::*;
 
+use super::structure::{self, Block, Carry, Classes};
+use super::x86;
 use crate::escape::{HEX, SIMPLE};
 
 /// Bytes per block.
@@ -198,4 +200,37 @@ pub(in crate::scan) fn unescape(
         }
     }
     (read, write, escapes, false)
+}
+
+/// The structural index's classes of a 64-byte block (`structure::Classes`): one load, compares straight into
+/// mask registers, whitespace and structural bytes by `vpshufb` look-ups (the tables of `x86::avx2`).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(crate) fn classify(block: &[u8; WIDTH]) -> Classes {
+    // SAFETY: `block` is 64 readable bytes and each table 16; `loadu` has no alignment requirement.
+    let (v, ws_table, op_table) = unsafe {
+        (
+            _mm512_loadu_si512(block.as_ptr().cast()),
+            _mm512_broadcast_i32x4(_mm_loadu_si128(x86::WS_TABLE.as_ptr().cast())),
+            _mm512_broadcast_i32x4(_mm_loadu_si128(x86::OP_TABLE.as_ptr().cast())),
+        )
+    };
+    let eq = |byte: u8| _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(byte as i8));
+    let ctrl = _mm512_cmplt_epu8_mask(v, _mm512_set1_epi8(0x20));
+    let curly = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
+    Classes {
+        quote: eq(b'"'),
+        backslash: eq(b'\\'),
+        ws: _mm512_cmpeq_epi8_mask(v, _mm512_shuffle_epi8(ws_table, v)),
+        newline: eq(b'\n'),
+        op: _mm512_cmpeq_epi8_mask(curly, _mm512_shuffle_epi8(op_table, v)) & !ctrl,
+        ctrl,
+    }
+}
+
+/// A block's structural index (`Kernel::structure`): [`classify`] and the in-string mask by a carry-less
+/// multiply, in one call. Callers must have checked AVX-512 F and BW and `pclmulqdq`.
+#[target_feature(enable = "avx512f,avx512bw,pclmulqdq")]
+pub(crate) fn structure(block: &[u8; WIDTH], skip: u32, carry: &mut Carry) -> Block {
+    structure::index_shifted(classify(block), skip, carry, |x| x86::prefix_xor(x))
 }

@@ -4,6 +4,7 @@
 
 #[cfg(target_arch = "aarch64")]
 use super::neon;
+use super::structure::{self, Block, Carry, Classes};
 use super::swar;
 #[cfg(target_arch = "x86_64")]
 use super::{avx512, x86};
@@ -23,6 +24,24 @@ pub(crate) trait Kernel: Copy {
     /// last block looked at (at or past `buf.len()` - `WIDTH`) and 0. The block past the end of `buf` is padded
     /// with non-stop bytes. (Two values, so they come back in registers.)
     fn find(self, buf: &[u8], at: usize) -> (usize, u64);
+
+    /// The byte classes of a 64-byte block for the structural index (`structure::Classes`, exact for every byte
+    /// value).
+    fn classify(self, block: &[u8; 64]) -> Classes;
+
+    /// The structural index of `block` (`structure::index_shifted`: its classes shifted down by `skip < 64`
+    /// lanes, the vacated lanes whitespace), given the carries of the block before and updating them. The
+    /// default computes the in-string mask by shift-XORs; the AVX2 and AVX-512 kernels by a carry-less
+    /// multiply, inlined with their classification.
+    #[inline(always)]
+    fn structure(self, block: &[u8; 64], skip: u32, carry: &mut Carry) -> Block {
+        structure::index_shifted(
+            self.classify(block),
+            skip,
+            carry,
+            structure::prefix_xor_shifts,
+        )
+    }
 
     /// The AVX-512 kernel, when this is it: the string decoder then decodes escaped strings a block at a time
     /// (`Avx512::unescape`). A constant per kernel, so the test compiles away.
@@ -53,6 +72,10 @@ impl Kernel for Swar {
     fn find(self, buf: &[u8], at: usize) -> (usize, u64) {
         swar::find(buf, at)
     }
+    #[inline(always)]
+    fn classify(self, block: &[u8; 64]) -> Classes {
+        swar::classify(block)
+    }
 }
 
 /// The SSE2 kernel (x86_64 baseline).
@@ -68,6 +91,11 @@ impl Kernel for Sse2 {
     fn find(self, buf: &[u8], at: usize) -> (usize, u64) {
         // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 CPU has it.
         unsafe { x86::sse2::find(buf, at) }
+    }
+    #[inline(always)]
+    fn classify(self, block: &[u8; 64]) -> Classes {
+        // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 CPU has it.
+        unsafe { x86::sse2::classify(block) }
     }
 }
 
@@ -86,6 +114,16 @@ impl Kernel for Avx2 {
         // SAFETY: an `Avx2` value exists only when `is_x86_feature_detected!("avx2")` said yes (`Scanner::new`
         // keeps only available implementations; `Scanner::kernel` is the only constructor).
         unsafe { x86::avx2::find(buf, at) }
+    }
+    #[inline(always)]
+    fn classify(self, block: &[u8; 64]) -> Classes {
+        // SAFETY: as for `find`.
+        unsafe { x86::avx2::classify(block) }
+    }
+    #[inline(always)]
+    fn structure(self, block: &[u8; 64], skip: u32, carry: &mut Carry) -> Block {
+        // SAFETY: as for `find`; `ScanImpl::is_available` also checked `pclmulqdq` for AVX2.
+        unsafe { x86::avx2::structure(block, skip, carry) }
     }
 }
 
@@ -108,6 +146,16 @@ impl Kernel for Avx512 {
     #[inline(always)]
     fn avx512(self) -> Option<Avx512> {
         Some(self)
+    }
+    #[inline(always)]
+    fn classify(self, block: &[u8; 64]) -> Classes {
+        // SAFETY: this value proves the CPU has AVX-512 F and BW (see `Avx512`).
+        unsafe { avx512::classify(block) }
+    }
+    #[inline(always)]
+    fn structure(self, block: &[u8; 64], skip: u32, carry: &mut Carry) -> Block {
+        // SAFETY: this value proves the CPU has AVX-512 F and BW and `pclmulqdq` (`ScanImpl::is_available`).
+        unsafe { avx512::structure(block, skip, carry) }
     }
 }
 
@@ -146,6 +194,12 @@ impl Kernel for Neon {
     fn find(self, buf: &[u8], at: usize) -> (usize, u64) {
         // SAFETY: NEON is part of the aarch64 baseline: every aarch64 CPU has it.
         unsafe { neon::find(buf, at) }
+    }
+    /// The portable SWAR classification (a NEON body is not written: the structural index's blocks are
+    /// classified eight bytes per word).
+    #[inline(always)]
+    fn classify(self, block: &[u8; 64]) -> Classes {
+        swar::classify(block)
     }
 }
 

@@ -2,7 +2,8 @@
 //! instruction set (SWAR everywhere; SSE2 and runtime-detected AVX2 and AVX-512 on x86_64; NEON on aarch64), and
 //! remembers the last block's stop mask so a scan resumed inside that block (after an escape or a short string)
 //! costs a shift instead of a reload. With AVX-512 (VBMI2) escaped strings are decoded a whole block at a time
-//! (`avx512::unescape`).
+//! (`avx512::unescape`). The same kernels also classify 64-byte blocks for the structural index that skipped
+//! containers are walked over (`structure.rs`).
 //!
 //! This is the only module of the crate allowed `unsafe`: vector loads and stores, the AVX2/AVX-512 calls behind
 //! runtime detection, the in-place decoder's chunked run move ([`move_down_in_chunks`]) and
@@ -23,6 +24,7 @@ use std::sync::OnceLock;
 
 mod kernel;
 mod pad;
+pub(crate) mod structure;
 #[cfg(target_arch = "aarch64")]
 pub(crate) use kernel::Neon;
 pub(crate) use kernel::Swar;
@@ -38,11 +40,12 @@ pub enum ScanImpl {
     Swar,
     /// x86_64 SSE2, 64-byte blocks of four 16-byte compares (baseline on x86_64).
     Sse2,
-    /// x86_64 AVX2, 64-byte blocks of two 32-byte compares (runtime-detected).
+    /// x86_64 AVX2, 64-byte blocks of two 32-byte compares (runtime-detected, with `pclmulqdq`, which every
+    /// AVX2 CPU has: the structural index's in-string mask is a carry-less multiply).
     Avx2,
-    /// x86_64 AVX-512 (F, BW, VBMI, VBMI2, with AVX2; runtime-detected): strings are scanned with the AVX2 kernel up
-    /// to their first escape, then decoded a 64-byte block at a time (the escapes' backslashes compressed out,
-    /// their characters translated by permutes).
+    /// x86_64 AVX-512 (F, BW, VBMI, VBMI2, with AVX2 and `pclmulqdq`; runtime-detected): strings are scanned
+    /// with the AVX2 kernel up to their first escape, then decoded a 64-byte block at a time (the escapes'
+    /// backslashes compressed out, their characters translated by permutes).
     Avx512,
     /// aarch64 NEON, 16 bytes per block (baseline on aarch64).
     Neon,
@@ -71,12 +74,15 @@ impl ScanImpl {
             ScanImpl::Swar => true,
             ScanImpl::Sse2 => cfg!(target_arch = "x86_64"),
             #[cfg(target_arch = "x86_64")]
-            ScanImpl::Avx2 => std::is_x86_feature_detected!("avx2"),
+            ScanImpl::Avx2 => {
+                std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("pclmulqdq")
+            }
             #[cfg(not(target_arch = "x86_64"))]
             ScanImpl::Avx2 => false,
             #[cfg(target_arch = "x86_64")]
             ScanImpl::Avx512 => {
                 std::is_x86_feature_detected!("avx2")
+                    && std::is_x86_feature_detected!("pclmulqdq")
                     && std::is_x86_feature_detected!("avx512f")
                     && std::is_x86_feature_detected!("avx512bw")
                     && std::is_x86_feature_detected!("avx512vbmi")
@@ -121,6 +127,9 @@ pub(crate) struct Scanner {
     base: usize,
     /// Stop flags of the cached block, in `imp`'s layout (flags before the last resume point may be cleared).
     mask: u64,
+    /// Whether skipped containers are walked over the structural index (`structure.rs`; default) or token by
+    /// token.
+    index: bool,
 }
 
 impl Scanner {
@@ -135,7 +144,19 @@ impl Scanner {
             imp,
             base: NO_BLOCK,
             mask: 0,
+            index: true,
         }
+    }
+
+    /// Whether skipped containers go over the structural index.
+    #[inline(always)]
+    pub(crate) fn indexes(&self) -> bool {
+        self.index
+    }
+
+    /// Turns the structural index for skipped containers on or off.
+    pub(crate) fn set_index(&mut self, index: bool) {
+        self.index = index;
     }
 
     /// The implementation this scanner runs (always an available one).
@@ -397,5 +418,7 @@ pub(crate) fn str_from_validated(bytes: &[u8]) -> &str {
     unsafe { std::str::from_utf8_unchecked(bytes) }
 }
 
+#[cfg(test)]
+mod structure_tests;
 #[cfg(test)]
 mod tests;

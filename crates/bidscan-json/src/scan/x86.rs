@@ -5,9 +5,27 @@
 use std::arch::x86_64::*;
 
 use super::pad::PAD;
+use super::structure::{self, Block, Carry, Classes};
 
 /// Bytes per block (both kernels).
 pub(super) const WIDTH: usize = 64;
+
+/// Whitespace by look-up on the low nibble (simdjson's table): a byte is whitespace iff it equals its
+/// entry; bytes >= 0x80 look up 0.
+pub(super) const WS_TABLE: [u8; 16] = [
+    b' ', 100, 100, 100, 17, 100, 113, 2, 100, b'\t', b'\n', 112, 100, b'\r', 100, 100,
+];
+/// `{}[]:,` by look-up on the low nibble: a byte is one iff the byte with bit 5 set equals its entry — or it
+/// is 0x0c or 0x1a (`,` and `:` with bit 5 clear), which the control mask removes.
+pub(super) const OP_TABLE: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, b':', b'{', b',', b'}', 0, 0];
+
+/// Prefix XOR by one carry-less multiply with all ones (bit `i`: the XOR of bits `0..=i`).
+#[inline]
+#[target_feature(enable = "pclmulqdq")]
+pub(super) fn prefix_xor(x: u64) -> u64 {
+    let product = _mm_clmulepi64_si128(_mm_set_epi64x(0, x as i64), _mm_set1_epi8(-1), 0);
+    _mm_cvtsi128_si64(product) as u64
+}
 
 /// SSE2: always available on x86_64.
 pub(super) mod sse2 {
@@ -86,6 +104,64 @@ pub(super) mod sse2 {
         mask
     }
 
+    /// Lanes of `v` equal to `byte`.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn eq(v: __m128i, byte: u8) -> __m128i {
+        _mm_cmpeq_epi8(v, _mm_set1_epi8(byte as i8))
+    }
+
+    /// The structural index's classes of 16 bytes (`structure::Classes`, bits `0..16`): ten compares, no
+    /// look-up (`pshufb` is SSSE3, not baseline).
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn classes16(block: &[u8; 16]) -> [u64; 6] {
+        // SAFETY: `block` is 16 readable bytes; `loadu` has no alignment requirement.
+        let v = unsafe { _mm_loadu_si128(block.as_ptr().cast::<__m128i>()) };
+        let newline = eq(v, b'\n');
+        let ws = _mm_or_si128(
+            _mm_or_si128(eq(v, b' '), newline),
+            _mm_or_si128(eq(v, b'\t'), eq(v, b'\r')),
+        );
+        // `[` and `]` are `{` and `}` with bit 5 clear; no other byte is.
+        let curly = _mm_or_si128(v, _mm_set1_epi8(0x20));
+        let op = _mm_or_si128(
+            _mm_or_si128(eq(curly, b'{'), eq(curly, b'}')),
+            _mm_or_si128(eq(v, b':'), eq(v, b',')),
+        );
+        let ctrl = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+        let bits = |m: __m128i| u64::from(_mm_movemask_epi8(m) as u16);
+        [
+            bits(eq(v, b'"')),
+            bits(eq(v, b'\\')),
+            bits(ws),
+            bits(newline),
+            bits(op),
+            bits(ctrl),
+        ]
+    }
+
+    /// The structural index's classes of a 64-byte block (`structure::Classes`), 16 bytes at a time.
+    #[target_feature(enable = "sse2")]
+    pub(in crate::scan) fn classify(block: &[u8; WIDTH]) -> Classes {
+        let mut m = [0u64; 6];
+        for (k, chunk) in block.chunks_exact(16).enumerate() {
+            let c = classes16(chunk.try_into().unwrap_or(&[PAD; 16]));
+            for (all, part) in m.iter_mut().zip(c) {
+                *all |= part << (16 * k);
+            }
+        }
+        let [quote, backslash, ws, newline, op, ctrl] = m;
+        Classes {
+            quote,
+            backslash,
+            ws,
+            newline,
+            op,
+            ctrl,
+        }
+    }
+
     /// The first block at or after `at` holding a stop; see `Scanner::find`. (SSE2 is part of the x86_64
     /// baseline.)
     #[target_feature(enable = "sse2")]
@@ -127,6 +203,60 @@ pub(super) mod avx2 {
     #[target_feature(enable = "avx2")]
     fn join(lo: u32, hi: u32) -> u64 {
         u64::from(lo) | (u64::from(std::hint::black_box(hi)) << 32)
+    }
+
+    /// The classes of 32 bytes (`structure::Classes`, bits `0..32`).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn classes32(block: &[u8; 32]) -> [u32; 6] {
+        // SAFETY: `block` is 32 readable bytes and each table 16; `loadu` has no alignment requirement.
+        let (v, ws_table, op_table) = unsafe {
+            (
+                _mm256_loadu_si256(block.as_ptr().cast::<__m256i>()),
+                _mm256_broadcastsi128_si256(_mm_loadu_si128(WS_TABLE.as_ptr().cast())),
+                _mm256_broadcastsi128_si256(_mm_loadu_si128(OP_TABLE.as_ptr().cast())),
+            )
+        };
+        let eq = |byte: u8| _mm256_cmpeq_epi8(v, _mm256_set1_epi8(byte as i8));
+        let ws = _mm256_cmpeq_epi8(v, _mm256_shuffle_epi8(ws_table, v));
+        let curly = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+        let op = _mm256_cmpeq_epi8(curly, _mm256_shuffle_epi8(op_table, v));
+        let ctrl = _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(0x1f)), v);
+        let bits = |m: __m256i| _mm256_movemask_epi8(m) as u32;
+        [
+            bits(eq(b'"')),
+            bits(eq(b'\\')),
+            bits(ws),
+            bits(eq(b'\n')),
+            bits(_mm256_andnot_si256(ctrl, op)),
+            bits(ctrl),
+        ]
+    }
+
+    /// The structural index's classes of a 64-byte block (`structure::Classes`): two 32-byte passes, whitespace
+    /// and structural bytes by `vpshufb` look-ups. Callers must have checked that the CPU has AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(in crate::scan) fn classify(block: &[u8; WIDTH]) -> Classes {
+        let (lo, hi) = block.split_at(32);
+        let lo = classes32(lo.first_chunk::<32>().unwrap_or(&[PAD; 32]));
+        let hi = std::hint::black_box(classes32(hi.first_chunk::<32>().unwrap_or(&[PAD; 32])));
+        let m = |k: usize| u64::from(lo[k]) | u64::from(hi[k]) << 32;
+        Classes {
+            quote: m(0),
+            backslash: m(1),
+            ws: m(2),
+            newline: m(3),
+            op: m(4),
+            ctrl: m(5),
+        }
+    }
+
+    /// A block's structural index (`Kernel::structure`): [`classify`] and the in-string mask by
+    /// [`prefix_xor`], in one call. Callers must have checked that the CPU has AVX2 and `pclmulqdq`.
+    #[target_feature(enable = "avx2,pclmulqdq")]
+    pub(in crate::scan) fn structure(block: &[u8; WIDTH], skip: u32, carry: &mut Carry) -> Block {
+        structure::index_shifted(classify(block), skip, carry, |x| prefix_xor(x))
     }
 
     /// The first block at or after `at` holding a stop; see `Scanner::find`. Callers must have checked that the
