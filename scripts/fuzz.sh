@@ -2,8 +2,8 @@
 # Fuzzing on STABLE Rust with libFuzzer (no nightly, no sanitizer): builds fuzz/ with the sanitizer-coverage
 # flags cargo-fuzz passes for `-s none`, then runs libFuzzer. See RELIABILITY.md.
 #
-#   scripts/fuzz.sh build                      build the four targets (release, debug assertions, overflow checks)
-#   scripts/fuzz.sh run TARGET SECONDS [ARGS]  fuzz TARGET (reader | model | differential | markup) for SECONDS
+#   scripts/fuzz.sh build                      build the five targets (release, debug assertions, overflow checks)
+#   scripts/fuzz.sh run TARGET SECONDS [ARGS]  fuzz TARGET (reader | model | differential | markup | skip) for SECONDS
 #   scripts/fuzz.sh replay [TARGET...]         run every input of fuzz/regressions/TARGET once (exit 1 on a crash)
 #   scripts/fuzz.sh all SECONDS                replay, then fuzz each target for SECONDS
 #
@@ -16,7 +16,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 fuzz="$repo/fuzz"
 export CARGO_TARGET_DIR="${FUZZ_TARGET_DIR:-$fuzz/target}"
-targets=(reader model differential markup)
+targets=(reader model differential markup skip)
 max_len="${FUZZ_MAX_LEN:-16384}"
 rss_mb="${FUZZ_RSS_MB:-2048}"
 

@@ -80,8 +80,7 @@ impl Decoder {
 /// The state every decoder reuses between documents: bidscan's reader, the input buffer (bidscan and
 /// simd-json decode in place, so each run copies the document into it), simd-json's buffers.
 ///
-/// bidscan's reader uses the fastest scanner body the CPU has, unless `BIDSCAN_SCAN` names another
-/// (`swar`, `sse2`, `avx2`, `avx512`, `neon`; ignored when not available), to compare bodies in one run.
+/// bidscan's reader is [`bench_reader`]'s (`BIDSCAN_SCAN`, `BIDSCAN_SKIP_INDEX`).
 pub struct Decoders {
     reader: bidscan_json::Reader,
     inspector: bidscan_openrtb::Inspector,
@@ -89,17 +88,29 @@ pub struct Decoders {
     simd: simd_json::Buffers,
 }
 
+/// The reader the benches run: the fastest scanner body the CPU has, unless `BIDSCAN_SCAN` names another
+/// (`swar`, `sse2`, `avx2`, `avx512`, `neon`; ignored when not available), to compare bodies in one run; and
+/// skipped containers over the structural index unless `BIDSCAN_SKIP_INDEX=0` (the token walk, to compare
+/// both in one build).
+pub fn bench_reader() -> bidscan_json::Reader {
+    let mut reader = bidscan_json::Reader::default();
+    if let Ok(name) = std::env::var("BIDSCAN_SCAN") {
+        let wanted = bidscan_json::ScanImpl::available()
+            .into_iter()
+            .find(|imp| format!("{imp:?}").eq_ignore_ascii_case(&name));
+        if let Some(imp) = wanted {
+            reader.set_scan_impl(imp);
+        }
+    }
+    if std::env::var("BIDSCAN_SKIP_INDEX").is_ok_and(|v| v == "0") {
+        reader.set_skip_index(false);
+    }
+    reader
+}
+
 impl Default for Decoders {
     fn default() -> Decoders {
-        let mut reader = bidscan_json::Reader::default();
-        if let Ok(name) = std::env::var("BIDSCAN_SCAN") {
-            let wanted = bidscan_json::ScanImpl::available()
-                .into_iter()
-                .find(|imp| format!("{imp:?}").eq_ignore_ascii_case(&name));
-            if let Some(imp) = wanted {
-                reader.set_scan_impl(imp);
-            }
-        }
+        let reader = bench_reader();
         Decoders {
             reader,
             inspector: bidscan_openrtb::Inspector::new(),

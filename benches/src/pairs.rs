@@ -54,11 +54,21 @@ pub fn pairs() -> Vec<Pair> {
 /// The two library calls compared: [`bidscan_openrtb::decode`] of the response, and
 /// [`Validated::decode`](bidscan_openrtb::rules::Validated::decode) of the envelope (`decode_pair` and the rules),
 /// each decoding a fresh copy of its bytes in a reused buffer. Returns the bid count (to keep the work alive).
-#[derive(Default)]
 pub struct Work {
     reader: bidscan_json::Reader,
     buf: Vec<u8>,
     policy: bidscan_openrtb::rules::Policy,
+}
+
+impl Default for Work {
+    /// The reader is [`bench_reader`](crate::decoders::bench_reader)'s (`BIDSCAN_SCAN`, `BIDSCAN_SKIP_INDEX`).
+    fn default() -> Work {
+        Work {
+            reader: crate::decoders::bench_reader(),
+            buf: Vec::new(),
+            policy: bidscan_openrtb::rules::Policy::default(),
+        }
+    }
 }
 
 impl Work {

@@ -11,6 +11,8 @@
 //!   (compared as values *and* as serialized text, so `-0` vs `0` and `1.0` vs `1` count), and the same
 //!   OpenRTB `Decoded` when the model is decoded by both. Known, documented differences are skipped, each named
 //!   in [`KnownDifference`].
+//! - [`skip`]: skipped and raw-captured payloads over bidscan-json's structural index against its token walk
+//!   (same outcome, place and stats, every scanner) and against serde_json's acceptance of the document.
 //! - [`markup`]: bidscan-markup's VAST, native and HTML inspectors on arbitrary text (never a panic, offsets and
 //!   line/column inside the markup, `well_formed` exactly without an error), and `decode_inspected` on the same
 //!   bytes (it adds markup findings and changes nothing else).
@@ -22,11 +24,13 @@ mod differential;
 mod markup;
 mod model;
 mod reader;
+mod skip;
 
 pub use differential::{KnownDifference, differential};
 pub use markup::markup;
 pub use model::model;
 pub use reader::reader;
+pub use skip::skip;
 
 /// Nesting depth of a value: 0 for a scalar, 1 + the deepest child for an array or object (so `[]` is 1 and
 /// `[[1]]` is 2), computed without recursion.
@@ -106,6 +110,7 @@ mod tests {
                 reader(&bytes);
                 model(&bytes);
                 differential(&bytes);
+                skip(&bytes);
             }
         }
     }

@@ -14,9 +14,8 @@
 use super::Deserializer;
 use crate::escape::SIMPLE;
 use crate::number;
-use crate::scan::structure::Tokens;
+use crate::scan::structure::{Carry, Tokens};
 use crate::scan::{Kernel, KernelFn};
-use crate::stats::Stats;
 use crate::string;
 
 /// Open containers the walk keeps in its bit stack; deeper ones are left to the token walk.
@@ -28,15 +27,17 @@ impl Deserializer<'_> {
     #[inline(always)]
     pub(super) fn skip_indexed(&mut self) -> bool {
         let room = self.max_depth.saturating_sub(self.depth).min(LEVELS);
-        let mut stats = self.stats;
         let Some(done) = self.scan.kernel().run(Walk {
             buf: &self.input[self.idx..],
             room,
-            stats: &mut stats,
         }) else {
             return false;
         };
-        self.stats = stats;
+        let s = &mut self.stats;
+        s.strings += done.strings.strings;
+        s.escaped_strings += done.strings.escaped;
+        s.escapes += done.strings.escapes;
+        s.longest_string = s.longest_string.max(done.strings.longest);
         if done.lines != 0 {
             self.line += done.lines;
             self.line_start = self.origin + self.idx + done.line_start;
@@ -47,34 +48,57 @@ impl Deserializer<'_> {
 }
 
 /// A container skipped: the index just past its closing bracket, the newlines in it and the index just after
-/// the last of them (both relative to its opening bracket).
+/// the last of them (both relative to its opening bracket), its strings.
 struct Done {
     end: usize,
     lines: usize,
     line_start: usize,
+    strings: Strings,
+}
+
+/// What the walk adds to `Stats` (kept in registers during the walk, added once at its end).
+#[derive(Default)]
+struct Strings {
+    strings: u64,
+    escaped: u64,
+    escapes: u64,
+    longest: usize,
+}
+
+impl Strings {
+    /// As `Stats::string`.
+    #[inline(always)]
+    fn string(&mut self, len: usize, escapes: u64) {
+        self.strings += 1;
+        self.escapes += escapes;
+        self.escaped += u64::from(escapes != 0);
+        self.longest = self.longest.max(len);
+    }
 }
 
 /// The walk's work for `Kernels::run`.
-struct Walk<'a, 's> {
+struct Walk<'a> {
     /// The document from the container's opening bracket on.
     buf: &'a [u8],
     /// Containers that may be open at once (the depth limit, at most [`LEVELS`]).
     room: usize,
-    stats: &'s mut Stats,
 }
 
-impl KernelFn for Walk<'_, '_> {
+impl KernelFn for Walk<'_> {
     type Output = Option<Done>;
     #[inline(always)]
     fn call<K: Kernel>(self, kernel: K) -> Option<Done> {
-        walk(kernel, self.buf, self.room, self.stats)
+        walk(kernel, self.buf, self.room)
     }
 }
 
 /// The walk: the container at `buf[0]`, its end, or `None` to give up. Strings are counted in `stats`.
 #[inline(never)]
-fn walk<K: Kernel>(kernel: K, buf: &[u8], room: usize, stats: &mut Stats) -> Option<Done> {
-    let mut tokens = Tokens::new(kernel, buf);
+fn walk<K: Kernel>(kernel: K, buf: &[u8], room: usize) -> Option<Done> {
+    let mut carry = Carry::default();
+    let mut tokens = Tokens::new(kernel, buf, &mut carry);
+    let mut strings = Strings::default();
+    let stats = &mut strings;
     // Bit k of `objects`: the container k levels out from the innermost open one is an object.
     let mut objects = 0u64;
     let mut open = 0usize;
@@ -93,7 +117,7 @@ fn walk<K: Kernel>(kernel: K, buf: &[u8], room: usize, stats: &mut Stats) -> Opt
                 if byte == opening + 2 {
                     // Empty (`}` is `{` + 2, `]` is `[` + 2).
                     if open == 0 {
-                        return done(&tokens, first);
+                        return done(&tokens, first, strings);
                     }
                 } else {
                     objects = objects << 1 | u64::from(object);
@@ -137,7 +161,7 @@ fn walk<K: Kernel>(kernel: K, buf: &[u8], room: usize, stats: &mut Stats) -> Opt
             objects >>= 1;
             open -= 1;
             if open == 0 {
-                return done(&tokens, next);
+                return done(&tokens, next, strings);
             }
         }
     }
@@ -145,23 +169,24 @@ fn walk<K: Kernel>(kernel: K, buf: &[u8], room: usize, stats: &mut Stats) -> Opt
 
 /// The walk's end: the outermost container closes at `close`.
 #[inline(always)]
-fn done<K: Kernel>(tokens: &Tokens<'_, K>, close: usize) -> Option<Done> {
+fn done<K: Kernel>(tokens: &Tokens<'_, '_, K>, close: usize, strings: Strings) -> Option<Done> {
     let end = close + 1;
     let (lines, line_start) = tokens.finish(end)?;
     Some(Done {
         end,
         lines,
         line_start,
+        strings,
     })
 }
 
 /// A member's key at `at` and its colon; returns the first byte of the member's value.
 #[inline(always)]
 fn key<K: Kernel>(
-    tokens: &mut Tokens<'_, K>,
+    tokens: &mut Tokens<'_, '_, K>,
     buf: &[u8],
     at: usize,
-    stats: &mut Stats,
+    stats: &mut Strings,
 ) -> Option<usize> {
     if buf.get(at) != Some(&b'"') {
         return None;
@@ -179,10 +204,10 @@ fn key<K: Kernel>(
 /// pair is one escape). Control bytes inside strings are the index's to report (`Tokens::finish`).
 #[inline(always)]
 fn string<K: Kernel>(
-    tokens: &mut Tokens<'_, K>,
+    tokens: &mut Tokens<'_, '_, K>,
     buf: &[u8],
     open: usize,
-    stats: &mut Stats,
+    stats: &mut Strings,
 ) -> Option<()> {
     let mut escapes = 0u64;
     loop {
@@ -194,8 +219,12 @@ fn string<K: Kernel>(
             }
             b'\\' => {
                 escapes += 1;
-                if SIMPLE[usize::from(*buf.get(at + 1)?)] == 0 {
-                    escape(tokens, buf, at)?;
+                // A surrogate pair's second backslash is an escape the index flags too: taken here.
+                if SIMPLE[usize::from(*buf.get(at + 1)?)] == 0
+                    && escape(buf, at)?
+                    && tokens.next()? != at + 6
+                {
+                    return None;
                 }
             }
             _ => return None,
@@ -203,15 +232,11 @@ fn string<K: Kernel>(
     }
 }
 
-/// A `\u` escape (or an invalid one) at `at`. A surrogate pair's second backslash is an escape the index
-/// flags too: it is taken here.
+/// A `\u` escape (or an invalid one) at `at`: whether it is a surrogate pair (12 bytes), `None` when invalid.
 #[inline(never)]
-fn escape<K: Kernel>(tokens: &mut Tokens<'_, K>, buf: &[u8], at: usize) -> Option<()> {
+fn escape(buf: &[u8], at: usize) -> Option<bool> {
     let (_, end) = string::read_escape(buf, at).ok()?;
-    if end == at + 12 && tokens.next()? != at + 6 {
-        return None;
-    }
-    Some(())
+    Some(end == at + 12)
 }
 
 /// `literal` at `at`, ending where a token may follow it.

@@ -18,7 +18,10 @@ impl<'de> Deserializer<'de> {
     /// gives up, else by [`walk_container`](Self::walk_container), which also reports every error.
     #[inline(never)]
     pub(super) fn skip_container(&mut self) -> Result<()> {
-        if self.scan.indexes() && self.skip_indexed() {
+        if self.scan.indexes()
+            && self.input.get(self.idx + 1).is_some_and(|&b| b <= b' ')
+            && self.skip_indexed()
+        {
             return Ok(());
         }
         self.walk_container()

@@ -231,6 +231,12 @@ pub(crate) fn classify(block: &[u8; WIDTH]) -> Classes {
 /// A block's structural index (`Kernel::structure`): [`classify`] and the in-string mask by a carry-less
 /// multiply, in one call. Callers must have checked AVX-512 F and BW and `pclmulqdq`.
 #[target_feature(enable = "avx512f,avx512bw,pclmulqdq")]
-pub(crate) fn structure(block: &[u8; WIDTH], skip: u32, carry: &mut Carry) -> Block {
+pub(crate) fn structure(block: &[u8; WIDTH], carry: &mut Carry) -> Block {
+    structure::index(classify(block), carry, |x| x86::prefix_xor(x))
+}
+
+/// [`structure`] of the classes shifted down by `skip` lanes (`Kernel::structure_shifted`).
+#[target_feature(enable = "avx512f,avx512bw,pclmulqdq")]
+pub(crate) fn structure_shifted(block: &[u8; WIDTH], skip: u32, carry: &mut Carry) -> Block {
     structure::index_shifted(classify(block), skip, carry, |x| x86::prefix_xor(x))
 }

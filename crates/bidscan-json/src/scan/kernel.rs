@@ -29,12 +29,19 @@ pub(crate) trait Kernel: Copy {
     /// value).
     fn classify(self, block: &[u8; 64]) -> Classes;
 
-    /// The structural index of `block` (`structure::index_shifted`: its classes shifted down by `skip < 64`
-    /// lanes, the vacated lanes whitespace), given the carries of the block before and updating them. The
-    /// default computes the in-string mask by shift-XORs; the AVX2 and AVX-512 kernels by a carry-less
-    /// multiply, inlined with their classification.
+    /// The structural index of `block` (`structure::index`), given the carries of the block before and
+    /// updating them. The default computes the in-string mask by shift-XORs; the AVX2 and AVX-512 kernels by a
+    /// carry-less multiply, inlined with their classification.
     #[inline(always)]
-    fn structure(self, block: &[u8; 64], skip: u32, carry: &mut Carry) -> Block {
+    fn structure(self, block: &[u8; 64], carry: &mut Carry) -> Block {
+        structure::index(self.classify(block), carry, structure::prefix_xor_shifts)
+    }
+
+    /// [`structure`](Self::structure) of `block`'s classes shifted down by `skip < 64` lanes, the vacated
+    /// lanes whitespace (`structure::index_shifted`: a document's last bytes, read by a load ending at its
+    /// end).
+    #[inline(always)]
+    fn structure_shifted(self, block: &[u8; 64], skip: u32, carry: &mut Carry) -> Block {
         structure::index_shifted(
             self.classify(block),
             skip,
@@ -121,9 +128,14 @@ impl Kernel for Avx2 {
         unsafe { x86::avx2::classify(block) }
     }
     #[inline(always)]
-    fn structure(self, block: &[u8; 64], skip: u32, carry: &mut Carry) -> Block {
+    fn structure(self, block: &[u8; 64], carry: &mut Carry) -> Block {
         // SAFETY: as for `find`; `ScanImpl::is_available` also checked `pclmulqdq` for AVX2.
-        unsafe { x86::avx2::structure(block, skip, carry) }
+        unsafe { x86::avx2::structure(block, carry) }
+    }
+    #[inline(always)]
+    fn structure_shifted(self, block: &[u8; 64], skip: u32, carry: &mut Carry) -> Block {
+        // SAFETY: as for `structure`.
+        unsafe { x86::avx2::structure_shifted(block, skip, carry) }
     }
 }
 
@@ -153,9 +165,14 @@ impl Kernel for Avx512 {
         unsafe { avx512::classify(block) }
     }
     #[inline(always)]
-    fn structure(self, block: &[u8; 64], skip: u32, carry: &mut Carry) -> Block {
+    fn structure(self, block: &[u8; 64], carry: &mut Carry) -> Block {
         // SAFETY: this value proves the CPU has AVX-512 F and BW and `pclmulqdq` (`ScanImpl::is_available`).
-        unsafe { avx512::structure(block, skip, carry) }
+        unsafe { avx512::structure(block, carry) }
+    }
+    #[inline(always)]
+    fn structure_shifted(self, block: &[u8; 64], skip: u32, carry: &mut Carry) -> Block {
+        // SAFETY: as for `structure`.
+        unsafe { avx512::structure_shifted(block, skip, carry) }
     }
 }
 

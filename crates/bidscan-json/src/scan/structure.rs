@@ -136,7 +136,7 @@ pub(crate) fn index_shifted(
 /// reaches them; the last partial block is read by one load ending at the document's end (shifted into place,
 /// the bytes past the end counted as whitespace), or from a copy padded with spaces in a document of fewer
 /// than 64 bytes.
-pub(crate) struct Tokens<'a, K: Kernel> {
+pub(crate) struct Tokens<'a, 'c, K: Kernel> {
     kernel: K,
     buf: &'a [u8],
     /// Index in `buf` of the current block's byte 0.
@@ -150,13 +150,16 @@ pub(crate) struct Tokens<'a, K: Kernel> {
     line_start_before: usize,
     /// Index of the first control byte inside a string (`usize::MAX`: none so far).
     first_bad: usize,
-    carry: Carry,
+    /// The carries into the next block: outside the token state, which stays in registers while the carries
+    /// go through memory into the kernel's out-of-line `structure`.
+    carry: &'c mut Carry,
 }
 
-impl<'a, K: Kernel> Tokens<'a, K> {
-    /// The index of `buf`, whose byte 0 must lie outside any string and escape (a container's opening bracket).
+impl<'a, 'c, K: Kernel> Tokens<'a, 'c, K> {
+    /// The index of `buf`, whose byte 0 must lie outside any string and escape (a container's opening bracket);
+    /// `carry` must be `Carry::default()`.
     #[inline(always)]
-    pub(crate) fn new(kernel: K, buf: &'a [u8]) -> Self {
+    pub(crate) fn new(kernel: K, buf: &'a [u8], carry: &'c mut Carry) -> Self {
         let mut tokens = Tokens {
             kernel,
             buf,
@@ -166,7 +169,7 @@ impl<'a, K: Kernel> Tokens<'a, K> {
             lines_before: 0,
             line_start_before: 0,
             first_bad: usize::MAX,
-            carry: Carry::default(),
+            carry,
         };
         tokens.load();
         tokens
@@ -185,8 +188,9 @@ impl<'a, K: Kernel> Tokens<'a, K> {
         Some(self.at + i)
     }
 
-    /// Moves to the next block; false at the end of `buf`.
-    #[inline(never)]
+    /// Moves to the next block; false at the end of `buf`. Inlined, so that the walk keeps the token state in
+    /// registers (only the carries go through memory, into the kernel's out-of-line `structure`).
+    #[inline(always)]
     fn advance(&mut self) -> bool {
         if self.at + BLOCK >= self.buf.len() {
             return false;
@@ -204,29 +208,15 @@ impl<'a, K: Kernel> Tokens<'a, K> {
     #[inline(always)]
     fn load(&mut self) {
         let block = if let Some(block) = self.buf.get(self.at..).and_then(|b| b.first_chunk()) {
-            self.kernel.structure(block, 0, &mut self.carry)
+            self.kernel.structure(block, self.carry)
         } else {
-            self.partial()
+            partial(self.kernel, self.buf, self.at, self.carry)
         };
         self.bits = block.tokens;
         self.newlines = block.newlines;
         if block.bad != 0 && self.first_bad == usize::MAX {
             self.first_bad = self.at + block.bad.trailing_zeros() as usize;
         }
-    }
-
-    /// [`load`](Self::load) for the last `1..64` bytes of `buf`: one load ending at its end, shifted into
-    /// place; or, when `buf` is shorter than a block, a copy padded with spaces.
-    #[inline(never)]
-    fn partial(&mut self) -> Block {
-        let tail = self.buf.get(self.at..).unwrap_or_default();
-        if let Some(last) = self.buf.last_chunk::<BLOCK>() {
-            let skip = (BLOCK - tail.len()) as u32;
-            return self.kernel.structure(last, skip, &mut self.carry);
-        }
-        let mut block = [b' '; BLOCK];
-        block[..tail.len()].copy_from_slice(tail);
-        self.kernel.structure(&block, 0, &mut self.carry)
     }
 
     /// Closes the walk at `end` (an index in the current block, or just past it): `None` when a control byte
@@ -246,6 +236,20 @@ impl<'a, K: Kernel> Tokens<'a, K> {
             self.at + BLOCK - before.leading_zeros() as usize,
         ))
     }
+}
+
+/// `Tokens::load` for the last `1..64` bytes of `buf` from `at`: one load ending at its end, shifted into
+/// place; or, when `buf` is shorter than a block, a copy padded with spaces.
+#[inline(never)]
+fn partial<K: Kernel>(kernel: K, buf: &[u8], at: usize, carry: &mut Carry) -> Block {
+    let tail = buf.get(at..).unwrap_or_default();
+    if let Some(last) = buf.last_chunk::<BLOCK>() {
+        let skip = (BLOCK - tail.len()) as u32;
+        return kernel.structure_shifted(last, skip, carry);
+    }
+    let mut block = [b' '; BLOCK];
+    block[..tail.len()].copy_from_slice(tail);
+    kernel.structure(&block, carry)
 }
 
 /// Lanes `0..n` of a 64-lane mask (`n <= 64`).

@@ -97,15 +97,17 @@ impl KernelFn for Blocks<'_> {
         let mut at = 0;
         while at < buf.len() {
             let block = match buf[at..].first_chunk::<BLOCK>() {
-                Some(block) => kernel.structure(block, 0, &mut carry),
+                Some(block) => kernel.structure(block, &mut carry),
                 None => match buf.last_chunk::<BLOCK>() {
-                    Some(last) => {
-                        kernel.structure(last, (BLOCK - (buf.len() - at)) as u32, &mut carry)
-                    }
+                    Some(last) => kernel.structure_shifted(
+                        last,
+                        (BLOCK - (buf.len() - at)) as u32,
+                        &mut carry,
+                    ),
                     None => {
                         let mut block = [b' '; BLOCK];
                         block[..buf.len()].copy_from_slice(buf);
-                        kernel.structure(&block, 0, &mut carry)
+                        kernel.structure(&block, &mut carry)
                     }
                 },
             };
@@ -121,7 +123,8 @@ struct Walk<'a>(&'a [u8]);
 impl KernelFn for Walk<'_> {
     type Output = (Vec<usize>, Option<(usize, usize)>);
     fn call<K: Kernel>(self, kernel: K) -> Self::Output {
-        let mut tokens = Tokens::new(kernel, self.0);
+        let mut carry = Carry::default();
+        let mut tokens = Tokens::new(kernel, self.0, &mut carry);
         let mut out = Vec::new();
         while let Some(i) = tokens.next() {
             out.push(i);

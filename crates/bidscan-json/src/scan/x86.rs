@@ -240,7 +240,7 @@ pub(super) mod avx2 {
     pub(in crate::scan) fn classify(block: &[u8; WIDTH]) -> Classes {
         let (lo, hi) = block.split_at(32);
         let lo = classes32(lo.first_chunk::<32>().unwrap_or(&[PAD; 32]));
-        let hi = std::hint::black_box(classes32(hi.first_chunk::<32>().unwrap_or(&[PAD; 32])));
+        let hi = classes32(hi.first_chunk::<32>().unwrap_or(&[PAD; 32]));
         let m = |k: usize| u64::from(lo[k]) | u64::from(hi[k]) << 32;
         Classes {
             quote: m(0),
@@ -255,7 +255,17 @@ pub(super) mod avx2 {
     /// A block's structural index (`Kernel::structure`): [`classify`] and the in-string mask by
     /// [`prefix_xor`], in one call. Callers must have checked that the CPU has AVX2 and `pclmulqdq`.
     #[target_feature(enable = "avx2,pclmulqdq")]
-    pub(in crate::scan) fn structure(block: &[u8; WIDTH], skip: u32, carry: &mut Carry) -> Block {
+    pub(in crate::scan) fn structure(block: &[u8; WIDTH], carry: &mut Carry) -> Block {
+        structure::index(classify(block), carry, |x| prefix_xor(x))
+    }
+
+    /// [`structure`] of the classes shifted down by `skip` lanes (`Kernel::structure_shifted`).
+    #[target_feature(enable = "avx2,pclmulqdq")]
+    pub(in crate::scan) fn structure_shifted(
+        block: &[u8; WIDTH],
+        skip: u32,
+        carry: &mut Carry,
+    ) -> Block {
         structure::index_shifted(classify(block), skip, carry, |x| prefix_xor(x))
     }
 
