@@ -123,22 +123,25 @@ impl Reader {
     pub fn set_scan_impl(&mut self, scan: ScanImpl) -> bool {
         let ok = scan.is_available();
         if ok {
-            let index = self.scan.indexes();
+            let index = self.scan.index_chosen();
             self.scan = Scanner::new(scan);
             self.scan.set_index(index);
         }
         ok
     }
 
-    /// Whether skipped and raw-captured containers are walked over the structural index (`true`, the default)
-    /// or token by token (`false`; for tests and benches). Both accept the same documents and report the same
-    /// errors at the same places (the index walk hands every error to the token walk); only speed differs.
+    /// Whether skipped and raw-captured pretty-printed containers may be walked over the structural index
+    /// (`true`, the default; used with the AVX2 and AVX-512 scanners) or always token by token (`false`;
+    /// for tests and benches). Both accept the same documents and report the same errors at the same places
+    /// (the index walk hands every error to the token walk); only speed differs.
     pub fn set_skip_index(&mut self, on: bool) {
         self.scan.set_index(on);
     }
 
-    /// Whether skipped containers are walked over the structural index (see
-    /// [`set_skip_index`](Self::set_skip_index)).
+    /// Whether skipped containers may be walked over the structural index: [`set_skip_index`]'s choice and a
+    /// scanner that classifies blocks by look-ups (AVX2, AVX-512; see [`set_skip_index`]).
+    ///
+    /// [`set_skip_index`]: Self::set_skip_index
     pub fn skip_index(&self) -> bool {
         self.scan.indexes()
     }

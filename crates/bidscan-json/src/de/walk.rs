@@ -13,9 +13,11 @@ use crate::error::{ErrorKind, Result};
 const LEVELS: u32 = 64;
 
 impl<'de> Deserializer<'de> {
-    /// Skips the object or array whose opening byte is at the read position, and everything in it: over the
-    /// structural index ([`skip_indexed`](Self::skip_indexed)) unless the scanner's index is off or that walk
-    /// gives up, else by [`walk_container`](Self::walk_container), which also reports every error.
+    /// Skips the object or array whose opening byte is at the read position, and everything in it: a
+    /// pretty-printed one (whitespace right after the bracket) over the structural index
+    /// ([`skip_indexed`](Self::skip_indexed)) when the scanner's index is on, unless that walk gives up; the
+    /// rest by [`walk_container`](Self::walk_container), which also reports every error. (Over compact
+    /// containers the index walk measured slower: ARCHITECTURE.md, `de/`.)
     #[inline(never)]
     pub(super) fn skip_container(&mut self) -> Result<()> {
         if self.scan.indexes()

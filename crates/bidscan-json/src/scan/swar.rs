@@ -68,7 +68,7 @@ pub(super) fn classify(block: &[u8; 64]) -> Classes {
         let newline = eq(word, b'\n');
         let ws = eq(word, b' ') | newline | eq(word, b'\t') | eq(word, b'\r');
         // `[` and `]` are `{` and `}` with bit 5 clear; no other byte is.
-        let curly = word | ONES * 0x20;
+        let curly = word | (ONES * 0x20);
         let op = eq(curly, b'{') | eq(curly, b'}') | eq(word, b':') | eq(word, b',');
         let ctrl = !nonzero(word & (ONES * 0xe0)) & HIGH;
         let at = 8 * k as u32;
