@@ -19,8 +19,14 @@
 #   benches/http/service.sh                              # DURATION=5s CONNS=16 ROUNDS=3 WORKERS=1
 #   WORKERS=2 MIXES="real-nobid real-mix" benches/http/service.sh
 # Mixes (benches/http/mixes.py): real-nobid, real-banner, real-native, real-mix, vast. Raw wrk lines stay in $OUT.
-# A fifth server, `pgo`, is bidscan's profile-guided build (scripts/pgo-build.sh) from PGO_BIN:
+# Two more servers are other builds of bidscan: `pgo`, the profile-guided build (scripts/pgo-build.sh) from PGO_BIN,
+# and `plain`, the release build without BOLT (scripts/bolt-build.sh: then BIDSCAN_BIN is the BOLT-optimised binary)
+# from PLAIN_BIN:
 #   PGO_BIN=$CARGO_TARGET_DIR/pgo/x86_64-unknown-linux-gnu/release/bidscan SERVERS="bidscan pgo baseline" benches/http/service.sh
+#   BIDSCAN_BIN=$CARGO_TARGET_DIR/bolt/bidscan PLAIN_BIN=$CARGO_TARGET_DIR/release/bidscan SERVERS="bidscan plain baseline" benches/http/service.sh
+# Besides req/s, each run reads the server's CPU time (every thread of its processes, /proc/PID/task/*/schedstat:
+# user and kernel time on the CPU, in ns) before and after: "CPU µs/req" is that time over the requests wrk made. It
+# depends far less on what else runs on the machine than req/s does.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -29,6 +35,7 @@ BIDSCAN_BIN=${BIDSCAN_BIN:-$TARGET/release/bidscan}
 BASELINE_BIN=${BASELINE_BIN:-$TARGET/release/baseline_server}
 FLOOR_BIN=${FLOOR_BIN:-$TARGET/release/floor_server}
 PGO_BIN=${PGO_BIN:-$TARGET/pgo/x86_64-unknown-linux-gnu/release/bidscan}
+PLAIN_BIN=${PLAIN_BIN:-$TARGET/release/bidscan}
 NGINX=${NGINX:-/usr/sbin/nginx}
 WRK=${WRK:-wrk}
 DURATION=${DURATION:-5s}
@@ -43,12 +50,15 @@ QUERY=${QUERY:-"?view=summary"}
 LOAD_BEFORE=$(cut -d" " -f1-3 /proc/loadavg)
 OUT=${OUT:-$(mktemp -d /tmp/bidscan-service.XXXXXX)}
 mkdir -p "$OUT"
-declare -A PORT=([bidscan]=18290 [baseline]=18291 [floor]=18292 [nginx]=18293 [pgo]=18294)
-WITH_PGO=0
-[[ " $SERVERS " == *" pgo "* ]] && WITH_PGO=1
+declare -A PORT=([bidscan]=18290 [baseline]=18291 [floor]=18292 [nginx]=18293 [pgo]=18294 [plain]=18295)
+declare -A BUILD=([pgo]=$PGO_BIN [plain]=$PLAIN_BIN)
+EXTRA=() # the other builds of bidscan in $SERVERS
+for s in pgo plain; do
+    [[ " $SERVERS " == *" $s "* ]] && EXTRA+=("$s")
+done
 
 NEEDED=("$BIDSCAN_BIN" "$BASELINE_BIN" "$FLOOR_BIN" "$NGINX")
-[[ $WITH_PGO == 1 ]] && NEEDED+=("$PGO_BIN")
+for s in "${EXTRA[@]}"; do NEEDED+=("${BUILD[$s]}"); done
 for bin in "${NEEDED[@]}"; do
     [[ -x $bin ]] || { echo "missing $bin (see the build lines at the top of $0)" >&2; exit 1; }
 done
@@ -75,15 +85,19 @@ trap cleanup EXIT
 
 BIDSCAN__SERVER__LISTEN=127.0.0.1:${PORT[bidscan]} BIDSCAN__SERVER__WORKER_THREADS=$WORKERS \
     "${ON_SERVER[@]}" "$BIDSCAN_BIN" serve >"$OUT/bidscan.log" 2>&1 &
+declare -A PID_OF=([bidscan]=$!)
 PIDS+=($!)
-if [[ $WITH_PGO == 1 ]]; then
-    BIDSCAN__SERVER__LISTEN=127.0.0.1:${PORT[pgo]} BIDSCAN__SERVER__WORKER_THREADS=$WORKERS \
-        "${ON_SERVER[@]}" "$PGO_BIN" serve >"$OUT/pgo.log" 2>&1 &
+for s in "${EXTRA[@]}"; do
+    BIDSCAN__SERVER__LISTEN=127.0.0.1:${PORT[$s]} BIDSCAN__SERVER__WORKER_THREADS=$WORKERS \
+        "${ON_SERVER[@]}" "${BUILD[$s]}" serve >"$OUT/$s.log" 2>&1 &
+    PID_OF[$s]=$!
     PIDS+=($!)
-fi
+done
 BASELINE_WORKERS=$WORKERS "${ON_SERVER[@]}" "$BASELINE_BIN" "127.0.0.1:${PORT[baseline]}" >"$OUT/baseline.log" 2>&1 &
+PID_OF[baseline]=$!
 PIDS+=($!)
 FLOOR_WORKERS=$WORKERS "${ON_SERVER[@]}" "$FLOOR_BIN" "127.0.0.1:${PORT[floor]}" >"$OUT/floor.log" 2>&1 &
+PID_OF[floor]=$!
 PIDS+=($!)
 mkdir -p "$OUT/nginx/logs"
 cat >"$OUT/nginx/nginx.conf" <<CONF
@@ -119,13 +133,13 @@ wait_ready() {
     echo "server on port $1 did not come up" >&2
     exit 1
 }
-READY=(bidscan baseline floor nginx)
-[[ $WITH_PGO == 1 ]] && READY+=(pgo)
+READY=(bidscan baseline floor nginx "${EXTRA[@]}")
 for s in "${READY[@]}"; do wait_ready "${PORT[$s]}"; done
+PID_OF[nginx]=$(cat "$OUT/nginx/nginx.pid")
 
 # Every document of every mix must be answered 200 by both decoding servers before anything is measured.
 CHECKED="${PORT[bidscan]},${PORT[baseline]}"
-[[ $WITH_PGO == 1 ]] && CHECKED+=",${PORT[pgo]}"
+for s in "${EXTRA[@]}"; do CHECKED+=",${PORT[$s]}"; done
 python3 - "$OUT" "$CHECKED" "$QUERY" $MIXES <<'PY'
 import http.client, os, sys
 out, ports, query, mixes = sys.argv[1], sys.argv[2].split(","), sys.argv[3], sys.argv[4:]
@@ -140,12 +154,26 @@ for port in ports:
             sys.exit("port %s answered %d on %r" % (port, r.status, d[:80]))
 PY
 
-# run SERVER MIX ROUND -> one JSON line in $OUT/SERVER-MIX-ROUND.json
+# cpu_ns SERVER -> the CPU time (ns) every thread of the server's processes (nginx: the master and its workers)
+# has had so far
+cpu_ns() {
+    local pid=${PID_OF[$1]} total=0 t
+    for p in $pid $(pgrep -P "$pid" || true); do
+        for t in /proc/"$p"/task/*/schedstat; do
+            [[ -r $t ]] && total=$((total + $(cut -d" " -f1 "$t" 2>/dev/null || echo 0)))
+        done
+    done
+    echo "$total"
+}
+
+# run SERVER MIX ROUND -> one JSON line in $OUT/SERVER-MIX-ROUND.json (wrk's, with the server's "cpu_ns" added)
 run() {
-    local threads=1
+    local threads=1 before line
     [[ $WORKERS == 1 ]] || threads=$WORKERS
-    MIX="$OUT/$2.lines" "${ON_LOAD[@]}" "$WRK" -t"$threads" -c"$CONNS" -d"$DURATION" \
-        -s "$ROOT/benches/http/mix.lua" "http://127.0.0.1:${PORT[$1]}/decode$QUERY" | tail -1 >"$OUT/$1-$2-$3.json"
+    before=$(cpu_ns "$1")
+    line=$(MIX="$OUT/$2.lines" "${ON_LOAD[@]}" "$WRK" -t"$threads" -c"$CONNS" -d"$DURATION" \
+        -s "$ROOT/benches/http/mix.lua" "http://127.0.0.1:${PORT[$1]}/decode$QUERY" | tail -1)
+    echo "${line%\}},\"cpu_ns\":$(($(cpu_ns "$1") - before))}" >"$OUT/$1-$2-$3.json"
 }
 
 for mix in $MIXES; do
@@ -155,29 +183,34 @@ for mix in $MIXES; do
 done
 
 python3 - "$OUT" "$ROUNDS" "$WORKERS" "$SERVERS" $MIXES <<'PY'
-import json, os, statistics, sys
+import json, os, sys
 out, rounds, workers, servers, mixes = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4].split(), sys.argv[5:]
+ours = [s for s in ("bidscan", "pgo", "plain") if s in servers]
 def med(server, mix):
     runs = [json.load(open(os.path.join(out, "%s-%s-%d.json" % (server, mix, r)))) for r in range(1, rounds + 1)]
     for r in runs:
         bad = r["status"] + r["connect"] + r["read"] + r["write"] + r["timeout"]
-        if server in ("bidscan", "baseline", "pgo") and bad:
+        if server in ours + ["baseline"] and bad:
             sys.exit("%s on %s: %d errors or non-2xx answers" % (server, mix, bad))
-    runs.sort(key=lambda r: r["rps"])
-    return runs[len(runs) // 2], [r["rps"] for r in runs]
-print("| mix | " + " | ".join("%s req/s" % s for s in servers) +
-      " | bidscan ÷ baseline | bidscan ÷ nginx | p99 µs bidscan / baseline |" +
-      (" pgo ÷ baseline | pgo ÷ bidscan | pgo ÷ nginx | p99 µs pgo |" if "pgo" in servers else ""))
-print("|---|" + "---:|" * (len(servers) + 3 + (4 if "pgo" in servers else 0)))
+    by_rps = sorted(runs, key=lambda r: r["rps"])
+    cpu = sorted(r["cpu_ns"] / 1000 / max(1, r["requests"]) for r in runs)
+    return by_rps[len(runs) // 2], cpu[len(cpu) // 2]
+head = ["mix"] + ["%s req/s" % s for s in servers] + ["%s CPU µs/req" % s for s in servers]
+for s in ours:
+    head += ["%s ÷ baseline" % s, "%s ÷ nginx" % s, "%s CPU ÷ baseline" % s, "p99 µs %s" % s]
+head += ["p99 µs baseline"]
+print("| " + " | ".join(head) + " |")
+print("|---|" + "---:|" * (len(head) - 1))
 for mix in mixes:
     m = {s: med(s, mix) for s in servers}
-    cells = ["%.1f k" % (m[s][0]["rps"] / 1000) for s in servers]
-    ratio = lambda a, b: "%.2f×" % (m[a][0]["rps"] / m[b][0]["rps"]) if a in m and b in m else "–"
-    p99 = "%d / %d" % (m["bidscan"][0]["p99"], m["baseline"][0]["p99"]) if "bidscan" in m and "baseline" in m else "–"
-    extra = ""
-    if "pgo" in m:
-        extra = " %s | %s | %s | %d |" % (ratio("pgo", "baseline"), ratio("pgo", "bidscan"), ratio("pgo", "nginx"), m["pgo"][0]["p99"])
-    print("| %s | %s | %s | %s | %s |%s" % (mix, " | ".join(cells), ratio("bidscan", "baseline"), ratio("bidscan", "nginx"), p99, extra))
+    rps = lambda s: m[s][0]["rps"]
+    cells = ["%.1f k" % (rps(s) / 1000) for s in servers] + ["%.2f" % m[s][1] for s in servers]
+    ratio = lambda a, b: "%.2f×" % (rps(a) / rps(b)) if b in m else "–"
+    for s in ours:
+        cpu = "%.2f×" % (m[s][1] / m["baseline"][1]) if "baseline" in m else "–"
+        cells += [ratio(s, "baseline"), ratio(s, "nginx"), cpu, "%d" % m[s][0]["p99"]]
+    cells += ["%d" % m["baseline"][0]["p99"] if "baseline" in m else "–"]
+    print("| %s | %s |" % (mix, " | ".join(cells)))
 PY
 echo
 echo "WORKERS=$WORKERS DURATION=$DURATION CONNS=$CONNS ROUNDS=$ROUNDS (median round shown); load average before: $LOAD_BEFORE, after: $(cut -d" " -f1-3 /proc/loadavg); raw: $OUT"
