@@ -12,7 +12,7 @@
 //! - [`ReaderConfig`] (nesting limit), [`Error`] / [`ErrorKind`] (byte offset, line, column, JSON pointer);
 //! - [`RawJson`]: a value's exact text, validated but not built (for OpenRTB `ext`);
 //! - [`ScanImpl`]: the scanner implementations, to force one in tests and benches;
-//! - [`bytescan`]: byte-class kernels for the markup inspectors (tag masks, a byte search), here because the
+//! - [`bytescan`]: byte-class kernels for the markup inspectors (name-stop masks, byte searches), here because the
 //!   scanner is the only module allowed `unsafe`.
 //!
 //! Rules (RFC 8259, strict): UTF-8 only (checked once for the whole document, BOM rejected); escapes

@@ -1,8 +1,8 @@
 //! Byte-class kernels for the markup inspectors (`bidscan-markup`'s VAST and HTML fast paths), here because the
 //! scanner is the only module of the workspace allowed `unsafe` (vector loads). Two operations:
 //!
-//! - [`tag_masks`]: the 32 or 64 bytes at an offset as two bit masks — where an XML name stops and where a
-//!   double-quoted attribute value stops — so a start tag that fits in them (most VAST tags:
+//! - [`name_stops`]: the 16 to 64 bytes at an offset as a bit mask of where an XML name stops (which is also
+//!   where an attribute value ends or needs a closer look), so a start tag that fits in them (most VAST tags:
 //!   `<Tracking event="start">`) is read with shifts and `tzcnt` instead of a search per name and value;
 //! - [`find_byte`]: the first occurrence of one byte, 32 bytes per step with AVX2 (runtime-detected), else 16
 //!   with SSE2 (baseline on x86_64), else a byte loop: the end of a CDATA section or comment.
@@ -12,106 +12,51 @@
 //!
 //! All are exact: `tests` hold every kernel to a byte-at-a-time reference for every byte value in every lane.
 
-/// Byte classes of the 32 or 64 bytes at an offset ([`tag_masks`]): bit `i` stands for the byte at
-/// `offset + i`; the bits past the window are clear.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TagMasks {
-    /// Bytes that end an XML name on the markup fast path ([`is_name_stop`]).
-    pub name_stop: u64,
-    /// `"`, `<` and `&`: the end of a double-quoted attribute value, or a byte that needs a closer look in it.
-    pub value_stop: u64,
-}
-
 /// True for a byte that ends a name on the markup fast path: ASCII other than letters, digits, `-`, `.`,
 /// `[\]^_` and `` `{|}~ `` / DEL — so whitespace, `/`, `>`, `<`, quotes, `=`, `&` and `:` among them; bytes 0x80
 /// and above (UTF-8) are name bytes. (XML 1.0 §2.3 `NameChar` is wider; a caller treats a name that stops early
-/// as one it cannot read fast.)
+/// as one it cannot read fast.) Every byte that ends or needs a closer look in an attribute value (`"`, `'`,
+/// `<`, `&`) is one too, so the same mask serves the values.
 #[inline(always)]
 pub fn is_name_stop(c: u8) -> bool {
     c < 0x80 && (c < 0x2D || c == 0x2F || (0x3A..=0x40).contains(&c))
 }
 
-/// True for a byte of [`TagMasks::value_stop`].
+/// The [`is_name_stop`] mask of `b[at..at + N]`, `N` 16, 32 or 48 or 64 (a multiple of 16 up to 64): bit `i`
+/// set where the byte at `at + i` is a name stop, the bits past `N` clear. `None` when fewer than `N` bytes are
+/// left.
 #[inline(always)]
-pub fn is_value_stop(c: u8) -> bool {
-    matches!(c, b'"' | b'<' | b'&')
-}
-
-/// The [`TagMasks`] of `b[at..at + N]`, `N` 32 or 64 (a multiple of 16 up to 64); `None` when fewer than `N`
-/// bytes are left.
-#[inline(always)]
-pub fn tag_masks<const N: usize>(b: &[u8], at: usize) -> Option<TagMasks> {
-    const { assert!(N.is_multiple_of(16) && N <= 64) };
-    let window = b.get(at..at.checked_add(N)?)?;
-    let mut masks = TagMasks {
-        name_stop: 0,
-        value_stop: 0,
-    };
-    for (k, chunk) in window.chunks_exact(16).enumerate() {
-        let (name_stop, value_stop) = masks16(chunk.try_into().ok()?);
-        masks.name_stop |= u64::from(name_stop) << (16 * k);
-        masks.value_stop |= u64::from(value_stop) << (16 * k);
-    }
-    Some(masks)
-}
-
-/// The stop mask of a value quoted by `quote` (`'` or `"`) over `b[at..at + N]`, as
-/// [`TagMasks::value_stop`] is for `"`: bit `i` set where the byte at `at + i` is `quote`, `<` or `&`. `None`
-/// when fewer than `N` bytes are left.
-#[inline(always)]
-pub fn quote_stops<const N: usize>(b: &[u8], at: usize, quote: u8) -> Option<u64> {
+pub fn name_stops<const N: usize>(b: &[u8], at: usize) -> Option<u64> {
     const { assert!(N.is_multiple_of(16) && N <= 64) };
     let window = b.get(at..at.checked_add(N)?)?;
     let mut mask = 0;
     for (k, chunk) in window.chunks_exact(16).enumerate() {
-        mask |= u64::from(quote16(chunk.try_into().ok()?, quote)) << (16 * k);
+        mask |= u64::from(name16(chunk.try_into().ok()?)) << (16 * k);
     }
     Some(mask)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn quote16(chunk: &[u8; 16], quote: u8) -> u16 {
+fn name16(chunk: &[u8; 16]) -> u16 {
     // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 CPU has it.
-    unsafe { sse2::quote16(chunk, quote) }
+    unsafe { sse2::name16(chunk) }
 }
 
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
-fn quote16(chunk: &[u8; 16], quote: u8) -> u16 {
+fn name16(chunk: &[u8; 16]) -> u16 {
+    reference_stops(chunk) as u16
+}
+
+/// The byte-at-a-time definition of [`name_stops`] (the portable body, and the tests' reference).
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn reference_stops(window: &[u8]) -> u64 {
     let mut mask = 0;
-    for (i, &c) in chunk.iter().enumerate() {
-        mask |= u16::from(c == quote || c == b'<' || c == b'&') << i;
+    for (i, &c) in window.iter().enumerate() {
+        mask |= u64::from(is_name_stop(c)) << i;
     }
     mask
-}
-
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn masks16(chunk: &[u8; 16]) -> (u16, u16) {
-    // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 CPU has it.
-    unsafe { sse2::tag16(chunk) }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-#[inline(always)]
-fn masks16(chunk: &[u8; 16]) -> (u16, u16) {
-    let masks = reference_masks(chunk);
-    (masks.name_stop as u16, masks.value_stop as u16)
-}
-
-/// The byte-at-a-time definition of [`tag_masks`] (the portable body, and the tests' reference).
-#[cfg(any(test, not(target_arch = "x86_64")))]
-fn reference_masks(window: &[u8]) -> TagMasks {
-    let mut masks = TagMasks {
-        name_stop: 0,
-        value_stop: 0,
-    };
-    for (i, &c) in window.iter().enumerate() {
-        masks.name_stop |= u64::from(is_name_stop(c)) << i;
-        masks.value_stop |= u64::from(is_value_stop(c)) << i;
-    }
-    masks
 }
 
 /// The offset of the first `byte` at or after `from` in `b`; `None` when there is none (or `from` is past the
@@ -171,10 +116,10 @@ pub fn find_pairs(b: &[u8], from: usize, pairs: [Pair; 2]) -> Option<usize> {
 mod sse2 {
     use std::arch::x86_64::*;
 
-    /// `(name_stop, value_stop)` of 16 bytes (bit `i` for `block[i]`).
+    /// The [`is_name_stop`](super::is_name_stop) flags of 16 bytes (bit `i` for `block[i]`).
     #[inline]
     #[target_feature(enable = "sse2")]
-    pub(super) fn tag16(block: &[u8; 16]) -> (u16, u16) {
+    pub(super) fn name16(block: &[u8; 16]) -> u16 {
         // SAFETY: `block` is 16 readable bytes; `loadu` has no alignment requirement.
         let v = unsafe { _mm_loadu_si128(block.as_ptr().cast::<__m128i>()) };
         // Unsigned `v <= 0x2C` (`min(v, 0x2C) == v`), which leaves out the bytes >= 0x80.
@@ -185,34 +130,7 @@ mod sse2 {
             _mm_cmpgt_epi8(v, _mm_set1_epi8(0x39)),
             _mm_cmplt_epi8(v, _mm_set1_epi8(0x41)),
         );
-        let name_stop = _mm_or_si128(below_2d, _mm_or_si128(slash, punct));
-        let value_stop = _mm_or_si128(
-            _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8)),
-            _mm_or_si128(
-                _mm_cmpeq_epi8(v, _mm_set1_epi8(b'<' as i8)),
-                _mm_cmpeq_epi8(v, _mm_set1_epi8(b'&' as i8)),
-            ),
-        );
-        (
-            _mm_movemask_epi8(name_stop) as u16,
-            _mm_movemask_epi8(value_stop) as u16,
-        )
-    }
-
-    /// Flags of the bytes of `block` that are `quote`, `<` or `&`.
-    #[inline]
-    #[target_feature(enable = "sse2")]
-    pub(super) fn quote16(block: &[u8; 16], quote: u8) -> u16 {
-        // SAFETY: `block` is 16 readable bytes; `loadu` has no alignment requirement.
-        let v = unsafe { _mm_loadu_si128(block.as_ptr().cast::<__m128i>()) };
-        let stops = _mm_or_si128(
-            _mm_cmpeq_epi8(v, _mm_set1_epi8(quote as i8)),
-            _mm_or_si128(
-                _mm_cmpeq_epi8(v, _mm_set1_epi8(b'<' as i8)),
-                _mm_cmpeq_epi8(v, _mm_set1_epi8(b'&' as i8)),
-            ),
-        );
-        _mm_movemask_epi8(stops) as u16
+        _mm_movemask_epi8(_mm_or_si128(below_2d, _mm_or_si128(slash, punct))) as u16
     }
 
     /// The first `byte` in `hay`, 16 bytes per step, the last step overlapping the one before.
@@ -352,39 +270,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tag_masks_agree_with_the_byte_rules_for_every_byte_in_every_lane() {
+    fn name_stops_agree_with_the_byte_rule_for_every_byte_in_every_lane() {
         for lane in 0..64 {
             for c in 0..=255u8 {
                 let mut window = [b'a'; 64];
                 window[lane] = c;
-                let masks = tag_masks::<64>(&window, 0).expect("a whole window");
+                let expected = u64::from(is_name_stop(c)) << lane;
+                assert_eq!(reference_stops(&window), expected, "{c:#04x} in {lane}");
                 assert_eq!(
-                    masks,
-                    reference_masks(&window),
-                    "byte {c:#04x} in lane {lane}"
+                    name_stops::<64>(&window, 0),
+                    Some(expected),
+                    "{c:#04x} in {lane}"
                 );
-                assert_eq!(masks.name_stop, u64::from(is_name_stop(c)) << lane);
-                assert_eq!(masks.value_stop, u64::from(is_value_stop(c)) << lane);
-                for quote in [b'"', b'\'', b'x'] {
-                    let expected = u64::from(c == quote || c == b'<' || c == b'&') << lane;
-                    assert_eq!(
-                        quote_stops::<64>(&window, 0, quote),
-                        Some(expected),
-                        "{c:#04x} in {lane}"
-                    );
-                    let narrow = quote_stops::<32>(&window, 0, quote);
-                    assert_eq!(
-                        narrow,
-                        Some(expected & u64::from(u32::MAX)),
-                        "{c:#04x} in {lane}"
-                    );
+                for (n, got) in [
+                    (16, name_stops::<16>(&window, 0)),
+                    (32, name_stops::<32>(&window, 0)),
+                    (48, name_stops::<48>(&window, 0)),
+                ] {
+                    let narrow = expected & ((1u64 << n) - 1);
+                    assert_eq!(got, Some(narrow), "{c:#04x} in {lane}, {n} bytes");
                 }
-                let narrow = tag_masks::<32>(&window, 0).expect("a whole window");
-                assert_eq!(
-                    narrow,
-                    reference_masks(&window[..32]),
-                    "byte {c:#04x} in lane {lane}"
-                );
             }
         }
         for c in b" \t\r\n/><\"'=&:".iter() {
@@ -393,11 +298,14 @@ mod tests {
         for c in b"azAZ09-._\x80\xff".iter() {
             assert!(!is_name_stop(*c), "{c:#04x}");
         }
-        assert_eq!(tag_masks::<32>(&[b'a'; 31], 0), None);
-        assert_eq!(tag_masks::<32>(&[b'a'; 32], 1), None);
-        assert_eq!(tag_masks::<64>(&[b'a'; 64], 1), None);
-        assert_eq!(tag_masks::<32>(&[b'a'; 32], usize::MAX), None);
-        assert_eq!(quote_stops::<32>(&[b'a'; 40], 9, b'"'), None);
+        assert_eq!(name_stops::<32>(&[b'a'; 31], 0), None);
+        assert_eq!(name_stops::<32>(&[b'a'; 32], 1), None);
+        assert_eq!(name_stops::<64>(&[b'a'; 64], 1), None);
+        assert_eq!(name_stops::<32>(&[b'a'; 32], usize::MAX), None);
+        assert_eq!(
+            name_stops::<16>(b"<a b='c'/>......", 0),
+            Some(0b11_1011_0101)
+        );
     }
 
     #[test]

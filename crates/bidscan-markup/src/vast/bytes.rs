@@ -31,7 +31,7 @@ fn first(mask: u64) -> usize {
 }
 
 /// The byte rule of a name's end on the fast path, shared with the vector masks of
-/// [`bytescan::tag_masks`](bidscan_json::bytescan::tag_masks) that read the short start tags: ASCII other than
+/// [`bytescan::name_stops`](bidscan_json::bytescan::name_stops) that reads the short start tags: ASCII other than
 /// letters, digits, `-`, `.` and `[\]^_`{|}~` / DEL; bytes 0x80 and above (UTF-8) are name bytes.
 pub(super) use bidscan_json::bytescan::is_name_stop;
 

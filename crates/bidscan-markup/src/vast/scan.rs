@@ -57,12 +57,6 @@ pub(super) fn run(markup: &str) -> Option<VastInfo<'_>> {
     }
 }
 
-/// [`bytescan::quote_stops`] for `'` (rarer than `"`: computed only when a single-quoted value is met).
-#[inline(never)]
-fn single_quote_stops<const N: usize>(b: &[u8], at: usize) -> u64 {
-    bytescan::quote_stops::<N>(b, at, b'\'').unwrap_or(0)
-}
-
 /// Why [`Scan::short_start_tag`] did not read a tag.
 enum Short {
     /// The tag may go on past the window.
@@ -315,21 +309,15 @@ impl<'a> Scan<'a> {
         self.stop_xml(at, Error::IllFormed(error))
     }
 
-    /// `<name attr="value" …>` or `<name … />`: read from the byte masks of 32 bytes from its `<`, or 64 when
-    /// it is longer ([`short_start_tag`](Self::short_start_tag)), else word by word.
+    /// `<name attr="value" …>` or `<name … />`: read from the name-stop mask of 32 bytes from its `<`, or 64
+    /// when it is longer ([`short_start_tag`](Self::short_start_tag)), else word by word.
     #[inline(always)]
     fn start_tag(&mut self, at: usize) -> Option<()> {
-        let short = match bytescan::tag_masks::<32>(self.b, at) {
-            Some(masks) => match self.short_start_tag::<32>(at, masks) {
-                // A longer tag: the next 32 bytes' masks joined to these.
-                Err(Short::Window) => match bytescan::tag_masks::<32>(self.b, at + 32) {
-                    Some(next) => {
-                        let joined = bytescan::TagMasks {
-                            name_stop: masks.name_stop | next.name_stop << 32,
-                            value_stop: masks.value_stop | next.value_stop << 32,
-                        };
-                        self.short_start_tag::<64>(at, joined).ok()
-                    }
+        let short = match bytescan::name_stops::<32>(self.b, at) {
+            Some(stops) => match self.short_start_tag::<32>(at, stops) {
+                // A longer tag: the next 32 bytes' stops joined to these.
+                Err(Short::Window) => match bytescan::name_stops::<32>(self.b, at + 32) {
+                    Some(next) => self.short_start_tag::<64>(at, stops | next << 32).ok(),
                     None => None,
                 },
                 read => read.ok(),
@@ -355,21 +343,22 @@ impl<'a> Scan<'a> {
         Some(())
     }
 
-    /// The start tag at `at` when all of it lies in the `N` bytes from its `<` (whose `masks` the caller
-    /// passes) and it has the common shape —
-    /// an unqualified name, then `>`, `/>` or attributes `name="value"` (or `'value'`) each after one
-    /// whitespace byte, values without `<` or `&` — read from the window's [`TagMasks`](bytescan::TagMasks) with shifts. Any other tag
-    /// is the caller's to read word by word (which decides the rest): [`Short::Window`] when the tag may go on
-    /// past the window (or fewer than `N` bytes are left), [`Short::Shape`] for another shape.
+    /// The start tag at `at` when all of it lies in the `N` bytes from its `<` (whose name-stop mask `stops`
+    /// the caller passes, [`bytescan::name_stops`]) and it has the common shape — an unqualified name, then
+    /// `>`, `/>` or attributes `name="value"` (or `'value'`) each after one whitespace byte, values without `<`
+    /// or `&` — read from the mask with shifts: a value ends at the first stop that is its quote (the other
+    /// stops in it, `/`, `:`, `=`, spaces, the other quote, are passed over). Any other tag is the caller's to
+    /// read word by word (which decides the rest): [`Short::Window`] when the tag may go on past the window (or
+    /// fewer than `N` bytes are left), [`Short::Shape`] for another shape.
     #[inline(always)]
     fn short_start_tag<const N: usize>(
         &self,
         at: usize,
-        masks: bytescan::TagMasks,
+        stops: u64,
     ) -> Result<StartTag<'a>, Short> {
         let w = self.b.get(at..at + N).ok_or(Short::Window)?;
         // Offsets below are into the window; a stop not found gives N or more (the mask's bits past N are clear).
-        let stop = |from: usize| from + (masks.name_stop >> from).trailing_zeros() as usize;
+        let stop = |from: usize| from + (stops >> from).trailing_zeros() as usize;
         let end = stop(1);
         if end >= N {
             return Err(Short::Window);
@@ -400,17 +389,16 @@ impl<'a> Scan<'a> {
                 return Err(Short::Shape);
             }
             let value = name_end + 2;
-            let stops = if quote == b'"' {
-                masks.value_stop
-            } else {
-                single_quote_stops::<N>(self.b, at)
-            };
-            let close = value + (stops >> value).trailing_zeros() as usize;
-            if close + 1 >= N {
-                return Err(Short::Window);
-            }
-            if w[close] != quote {
-                return Err(Short::Shape);
+            let mut close = stop(value);
+            loop {
+                if close + 1 >= N {
+                    return Err(Short::Window);
+                }
+                match w[close] {
+                    c if c == quote => break,
+                    b'<' | b'&' => return Err(Short::Shape),
+                    _ => close = stop(close + 1),
+                }
             }
             if self.walk.depth == 0 && &w[name..name_end] == b"version" {
                 version = self.markup.get(at + value..at + close);
