@@ -61,7 +61,7 @@ fn reference_stops(window: &[u8]) -> u64 {
 
 /// The offset of the first `byte` at or after `from` in `b`; `None` when there is none (or `from` is past the
 /// end).
-#[inline]
+#[inline(always)]
 pub fn find_byte(b: &[u8], from: usize, byte: u8) -> Option<usize> {
     let hay = b.get(from..)?;
     #[cfg(target_arch = "x86_64")]

@@ -336,11 +336,65 @@ impl<'a> Scan<'a> {
         if tag.empty {
             self.walk.end();
             self.pos = tag.close + 2;
-        } else {
-            *self.open.get_mut(depth)? = ((at + 1) as u32, (tag.name_end - at - 1) as u32);
-            self.pos = tag.close + 1;
+            return Some(());
         }
+        if depth >= MAX_DEPTH {
+            return None;
+        }
+        let content = tag.close + 1;
+        // An element whose content the walk does not collect, read to its end tag in one go when that content
+        // is one CDATA section, plain text or nothing (most VAST elements: `<Tracking …><![CDATA[…]]></Tracking>`).
+        let resume = if self.walk.capturing() {
+            content
+        } else {
+            match self.leaf(at + 1, tag.name_end, content) {
+                Ok(after) => {
+                    self.walk.end();
+                    self.pos = after;
+                    return Some(());
+                }
+                Err(resume) => resume,
+            }
+        };
+        self.open[depth] = ((at + 1) as u32, (tag.name_end - at - 1) as u32);
+        self.pos = resume;
         Some(())
+    }
+
+    /// The content from `content` of the element just opened, named `name_start..name_end`, when it holds no
+    /// element and the walk does not collect it: one CDATA section, text without references, or nothing, then
+    /// `</name>`. `Ok` with the offset after that end tag (the caller closes the element); `Err` with where the
+    /// scan goes on (the content's start, or past the part read, which needs nothing more than the scan would
+    /// do with it: inside the root, uncollected CDATA and reference-free text are only looked past).
+    #[inline(always)]
+    fn leaf(&self, name_start: usize, name_end: usize, content: usize) -> Result<usize, usize> {
+        let b = self.b;
+        let end = match b.get(content) {
+            Some(b'<') if b.get(content + 1) == Some(&b'!') => {
+                if !b[content..].starts_with(b"<![CDATA[") {
+                    return Err(content);
+                }
+                self.closing(content + 9, b"]]").ok_or(content)? + 1
+            }
+            Some(b'<') => content,
+            Some(_) => {
+                let i = memchr2(b'<', b'&', &b[content..]).ok_or(content)?;
+                if b[content + i] == b'&' {
+                    return Err(content);
+                }
+                content + i
+            }
+            None => return Err(content),
+        };
+        let len = name_end - name_start;
+        if b.get(end..end + 2) == Some(b"</")
+            && same(b, end + 2, name_start, len)
+            && b.get(end + 2 + len) == Some(&b'>')
+        {
+            Ok(end + len + 3)
+        } else {
+            Err(end)
+        }
     }
 
     /// The start tag at `at` when all of it lies in the `N` bytes from its `<` (whose name-stop mask `stops`
