@@ -28,7 +28,7 @@ pub fn is_name_stop(c: u8) -> bool {
 #[inline(always)]
 pub fn name_stops<const N: usize>(b: &[u8], at: usize) -> Option<u64> {
     const { assert!(N.is_multiple_of(16) && N <= 64) };
-    let window = b.get(at..at.checked_add(N)?)?;
+    let window = b.get(at..)?.first_chunk::<N>()?;
     let mut mask = 0;
     for (k, chunk) in window.chunks_exact(16).enumerate() {
         mask |= u64::from(name16(chunk.try_into().ok()?)) << (16 * k);
@@ -57,6 +57,25 @@ fn reference_stops(window: &[u8]) -> u64 {
         mask |= u64::from(is_name_stop(c)) << i;
     }
     mask
+}
+
+/// The mask of the places where `a` and `b` hold the same byte: bit `i` set when `a[i] == b[i]` (an end tag's
+/// name against its start tag's, 16 bytes in one compare).
+#[inline(always)]
+pub fn equal16(a: &[u8; 16], b: &[u8; 16]) -> u16 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 CPU has it.
+        unsafe { sse2::equal16(a, b) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut mask = 0;
+        for i in 0..16 {
+            mask |= u16::from(a[i] == b[i]) << i;
+        }
+        mask
+    }
 }
 
 /// The offset of the first `byte` at or after `from` in `b`; `None` when there is none (or `from` is past the
@@ -131,6 +150,20 @@ mod sse2 {
             _mm_cmplt_epi8(v, _mm_set1_epi8(0x41)),
         );
         _mm_movemask_epi8(_mm_or_si128(below_2d, _mm_or_si128(slash, punct))) as u16
+    }
+
+    /// Flags of the places where `a` and `b` hold the same byte.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    pub(super) fn equal16(a: &[u8; 16], b: &[u8; 16]) -> u16 {
+        // SAFETY: `a` and `b` are 16 readable bytes each; `loadu` has no alignment requirement.
+        let (x, y) = unsafe {
+            (
+                _mm_loadu_si128(a.as_ptr().cast::<__m128i>()),
+                _mm_loadu_si128(b.as_ptr().cast::<__m128i>()),
+            )
+        };
+        _mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) as u16
     }
 
     /// The first `byte` in `hay`, 16 bytes per step, the last step overlapping the one before.
@@ -306,6 +339,21 @@ mod tests {
             name_stops::<16>(b"<a b='c'/>......", 0),
             Some(0b11_1011_0101)
         );
+    }
+
+    #[test]
+    fn equal16_flags_every_equal_place() {
+        for lane in 0..16 {
+            for c in 0..=255u8 {
+                let a = [b'a'; 16];
+                let mut b = a;
+                b[lane] = c;
+                let expected = if c == b'a' { u16::MAX } else { !(1u16 << lane) };
+                assert_eq!(equal16(&a, &b), expected, "{c:#04x} in {lane}");
+                assert_eq!(equal16(&b, &a), expected, "{c:#04x} in {lane}");
+            }
+        }
+        assert_eq!(equal16(&[0; 16], &[0x80; 16]), 0);
     }
 
     #[test]

@@ -17,11 +17,17 @@ const fn splat(byte: u8) -> u64 {
     LO * byte as u64
 }
 
+/// The `N` bytes at `at`; `None` when fewer are left. (Two length checks and no overflow check, where
+/// `b.get(at..at + N)` needs a third for `at + N` wrapping.)
+#[inline(always)]
+pub(super) fn window<const N: usize>(b: &[u8], at: usize) -> Option<&[u8; N]> {
+    b.get(at..)?.first_chunk::<N>()
+}
+
 /// The eight bytes at `at` as a little-endian word; `None` when fewer than eight are left.
 #[inline(always)]
 fn word(b: &[u8], at: usize) -> Option<u64> {
-    let bytes: [u8; 8] = b.get(at..at.checked_add(8)?)?.try_into().ok()?;
-    Some(u64::from_le_bytes(bytes))
+    window::<8>(b, at).map(|w| u64::from_le_bytes(*w))
 }
 
 /// Index (0–7) of the first byte a non-zero mask marks.
@@ -124,6 +130,24 @@ pub(super) fn same(b: &[u8], a: usize, b_at: usize, len: usize) -> bool {
     }
 }
 
+/// True when `b[at..]` starts with the end tag `</name>`, `name` being the `len` bytes at `name_at` (an open
+/// element's name as its start tag wrote it), with nothing between the name and `>`. A name under 16 bytes is
+/// compared in one 16-byte compare ([`bytescan::equal16`](bidscan_json::bytescan::equal16)).
+#[inline(always)]
+pub(super) fn closes(b: &[u8], at: usize, name_at: usize, len: usize) -> bool {
+    if len < 16
+        && let (Some(tag), Some(name)) = (window::<18>(b, at), window::<16>(b, name_at))
+    {
+        let [lt, slash, found @ ..] = tag;
+        let equal = bidscan_json::bytescan::equal16(found, name);
+        let wanted = (1u16 << len) - 1;
+        return [*lt, *slash] == *b"</" && equal & wanted == wanted && tag[2 + len] == b'>';
+    }
+    window::<2>(b, at) == Some(b"</")
+        && same(b, at + 2, name_at, len)
+        && b.get(at + 2 + len) == Some(&b'>')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,6 +202,39 @@ mod tests {
         assert_eq!(value_stop(v, 11, b'"'), Some(12));
         assert_eq!(value_stop(b"abc", 0, b'"'), None);
         assert_eq!(value_stop(b"abc", 9, b'"'), None);
+    }
+
+    #[test]
+    fn end_tags_close_their_start_tags_at_every_length() {
+        for len in 1..=24 {
+            let name: String = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[..len].to_owned();
+            for tail in ["", "_", "________________________"] {
+                let doc = format!("<{name} a='1'></{name}>{tail}");
+                let end = doc.find("</").unwrap_or(0);
+                assert!(closes(doc.as_bytes(), end, 1, len), "{doc}");
+                // One byte off anywhere in `</name>`, or a longer or shorter name.
+                for i in end..end + len + 3 {
+                    let mut bad = doc.clone().into_bytes();
+                    bad[i] ^= 0x20;
+                    assert!(!closes(&bad, end, 1, len), "{doc} byte {i}");
+                }
+                let spaced = format!("<{name}></{name} >{tail}");
+                let end = spaced.find("</").unwrap_or(0);
+                assert!(!closes(spaced.as_bytes(), end, 1, len), "{spaced}");
+                assert!(!closes(
+                    doc.as_bytes(),
+                    doc.find("</").unwrap_or(0),
+                    1,
+                    len - 1
+                ));
+                // Cut short.
+                let end = doc.find("</").unwrap_or(0);
+                assert!(
+                    !closes(&doc.as_bytes()[..end + len + 2], end, 1, len),
+                    "{doc}"
+                );
+            }
+        }
     }
 
     #[test]

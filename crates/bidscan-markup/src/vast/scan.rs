@@ -27,7 +27,7 @@ use quick_xml::errors::{Error, IllFormedError, SyntaxError};
 use bidscan_json::bytescan;
 
 use super::VastInfo;
-use super::bytes::{name_stop, same, value_stop};
+use super::bytes::{closes, name_stop, same, value_stop, window};
 use super::walk::{Root, Tag, Violation, Walk, check_value};
 
 /// Open elements the fast path keeps names for; deeper documents go to the exact path (VAST documents nest
@@ -45,12 +45,11 @@ pub(super) fn run(markup: &str) -> Option<VastInfo<'_>> {
     let mut scan = Scan {
         markup,
         b: markup.as_bytes(),
-        pos: base,
         walk: Walk::new(markup, base),
         open: [(0, 0); MAX_DEPTH],
         violation: None,
     };
-    match (scan.document(), scan.violation.take()) {
+    match (scan.document(base), scan.violation.take()) {
         (Some(()), _) => Some(scan.walk.finish(Ok(()))),
         (None, Some(violation)) => Some(scan.walk.finish(Err(violation))),
         (None, None) => None,
@@ -81,8 +80,6 @@ struct StartTag<'a> {
 struct Scan<'a> {
     markup: &'a str,
     b: &'a [u8],
-    /// Next byte to read.
-    pos: usize,
     walk: Walk<'a>,
     /// Start and length in the markup of each open element's name (qualified, as written); `walk.depth` used.
     open: [(u32, u32); MAX_DEPTH],
@@ -115,43 +112,47 @@ impl<'a> Scan<'a> {
         }
     }
 
-    fn document(&mut self) -> Option<()> {
+    /// The document from `base` (after leading whitespace) to its end. The read position is kept here, in a
+    /// local: each construct's reader returns where the next one starts.
+    fn document(&mut self, base: usize) -> Option<()> {
+        let b = self.b;
         // Offsets are stored as u32.
-        if self.b.len() > u32::MAX as usize {
+        if b.len() > u32::MAX as usize {
             return None;
         }
+        let mut pos = base;
         loop {
             // Tags mostly follow one another directly, or after a little whitespace (a blank text piece means
             // nothing anywhere: outside the root, inside it, in a capture): look before searching.
             // The `<` and the byte after it in one look (which construct follows is decided by that byte).
-            match self.b.get(self.pos..self.pos + 2) {
+            match window::<2>(b, pos) {
                 Some(&[b'<', next]) => {
-                    self.markup(self.pos, Some(next))?;
+                    pos = self.markup(pos, Some(next))?;
                     continue;
                 }
                 Some(&[c, _]) if is_space(c) => {
-                    let next = self.skip_space(self.pos + 1);
-                    if self.b.get(next) == Some(&b'<') {
-                        self.markup(next, self.b.get(next + 1).copied())?;
+                    let next = self.skip_space(pos + 1);
+                    if b.get(next) == Some(&b'<') {
+                        pos = self.markup(next, b.get(next + 1).copied())?;
                         continue;
                     }
                 }
                 _ => {}
             }
-            let Some(i) = memchr2(b'<', b'&', &self.b[self.pos..]) else {
-                self.text(self.pos, self.b.len())?;
-                let end = self.walk.eof(self.b.len());
+            let Some(i) = memchr2(b'<', b'&', &b[pos..]) else {
+                self.text(pos, b.len())?;
+                let end = self.walk.eof(b.len());
                 return self.walked(end);
             };
-            let at = self.pos + i;
-            if at > self.pos {
-                self.text(self.pos, at)?;
+            let at = pos + i;
+            if at > pos {
+                self.text(pos, at)?;
             }
-            if self.b[at] == b'&' {
-                self.reference(at)?;
+            pos = if b[at] == b'&' {
+                self.reference(at)?
             } else {
-                self.markup(at, self.b.get(at + 1).copied())?;
-            }
+                self.markup(at, b.get(at + 1).copied())?
+            };
         }
     }
 
@@ -169,7 +170,7 @@ impl<'a> Scan<'a> {
 
     /// `&name;` at `at`, in text.
     #[inline(never)]
-    fn reference(&mut self, at: usize) -> Option<()> {
+    fn reference(&mut self, at: usize) -> Option<usize> {
         let name_start = at + 1;
         let semi = match memchr3(b';', b'&', b'<', &self.b[name_start..]) {
             Some(i) if self.b[name_start + i] == b';' => name_start + i,
@@ -177,13 +178,13 @@ impl<'a> Scan<'a> {
         };
         let result = self.walk.reference(&self.markup[name_start..semi], at);
         self.walked(result)?;
-        self.pos = semi + 1;
-        Some(())
+        Some(semi + 1)
     }
 
-    /// Markup starting with the `<` at `at`, followed by `next` (`None` at the end of the markup).
+    /// Markup starting with the `<` at `at`, followed by `next` (`None` at the end of the markup): where the
+    /// next construct starts.
     #[inline(always)]
-    fn markup(&mut self, at: usize, next: Option<u8>) -> Option<()> {
+    fn markup(&mut self, at: usize, next: Option<u8>) -> Option<usize> {
         let read = match next {
             Some(b'/') => self.end_tag(at),
             Some(b'!') if self.b.get(at + 2) == Some(&b'[') => return self.cdata(at),
@@ -202,7 +203,7 @@ impl<'a> Scan<'a> {
     /// stopped at a violation of its own already); `None` in any case.
     #[cold]
     #[inline(never)]
-    fn unread(&mut self, at: usize) -> Option<()> {
+    fn unread<T>(&mut self, at: usize) -> Option<T> {
         if self.violation.is_none()
             && let Err(error) = self.tag_end(at)
         {
@@ -262,7 +263,7 @@ impl<'a> Scan<'a> {
     /// name's bytes compared in place, then what follows must be whitespace and `>` (anything else makes a
     /// different name, which quick-xml reports as mismatched).
     #[inline(always)]
-    fn end_tag(&mut self, at: usize) -> Option<()> {
+    fn end_tag(&mut self, at: usize) -> Option<usize> {
         let start = at + 2;
         let Some(depth) = self.walk.depth.checked_sub(1) else {
             return self.mismatched(at, None);
@@ -270,6 +271,10 @@ impl<'a> Scan<'a> {
         // `depth < MAX_DEPTH`: a deeper element stopped the scan when it was opened.
         let (open_start, open_len) = self.open[depth % MAX_DEPTH];
         let (open_start, open_len) = (open_start as usize, open_len as usize);
+        if closes(self.b, at, open_start, open_len) {
+            self.walk.end();
+            return Some(at + open_len + 3);
+        }
         let open = open_start..open_start + open_len;
         let end = start + open_len;
         if !same(self.b, start, open_start, open_len) {
@@ -284,8 +289,7 @@ impl<'a> Scan<'a> {
             return self.mismatched(at, Some(open));
         }
         self.walk.end();
-        self.pos = close + 1;
-        Some(())
+        Some(close + 1)
     }
 
     /// The end tag at `at` does not close the open element `open` (`None`: no element is open): quick-xml's
@@ -293,7 +297,7 @@ impl<'a> Scan<'a> {
     /// trimmed) — when the tag ends at all (else the caller reports it unclosed).
     #[cold]
     #[inline(never)]
-    fn mismatched(&mut self, at: usize, open: Option<std::ops::Range<usize>>) -> Option<()> {
+    fn mismatched<T>(&mut self, at: usize, open: Option<std::ops::Range<usize>>) -> Option<T> {
         let gt = self.tag_end(at).ok()?;
         let content = &self.markup[at + 2..gt];
         let trimmed = content.trim_end_matches(|c: char| c.is_ascii() && is_space(c as u8));
@@ -312,7 +316,7 @@ impl<'a> Scan<'a> {
     /// `<name attr="value" …>` or `<name … />`: read from the name-stop mask of 32 bytes from its `<`, or 64
     /// when it is longer ([`short_start_tag`](Self::short_start_tag)), else word by word.
     #[inline(always)]
-    fn start_tag(&mut self, at: usize) -> Option<()> {
+    fn start_tag(&mut self, at: usize) -> Option<usize> {
         let short = match bytescan::name_stops::<32>(self.b, at) {
             Some(stops) => match self.short_start_tag::<32>(at, stops) {
                 // A longer tag: the next 32 bytes' stops joined to these.
@@ -335,8 +339,7 @@ impl<'a> Scan<'a> {
         self.walked(opened)?;
         if tag.empty {
             self.walk.end();
-            self.pos = tag.close + 2;
-            return Some(());
+            return Some(tag.close + 2);
         }
         if depth >= MAX_DEPTH {
             return None;
@@ -350,15 +353,13 @@ impl<'a> Scan<'a> {
             match self.leaf(at + 1, tag.name_end, content) {
                 Ok(after) => {
                     self.walk.end();
-                    self.pos = after;
-                    return Some(());
+                    return Some(after);
                 }
                 Err(resume) => resume,
             }
         };
         self.open[depth] = ((at + 1) as u32, (tag.name_end - at - 1) as u32);
-        self.pos = resume;
-        Some(())
+        Some(resume)
     }
 
     /// The content from `content` of the element just opened, named `name_start..name_end`, when it holds no
@@ -387,10 +388,7 @@ impl<'a> Scan<'a> {
             None => return Err(content),
         };
         let len = name_end - name_start;
-        if b.get(end..end + 2) == Some(b"</")
-            && same(b, end + 2, name_start, len)
-            && b.get(end + 2 + len) == Some(&b'>')
-        {
+        if closes(b, end, name_start, len) {
             Ok(end + len + 3)
         } else {
             Err(end)
@@ -410,7 +408,7 @@ impl<'a> Scan<'a> {
         at: usize,
         stops: u64,
     ) -> Result<StartTag<'a>, Short> {
-        let w = self.b.get(at..at + N).ok_or(Short::Window)?;
+        let w = window::<N>(self.b, at).ok_or(Short::Window)?;
         // Offsets below are into the window; a stop not found gives N or more (the mask's bits past N are clear).
         let stop = |from: usize| from + (stops >> from).trailing_zeros() as usize;
         let end = stop(1);
@@ -544,7 +542,7 @@ impl<'a> Scan<'a> {
     /// `<![CDATA[…]]>` (the caller saw `<![`), as quick-xml reads it: anything but a complete CDATA section is
     /// unclosed. Its content is looked at only outside the root (an error) and in a capture.
     #[inline(always)]
-    fn cdata(&mut self, at: usize) -> Option<()> {
+    fn cdata(&mut self, at: usize) -> Option<usize> {
         let from = at + 9;
         let gt = if self.b[at..].starts_with(b"<![CDATA[") {
             self.closing(from, b"]]")
@@ -560,14 +558,13 @@ impl<'a> Scan<'a> {
                 .cdata(Cow::Borrowed(&self.markup[from..gt - 2]), at);
             self.walked(result)?;
         }
-        self.pos = gt + 1;
-        Some(())
+        Some(gt + 1)
     }
 
     /// `<!--…-->` (or anything else after `<!` but `[`); a DOCTYPE goes to the exact path. As quick-xml reads
     /// them: after `<!-`, anything but a complete comment is unclosed; after `<!` anything else is invalid.
     #[inline(never)]
-    fn bang(&mut self, at: usize) -> Option<()> {
+    fn bang(&mut self, at: usize) -> Option<usize> {
         match self.b.get(at + 2) {
             Some(b'-') => {
                 let gt = if self.b[at..].starts_with(b"<!--") {
@@ -578,8 +575,7 @@ impl<'a> Scan<'a> {
                 let Some(gt) = gt else {
                     return self.stop_xml(at, Error::Syntax(SyntaxError::UnclosedComment));
                 };
-                self.pos = gt + 1;
-                Some(())
+                Some(gt + 1)
             }
             Some(b'D' | b'd') => None,
             _ => self.stop_xml(at, Error::Syntax(SyntaxError::InvalidBangMarkup)),
@@ -602,7 +598,7 @@ impl<'a> Scan<'a> {
 
     /// `<?target …?>` anywhere, `<?xml …?>` (the declaration) only at the start of the document.
     #[inline(never)]
-    fn processing_instruction(&mut self, at: usize) -> Option<()> {
+    fn processing_instruction(&mut self, at: usize) -> Option<usize> {
         let mut from = at + 2;
         let close = loop {
             let gt = from + memchr(b'>', &self.b[from..])?;
@@ -620,7 +616,6 @@ impl<'a> Scan<'a> {
         if decl && at != self.walk.start_offset() {
             return None;
         }
-        self.pos = close + 1;
-        Some(())
+        Some(close + 1)
     }
 }
