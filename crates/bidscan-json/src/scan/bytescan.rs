@@ -22,18 +22,18 @@ pub fn is_name_stop(c: u8) -> bool {
     c < 0x80 && (c < 0x2D || c == 0x2F || (0x3A..=0x40).contains(&c))
 }
 
-/// The [`is_name_stop`] mask of `b[at..at + N]`, `N` 16, 32 or 48 or 64 (a multiple of 16 up to 64): bit `i`
-/// set where the byte at `at + i` is a name stop, the bits past `N` clear. `None` when fewer than `N` bytes are
-/// left.
+/// The [`is_name_stop`] mask of the `N` bytes `window`, `N` 16, 32, 48 or 64: bit `i` set where `window[i]`
+/// is a name stop, the bits past `N` clear.
 #[inline(always)]
-pub fn name_stops<const N: usize>(b: &[u8], at: usize) -> Option<u64> {
+pub fn name_stops<const N: usize>(window: &[u8; N]) -> u64 {
     const { assert!(N.is_multiple_of(16) && N <= 64) };
-    let window = b.get(at..)?.first_chunk::<N>()?;
     let mut mask = 0;
     for (k, chunk) in window.chunks_exact(16).enumerate() {
-        mask |= u64::from(name16(chunk.try_into().ok()?)) << (16 * k);
+        if let Ok(chunk) = chunk.try_into() {
+            mask |= u64::from(name16(chunk)) << (16 * k);
+        }
     }
-    Some(mask)
+    mask
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -310,19 +310,14 @@ mod tests {
                 window[lane] = c;
                 let expected = u64::from(is_name_stop(c)) << lane;
                 assert_eq!(reference_stops(&window), expected, "{c:#04x} in {lane}");
-                assert_eq!(
-                    name_stops::<64>(&window, 0),
-                    Some(expected),
-                    "{c:#04x} in {lane}"
-                );
-                for (n, got) in [
-                    (16, name_stops::<16>(&window, 0)),
-                    (32, name_stops::<32>(&window, 0)),
-                    (48, name_stops::<48>(&window, 0)),
-                ] {
-                    let narrow = expected & ((1u64 << n) - 1);
-                    assert_eq!(got, Some(narrow), "{c:#04x} in {lane}, {n} bytes");
-                }
+                assert_eq!(name_stops(&window), expected, "{c:#04x} in {lane}");
+                let narrow = |n: usize| expected & ((1u64 << n) - 1);
+                let w16: &[u8; 16] = window[..16].try_into().expect("16 bytes");
+                let w32: &[u8; 32] = window[..32].try_into().expect("32 bytes");
+                let w48: &[u8; 48] = window[..48].try_into().expect("48 bytes");
+                assert_eq!(name_stops(w16), narrow(16), "{c:#04x} in {lane}");
+                assert_eq!(name_stops(w32), narrow(32), "{c:#04x} in {lane}");
+                assert_eq!(name_stops(w48), narrow(48), "{c:#04x} in {lane}");
             }
         }
         for c in b" \t\r\n/><\"'=&:".iter() {
@@ -331,14 +326,7 @@ mod tests {
         for c in b"azAZ09-._\x80\xff".iter() {
             assert!(!is_name_stop(*c), "{c:#04x}");
         }
-        assert_eq!(name_stops::<32>(&[b'a'; 31], 0), None);
-        assert_eq!(name_stops::<32>(&[b'a'; 32], 1), None);
-        assert_eq!(name_stops::<64>(&[b'a'; 64], 1), None);
-        assert_eq!(name_stops::<32>(&[b'a'; 32], usize::MAX), None);
-        assert_eq!(
-            name_stops::<16>(b"<a b='c'/>......", 0),
-            Some(0b11_1011_0101)
-        );
+        assert_eq!(name_stops(b"<a b='c'/>......"), 0b11_1011_0101);
     }
 
     #[test]

@@ -317,15 +317,23 @@ impl<'a> Scan<'a> {
     /// when it is longer ([`short_start_tag`](Self::short_start_tag)), else word by word.
     #[inline(always)]
     fn start_tag(&mut self, at: usize) -> Option<usize> {
-        let short = match bytescan::name_stops::<32>(self.b, at) {
-            Some(stops) => match self.short_start_tag::<32>(at, stops) {
-                // A longer tag: the next 32 bytes' stops joined to these.
-                Err(Short::Window) => match bytescan::name_stops::<32>(self.b, at + 32) {
-                    Some(next) => self.short_start_tag::<64>(at, stops | next << 32).ok(),
-                    None => None,
-                },
-                read => read.ok(),
-            },
+        let short = match window::<32>(self.b, at) {
+            Some(w) => {
+                let stops = bytescan::name_stops(w);
+                match self.short_start_tag(at, w, stops) {
+                    // A longer tag: the next 32 bytes' stops joined to these.
+                    Err(Short::Window) => match window::<64>(self.b, at) {
+                        Some(wide) => {
+                            let (_, next) = wide.split_at(32);
+                            let next: &[u8; 32] = next.try_into().ok()?;
+                            let stops = stops | bytescan::name_stops(next) << 32;
+                            self.short_start_tag(at, wide, stops).ok()
+                        }
+                        None => None,
+                    },
+                    read => read.ok(),
+                }
+            }
             None => None,
         };
         let tag = match short {
@@ -333,10 +341,11 @@ impl<'a> Scan<'a> {
             None => self.long_start_tag(at)?,
         };
         let depth = self.walk.depth;
-        let opened = self
-            .walk
-            .open(Tag::of(&self.b[tag.local..tag.name_end]), tag.version, at);
-        self.walked(opened)?;
+        let kind = Tag::of(&self.b[tag.local..tag.name_end]);
+        if !self.walk.open_plain(kind) {
+            let opened = self.walk.open(kind, tag.version, at);
+            self.walked(opened)?;
+        }
         if tag.empty {
             self.walk.end();
             return Some(tag.close + 2);
@@ -371,10 +380,7 @@ impl<'a> Scan<'a> {
     fn leaf(&self, name_start: usize, name_end: usize, content: usize) -> Result<usize, usize> {
         let b = self.b;
         let end = match b.get(content) {
-            Some(b'<') if b.get(content + 1) == Some(&b'!') => {
-                if !b[content..].starts_with(b"<![CDATA[") {
-                    return Err(content);
-                }
+            Some(b'<') if window::<9>(b, content) == Some(b"<![CDATA[") => {
                 self.closing(content + 9, b"]]").ok_or(content)? + 1
             }
             Some(b'<') => content,
@@ -395,8 +401,8 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// The start tag at `at` when all of it lies in the `N` bytes from its `<` (whose name-stop mask `stops`
-    /// the caller passes, [`bytescan::name_stops`]) and it has the common shape — an unqualified name, then
+    /// The start tag at `at` when all of it lies in the `N` bytes `w` from its `<` (whose name-stop mask
+    /// `stops` the caller passes, [`bytescan::name_stops`]) and it has the common shape — an unqualified name, then
     /// `>`, `/>` or attributes `name="value"` (or `'value'`) each after one whitespace byte, values without `<`
     /// or `&` — read from the mask with shifts: a value ends at the first stop that is its quote (the other
     /// stops in it, `/`, `:`, `=`, spaces, the other quote, are passed over). Any other tag is the caller's to
@@ -406,9 +412,9 @@ impl<'a> Scan<'a> {
     fn short_start_tag<const N: usize>(
         &self,
         at: usize,
+        w: &[u8; N],
         stops: u64,
     ) -> Result<StartTag<'a>, Short> {
-        let w = window::<N>(self.b, at).ok_or(Short::Window)?;
         // Offsets below are into the window; a stop not found gives N or more (the mask's bits past N are clear).
         let stop = |from: usize| from + (stops >> from).trailing_zeros() as usize;
         let end = stop(1);

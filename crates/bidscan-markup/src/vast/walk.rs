@@ -94,6 +94,9 @@ pub(super) struct Walk<'a> {
     /// A `<Linear>` of the first `<Ad>` has been read.
     first_linear_seen: bool,
     capture: Capture,
+    /// The depths whose end means something beyond the first two: the capture's and the `<Linear>`'s (0 for
+    /// none), kept with `capture` and `linear` so that [`end`](Self::end) decides with two compares.
+    watch: [usize; 2],
     /// The non-blank text pieces of the capture, joined.
     captured: Option<Cow<'a, str>>,
 }
@@ -120,6 +123,7 @@ impl<'a> Walk<'a> {
             linear: None,
             first_linear_seen: false,
             capture: Capture::None,
+            watch: [0, 0],
             captured: None,
         }
     }
@@ -237,6 +241,15 @@ impl<'a> Walk<'a> {
         Ok(())
     }
 
+    /// Opens an element the walk gives no meaning to (any but [`Tag`]'s names, below the root) without a call:
+    /// true when `tag` is one; otherwise nothing changes and the caller calls [`open`](Self::open).
+    #[inline(always)]
+    pub(super) fn open_plain(&mut self, tag: Tag) -> bool {
+        let plain = tag == Tag::Other && self.depth != 0;
+        self.depth += usize::from(plain);
+        plain
+    }
+
     #[inline(never)]
     fn start(&mut self, tag: Tag, version: Option<&'a str>, at: usize) -> Result<(), Violation> {
         match (self.depth, self.root) {
@@ -285,6 +298,7 @@ impl<'a> Walk<'a> {
                 depth: self.depth + 1,
             }),
             Tag::Linear => {
+                self.watch[1] = self.depth + 1;
                 self.linear = Some(Linear {
                     depth: self.depth + 1,
                     at,
@@ -312,6 +326,10 @@ impl<'a> Walk<'a> {
     }
 
     fn begin_capture(&mut self, capture: Capture) {
+        self.watch[0] = match capture {
+            Capture::None => 0,
+            Capture::Duration { depth, .. } | Capture::TagUri { depth } => depth,
+        };
         self.capture = capture;
         self.captured = None;
     }
@@ -322,10 +340,7 @@ impl<'a> Walk<'a> {
         let depth = self.depth;
         self.depth -= 1;
         // Below the `<Ad>`, only the end of a capture or of the `<Linear>` being read means anything.
-        if depth > 2
-            && !matches!(self.capture, Capture::Duration { depth: d, .. } | Capture::TagUri { depth: d } if d == depth)
-            && self.linear.as_ref().is_none_or(|l| l.depth != depth)
-        {
+        if depth > 2 && depth != self.watch[0] && depth != self.watch[1] {
             return;
         }
         self.close(depth);
@@ -346,7 +361,7 @@ impl<'a> Walk<'a> {
                         self.info.wrapper_uri = uri;
                     }
                 }
-                self.capture = Capture::None;
+                self.end_capture();
             }
             _ => {}
         }
@@ -372,10 +387,16 @@ impl<'a> Walk<'a> {
                 self.info.duration_secs = seconds;
             }
         }
+        self.end_capture();
+    }
+
+    fn end_capture(&mut self) {
         self.capture = Capture::None;
+        self.watch[0] = 0;
     }
 
     fn end_linear(&mut self) {
+        self.watch[1] = 0;
         let Some(linear) = self.linear.take() else {
             return;
         };
