@@ -144,10 +144,10 @@ mod sse2 {
         // Unsigned `v <= 0x2C` (`min(v, 0x2C) == v`), which leaves out the bytes >= 0x80.
         let below_2d = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x2C)), v);
         let slash = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x2F));
-        // Signed compares are exact for 0x3A..=0x40: the bytes >= 0x80 are negative.
-        let punct = _mm_and_si128(
-            _mm_cmpgt_epi8(v, _mm_set1_epi8(0x39)),
-            _mm_cmplt_epi8(v, _mm_set1_epi8(0x41)),
+        // 0x3A..=0x40 moved to 0x80..=0x86 (the most negative bytes) by adding 0x46, then one signed compare.
+        let punct = _mm_cmplt_epi8(
+            _mm_add_epi8(v, _mm_set1_epi8(0x46)),
+            _mm_set1_epi8(0x87u8 as i8),
         );
         _mm_movemask_epi8(_mm_or_si128(below_2d, _mm_or_si128(slash, punct))) as u16
     }
