@@ -213,8 +213,10 @@ pub(crate) fn texts<'de, A: MapAccess<'de>, const N: usize>(
 
 impl<'de> FromMap<'de> for Bid<'de> {
     fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error> {
-        let bid = self;
-        let coercions = lenient::read_members(map, doc, |m, c, member: BidMember, f| {
+        // A `move` closure holds the one `&mut Bid`; a plain one captured each member's field as its own
+        // reference, and built those ~33 pointers for every bid.
+        let bid = &mut *self;
+        let coercions = lenient::read_members(map, doc, move |m, c, member: BidMember, f| {
             match member {
                 BidMember::Id => bid.id = ident(m, c, f)?,
                 BidMember::Impid => bid.impid = ident(m, c, f)?,
@@ -254,7 +256,7 @@ impl<'de> FromMap<'de> for Bid<'de> {
             }
             Ok(())
         })?;
-        bid.coercions = coercions;
+        self.coercions = coercions;
         Ok(())
     }
 

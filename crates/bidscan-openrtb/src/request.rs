@@ -249,7 +249,7 @@ impl<'de> FromMap<'de> for Imp<'de> {
 
     fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error> {
         let imp = self;
-        lenient::read_members(map, doc, |m, c, member: ImpMember, f| {
+        lenient::read_members(map, doc, move |m, c, member: ImpMember, f| {
             match member {
                 ImpMember::Id => imp.id = ident(m, c, f)?,
                 ImpMember::Bidfloor => imp.bidfloor = float(m, c, f)?,
@@ -270,7 +270,7 @@ impl<'de> FromMap<'de> for Imp<'de> {
 impl<'de> FromMap<'de> for Banner {
     fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error> {
         let b = self;
-        lenient::read_members(map, doc, |m, c, member: SlotMember, f| {
+        lenient::read_members(map, doc, move |m, c, member: SlotMember, f| {
             match member {
                 SlotMember::W => b.w = int(m, c, f)?,
                 SlotMember::H => b.h = int(m, c, f)?,
@@ -287,7 +287,7 @@ impl<'de> FromMap<'de> for Banner {
 impl<'de> FromMap<'de> for Format {
     fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error> {
         let s = self;
-        lenient::read_members(map, doc, |m, c, member: SlotMember, f| {
+        lenient::read_members(map, doc, move |m, c, member: SlotMember, f| {
             match member {
                 SlotMember::W => s.w = int(m, c, f)?,
                 SlotMember::H => s.h = int(m, c, f)?,
@@ -302,7 +302,7 @@ impl<'de> FromMap<'de> for Format {
 impl<'de> FromMap<'de> for Video<'de> {
     fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error> {
         let v = self;
-        lenient::read_members(map, doc, |m, c, member: SlotMember, f| {
+        lenient::read_members(map, doc, move |m, c, member: SlotMember, f| {
             match member {
                 SlotMember::Mimes => v.mimes = texts(m, c, f)?,
                 SlotMember::Minduration => v.minduration = int(m, c, f)?,
@@ -320,7 +320,7 @@ impl<'de> FromMap<'de> for Video<'de> {
 impl<'de> FromMap<'de> for Native {
     fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error> {
         let n = self;
-        lenient::read_members(map, doc, |m, c, member: SlotMember, f| {
+        lenient::read_members(map, doc, move |m, c, member: SlotMember, f| {
             match member {
                 SlotMember::Battr => n.battr = codes(m, c, f)?,
                 _ => m.next_value::<serde::de::IgnoredAny>().map(drop)?,
@@ -334,7 +334,7 @@ impl<'de> FromMap<'de> for Native {
 impl<'de> FromMap<'de> for Pmp<'de> {
     fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error> {
         let p = self;
-        lenient::read_members(map, doc, |m, c, member: DealMember, f| {
+        lenient::read_members(map, doc, move |m, c, member: DealMember, f| {
             match member {
                 DealMember::PrivateAuction => p.private_auction = int(m, c, f)?,
                 DealMember::Deals => p.deals = lenient::objects(m, c, f, false)?,
@@ -349,7 +349,7 @@ impl<'de> FromMap<'de> for Pmp<'de> {
 impl<'de> FromMap<'de> for Deal<'de> {
     fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error> {
         let d = self;
-        lenient::read_members(map, doc, |m, c, member: DealMember, f| {
+        lenient::read_members(map, doc, move |m, c, member: DealMember, f| {
             match member {
                 DealMember::Id => d.id = ident(m, c, f)?,
                 DealMember::Bidfloor => d.bidfloor = float(m, c, f)?,

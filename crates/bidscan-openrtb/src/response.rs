@@ -89,8 +89,9 @@ members! {
 
 impl<'de> FromMap<'de> for BidResponse<'de> {
     fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error> {
-        let r = self;
-        let coercions = lenient::read_members(map, doc, |m, c, member: ResponseMember, f| {
+        // `move`: one captured `&mut` (see `Bid::read_map`).
+        let r = &mut *self;
+        let coercions = lenient::read_members(map, doc, move |m, c, member: ResponseMember, f| {
             match member {
                 ResponseMember::Id => {
                     r.id = lenient::scalar::<A, Ident<'de>>(m, c, f)?.map(|v| v.0)
@@ -112,15 +113,16 @@ impl<'de> FromMap<'de> for BidResponse<'de> {
             }
             Ok(())
         })?;
-        r.coercions = coercions;
+        self.coercions = coercions;
         Ok(())
     }
 }
 
 impl<'de> FromMap<'de> for SeatBid<'de> {
     fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error> {
-        let s = self;
-        let coercions = lenient::read_members(map, doc, |m, c, member: SeatBidMember, f| {
+        // `move`: one captured `&mut` (see `Bid::read_map`).
+        let s = &mut *self;
+        let coercions = lenient::read_members(map, doc, move |m, c, member: SeatBidMember, f| {
             match member {
                 SeatBidMember::Bid => s.bid = lenient::objects(m, c, f, false)?,
                 SeatBidMember::Seat => {
@@ -131,7 +133,7 @@ impl<'de> FromMap<'de> for SeatBid<'de> {
             }
             Ok(())
         })?;
-        s.coercions = coercions;
+        self.coercions = coercions;
         Ok(())
     }
 }

@@ -55,6 +55,39 @@ impl<'de> Deserializer<'de> {
         }
     }
 
+    /// `deserialize_any` past its inline short-string case: the value at the read position, whatever it is.
+    #[inline]
+    fn any_value<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        let result = match self.ws() {
+            Some(b'"') => {
+                let s = self.parse_str()?;
+                visitor.visit_borrowed_str(s)
+            }
+            Some(b'{') => return self.visit_object(visitor),
+            Some(b'[') => return self.visit_array(visitor),
+            Some(b'-' | b'0'..=b'9') => match self.parse_number()? {
+                Number::U64(n) => visitor.visit_u64(n),
+                Number::I64(n) => visitor.visit_i64(n),
+                Number::F64(n) => visitor.visit_f64(n),
+            },
+            Some(b't') => {
+                self.parse_literal(b"true")?;
+                visitor.visit_bool(true)
+            }
+            Some(b'f') => {
+                self.parse_literal(b"false")?;
+                visitor.visit_bool(false)
+            }
+            Some(b'n') => {
+                self.parse_literal(b"null")?;
+                visitor.visit_unit()
+            }
+            Some(_) => return Err(self.error(ErrorKind::Syntax, "expected value")),
+            None => return Err(self.eof("EOF while parsing a value")),
+        };
+        result.map_err(|e| self.fix(e))
+    }
+
     fn end_seq(&mut self) -> Result<()> {
         match self.ws() {
             Some(b']') => {
@@ -89,36 +122,16 @@ impl<'de> Deserializer<'de> {
 impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     type Error = Error;
 
-    #[inline]
+    /// A string that ends within 16 bytes without an escape (most ids and codes) is handed to the visitor
+    /// inline; every other value goes to [`any_value`](Deserializer::any_value).
+    #[inline(always)]
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let result = match self.ws() {
-            Some(b'"') => {
-                let s = self.parse_str()?;
-                visitor.visit_borrowed_str(s)
-            }
-            Some(b'{') => return self.visit_object(visitor),
-            Some(b'[') => return self.visit_array(visitor),
-            Some(b'-' | b'0'..=b'9') => match self.parse_number()? {
-                Number::U64(n) => visitor.visit_u64(n),
-                Number::I64(n) => visitor.visit_i64(n),
-                Number::F64(n) => visitor.visit_f64(n),
-            },
-            Some(b't') => {
-                self.parse_literal(b"true")?;
-                visitor.visit_bool(true)
-            }
-            Some(b'f') => {
-                self.parse_literal(b"false")?;
-                visitor.visit_bool(false)
-            }
-            Some(b'n') => {
-                self.parse_literal(b"null")?;
-                visitor.visit_unit()
-            }
-            Some(_) => return Err(self.error(ErrorKind::Syntax, "expected value")),
-            None => return Err(self.eof("EOF while parsing a value")),
-        };
-        result.map_err(|e| self.fix(e))
+        if self.ws() == Some(b'"')
+            && let Some(s) = self.short_str()
+        {
+            return visitor.visit_borrowed_str(s).map_err(|e| self.fix(e));
+        }
+        self.any_value(visitor)
     }
 
     #[inline]

@@ -430,15 +430,23 @@ impl<'de> Deserializer<'de> {
     /// out-of-line decoder.
     #[inline(always)]
     fn parse_str(&mut self) -> Result<&'de str> {
+        match self.short_str() {
+            Some(s) => Ok(s),
+            None => self.parse_str_long(),
+        }
+    }
+
+    /// [`parse_str`](Self::parse_str)'s inline case alone: the string whose opening quote is at the read
+    /// position when it ends within 16 bytes without an escape (consumed and handed out), else `None` with
+    /// nothing consumed.
+    #[inline(always)]
+    fn short_str(&mut self) -> Option<&'de str> {
         let at = self.idx;
-        if let Some(len) = self
+        let len = self
             .input
             .get(at..)
-            .and_then(|buf| string::short_plain(buf, &mut self.stats))
-        {
-            return Ok(self.split_off(at + 1, at + 1 + len, at + len + 2));
-        }
-        self.parse_str_long()
+            .and_then(|buf| string::short_plain(buf, &mut self.stats))?;
+        Some(self.split_off(at + 1, at + 1 + len, at + len + 2))
     }
 
     /// Hands out `input[from..to]` (valid UTF-8 by the crate's invariant, see `str_from_validated`) and makes

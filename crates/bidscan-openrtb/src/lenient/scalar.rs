@@ -215,6 +215,7 @@ impl<T> ScalarSeed<'_, '_, T> {
 
 impl<'de, T: Scalar<'de>> DeserializeSeed<'de> for ScalarSeed<'_, '_, T> {
     type Value = Option<T>;
+    #[inline(always)]
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_any(self)
     }
