@@ -216,46 +216,51 @@ impl<'de> FromMap<'de> for Bid<'de> {
         // A `move` closure holds the one `&mut Bid`; a plain one captured each member's field as its own
         // reference, and built those ~33 pointers for every bid.
         let bid = &mut *self;
-        let coercions = lenient::read_members(map, doc, move |m, c, member: BidMember, f| {
-            match member {
-                BidMember::Id => bid.id = ident(m, c, f)?,
-                BidMember::Impid => bid.impid = ident(m, c, f)?,
-                BidMember::Price => {
-                    bid.price = lenient::scalar::<A, lenient::Float>(m, c, f)?.map(|p| p.0)
+        let coercions = lenient::read_members(
+            map,
+            doc,
+            #[inline(always)]
+            move |m, c, member: BidMember, f| {
+                match member {
+                    BidMember::Id => bid.id = ident(m, c, f)?,
+                    BidMember::Impid => bid.impid = ident(m, c, f)?,
+                    BidMember::Price => {
+                        bid.price = lenient::scalar::<A, lenient::Float>(m, c, f)?.map(|p| p.0)
+                    }
+                    BidMember::Nurl => bid.nurl = text(m, c, f)?,
+                    BidMember::Burl => bid.burl = text(m, c, f)?,
+                    BidMember::Lurl => bid.lurl = text(m, c, f)?,
+                    BidMember::Adm => bid.adm = adm::read(m, c)?,
+                    BidMember::Adid => bid.adid = ident(m, c, f)?,
+                    BidMember::Adomain => bid.adomain = texts(m, c, f)?,
+                    BidMember::Bundle => bid.bundle = text(m, c, f)?,
+                    BidMember::Iurl => bid.iurl = text(m, c, f)?,
+                    BidMember::Cid => bid.cid = ident(m, c, f)?,
+                    BidMember::Crid => bid.crid = ident(m, c, f)?,
+                    BidMember::Tactic => bid.tactic = ident(m, c, f)?,
+                    BidMember::Cattax => bid.cattax = code(m, c, f)?,
+                    BidMember::Cat => bid.cat = texts(m, c, f)?,
+                    BidMember::Attr => bid.attr = codes(m, c, f)?,
+                    BidMember::Apis => bid.apis = codes(m, c, f)?,
+                    BidMember::Api => bid.api = code(m, c, f)?,
+                    BidMember::Protocol => bid.protocol = code(m, c, f)?,
+                    BidMember::Qagmediarating => bid.qagmediarating = code(m, c, f)?,
+                    BidMember::Language => bid.language = text(m, c, f)?,
+                    BidMember::Langb => bid.langb = text(m, c, f)?,
+                    BidMember::Dealid => bid.dealid = ident(m, c, f)?,
+                    BidMember::W => bid.w = int(m, c, f)?,
+                    BidMember::H => bid.h = int(m, c, f)?,
+                    BidMember::Wratio => bid.wratio = int(m, c, f)?,
+                    BidMember::Hratio => bid.hratio = int(m, c, f)?,
+                    BidMember::Exp => bid.exp = int(m, c, f)?,
+                    BidMember::Dur => bid.dur = int(m, c, f)?,
+                    BidMember::Mtype => bid.mtype = code(m, c, f)?,
+                    BidMember::Slotinpod => bid.slotinpod = code(m, c, f)?,
+                    BidMember::Ext => bid.ext = lenient::raw_object(m, c, f)?,
                 }
-                BidMember::Nurl => bid.nurl = text(m, c, f)?,
-                BidMember::Burl => bid.burl = text(m, c, f)?,
-                BidMember::Lurl => bid.lurl = text(m, c, f)?,
-                BidMember::Adm => bid.adm = adm::read(m, c)?,
-                BidMember::Adid => bid.adid = ident(m, c, f)?,
-                BidMember::Adomain => bid.adomain = texts(m, c, f)?,
-                BidMember::Bundle => bid.bundle = text(m, c, f)?,
-                BidMember::Iurl => bid.iurl = text(m, c, f)?,
-                BidMember::Cid => bid.cid = ident(m, c, f)?,
-                BidMember::Crid => bid.crid = ident(m, c, f)?,
-                BidMember::Tactic => bid.tactic = ident(m, c, f)?,
-                BidMember::Cattax => bid.cattax = code(m, c, f)?,
-                BidMember::Cat => bid.cat = texts(m, c, f)?,
-                BidMember::Attr => bid.attr = codes(m, c, f)?,
-                BidMember::Apis => bid.apis = codes(m, c, f)?,
-                BidMember::Api => bid.api = code(m, c, f)?,
-                BidMember::Protocol => bid.protocol = code(m, c, f)?,
-                BidMember::Qagmediarating => bid.qagmediarating = code(m, c, f)?,
-                BidMember::Language => bid.language = text(m, c, f)?,
-                BidMember::Langb => bid.langb = text(m, c, f)?,
-                BidMember::Dealid => bid.dealid = ident(m, c, f)?,
-                BidMember::W => bid.w = int(m, c, f)?,
-                BidMember::H => bid.h = int(m, c, f)?,
-                BidMember::Wratio => bid.wratio = int(m, c, f)?,
-                BidMember::Hratio => bid.hratio = int(m, c, f)?,
-                BidMember::Exp => bid.exp = int(m, c, f)?,
-                BidMember::Dur => bid.dur = int(m, c, f)?,
-                BidMember::Mtype => bid.mtype = code(m, c, f)?,
-                BidMember::Slotinpod => bid.slotinpod = code(m, c, f)?,
-                BidMember::Ext => bid.ext = lenient::raw_object(m, c, f)?,
-            }
-            Ok(())
-        })?;
+                Ok(())
+            },
+        )?;
         self.coercions = coercions;
         Ok(())
     }

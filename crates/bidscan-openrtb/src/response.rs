@@ -122,17 +122,24 @@ impl<'de> FromMap<'de> for SeatBid<'de> {
     fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error> {
         // `move`: one captured `&mut` (see `Bid::read_map`).
         let s = &mut *self;
-        let coercions = lenient::read_members(map, doc, move |m, c, member: SeatBidMember, f| {
-            match member {
-                SeatBidMember::Bid => s.bid = lenient::objects(m, c, f, false)?,
-                SeatBidMember::Seat => {
-                    s.seat = lenient::scalar::<A, Ident<'de>>(m, c, f)?.map(|v| v.0)
+        let coercions = lenient::read_members(
+            map,
+            doc,
+            #[inline(always)]
+            move |m, c, member: SeatBidMember, f| {
+                match member {
+                    SeatBidMember::Bid => s.bid = lenient::objects(m, c, f, false)?,
+                    SeatBidMember::Seat => {
+                        s.seat = lenient::scalar::<A, Ident<'de>>(m, c, f)?.map(|v| v.0)
+                    }
+                    SeatBidMember::Group => {
+                        s.group = lenient::scalar::<A, Int>(m, c, f)?.map(|v| v.0)
+                    }
+                    SeatBidMember::Ext => s.ext = lenient::raw_object(m, c, f)?,
                 }
-                SeatBidMember::Group => s.group = lenient::scalar::<A, Int>(m, c, f)?.map(|v| v.0),
-                SeatBidMember::Ext => s.ext = lenient::raw_object(m, c, f)?,
-            }
-            Ok(())
-        })?;
+                Ok(())
+            },
+        )?;
         self.coercions = coercions;
         Ok(())
     }
