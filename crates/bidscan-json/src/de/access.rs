@@ -89,13 +89,12 @@ impl<'de> de::MapAccess<'de> for MapAccess<'_, 'de> {
             None => return Err(de.eof("EOF while parsing an object")),
         };
         match next {
-            Some(b'"') => {
-                de.set_seg(Seg::Pending);
-                match seed.deserialize(MapKey { de: &mut *de }) {
-                    Ok(key) => Ok(Some(key)),
-                    Err(e) => Err(de.fix(e)),
-                }
-            }
+            // The innermost segment still names the last member: `MapKey` makes it `Pending` before anything
+            // that can fail while the key is read, and `Key` once it is (a store fewer per member).
+            Some(b'"') => match seed.deserialize(MapKey { de: &mut *de }) {
+                Ok(key) => Ok(Some(key)),
+                Err(e) => Err(de.fix(e)),
+            },
             Some(b'}') => Err(de.error(ErrorKind::Syntax, "trailing comma")),
             Some(_) => Err(de.error(ErrorKind::Syntax, "key must be a string")),
             None => Err(de.eof("EOF while parsing an object")),
@@ -117,10 +116,18 @@ struct MapKey<'a, 'de> {
 }
 
 impl<'de> MapKey<'_, 'de> {
-    /// Decodes the key and records it as the innermost path segment.
+    /// Decodes the key and records it as the innermost path segment. A key that ends within 16 bytes without an
+    /// escape cannot fail; any other is read with the segment `Pending`, so its errors name the object, not the
+    /// member before it.
     #[inline(always)]
     fn key(&mut self) -> Result<&'de str> {
-        let key = self.de.parse_str()?;
+        let key = match self.de.short_str() {
+            Some(key) => key,
+            None => {
+                self.de.set_seg(Seg::Pending);
+                self.de.parse_str_long()?
+            }
+        };
         self.de.set_seg(Seg::Key(key));
         Ok(key)
     }
@@ -192,6 +199,7 @@ impl<'de> de::Deserializer<'de> for MapKey<'_, 'de> {
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.de.set_seg(Seg::Pending);
         self.de.skip_str()?;
         visitor.visit_unit()
     }

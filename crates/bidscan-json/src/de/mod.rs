@@ -453,6 +453,11 @@ impl<'de> Deserializer<'de> {
     /// `input[end..]` the new tail (`from <= to <= end <= input.len()`, checked).
     #[inline(always)]
     fn split_off(&mut self, from: usize, to: usize, end: usize) -> &'de str {
+        // Checked before the tail is taken, so no panic can see `input` empty: the take's stores are dead.
+        assert!(
+            end <= self.input.len(),
+            "a string's end lies within the input"
+        );
         let buf = std::mem::take(&mut self.input);
         let (head, tail) = buf.split_at_mut(end);
         self.input = tail;
