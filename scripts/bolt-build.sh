@@ -11,8 +11,10 @@
 #   3. scripts/train-server.sh trains that copy (wrk with the HTTP bench mixes on /decode, the validate pairs on
 #      /validate, TRAIN_SECONDS per mix, 127.0.0.1 only); its clean shutdown writes $BOLT_DIR/profile.fdata;
 #   4. `llvm-bolt` lays out the relinked binary by the profile: $BOLT_DIR/bidscan, the binary to ship.
-# Needs: BOLT (Debian: apt-get install -y bolt-19; LLVM_BOLT=path for another), wrk, python3, curl. Time: one
-# release build (none when target/release is current), ~40 s of training, ~30 s of BOLT.
+# Needs: BOLT (Debian: apt-get install -y bolt-19; LLVM_BOLT=path for another), wrk, python3, curl. Time: the
+# release build's final link again (minutes; the whole release build when this checkout's target has none), ~40 s
+# of training, ~30 s of BOLT. It leaves target/release/bidscan as the `--emit-relocs` link (the same code, twice
+# the file: `cargo build --release` links the plain one again).
 #   scripts/bolt-build.sh                       # then: target/bolt/bidscan serve
 #   TRAIN_SECONDS=5 PORT=18391 scripts/bolt-build.sh
 set -euo pipefail
@@ -27,11 +29,16 @@ BOLT_DIR=${BOLT_DIR:-$TARGET/bolt}
 # Debian's /usr/bin/llvm-bolt-19 symlink).
 LLVM_BOLT=${LLVM_BOLT:-$(ls -d /usr/lib/llvm-*/bin/llvm-bolt 2>/dev/null | sort -V | tail -1)}
 [[ -x ${LLVM_BOLT:-} ]] || { echo "llvm-bolt not found: apt-get install -y bolt-19 (or set LLVM_BOLT)" >&2; exit 1; }
+LLVM_BOLT=$(readlink -f "$LLVM_BOLT")
+for tool in wrk python3 curl; do
+    command -v "$tool" >/dev/null || { echo "$tool not found (Debian: apt-get install -y $tool)" >&2; exit 1; }
+done
 
 echo "== 1. release build relinked with --emit-relocs"
 cargo rustc --release --locked -p bidscan-server --bin bidscan -- -C link-arg=-Wl,--emit-relocs
-rm -rf "$BOLT_DIR"
 mkdir -p "$BOLT_DIR"
+# Only this script's own outputs are removed (BOLT_DIR may be any directory).
+rm -rf "$BOLT_DIR"/{bidscan,bidscan.relocs,bidscan.instrumented,profile.fdata,instrument.log,layout.log,train}
 cp "$TARGET/release/bidscan" "$BOLT_DIR/bidscan.relocs"
 
 echo "== 2. instrumented copy ($LLVM_BOLT)"

@@ -9,17 +9,25 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${1:?the binary to train} PORT=${2:?a port} SECONDS_PER_MIX=${3:?seconds per mix} WORK=${4:?a work directory}
-command -v wrk >/dev/null || { echo "wrk not found: apt-get install -y wrk" >&2; exit 1; }
+for tool in wrk python3 curl; do
+    command -v "$tool" >/dev/null || { echo "$tool not found (Debian: apt-get install -y $tool)" >&2; exit 1; }
+done
 MIXES_DIR="$WORK/mixes"
 mkdir -p "$MIXES_DIR"
 python3 "$ROOT/benches/http/mixes.py" "$MIXES_DIR" 2>/dev/null
+if (: </dev/tcp/127.0.0.1/"$PORT") 2>/dev/null; then
+    echo "port $PORT is already in use: the training would profile what listens there (set PORT)" >&2
+    exit 1
+fi
 BIDSCAN__SERVER__LISTEN=127.0.0.1:$PORT BIDSCAN__SERVER__WORKER_THREADS=1 "$BIN" serve >"$WORK/serve.log" 2>&1 &
 SERVER=$!
 trap 'kill -INT $SERVER 2>/dev/null || true' EXIT
 for _ in $(seq 100); do
     curl -fsS -o /dev/null "http://127.0.0.1:$PORT/healthz" 2>/dev/null && break
+    kill -0 "$SERVER" 2>/dev/null || break
     sleep 0.1
 done
+kill -0 "$SERVER" 2>/dev/null || { echo "$BIN serve exited:" >&2; tail -5 "$WORK/serve.log" >&2; exit 1; }
 curl -fsS -o /dev/null "http://127.0.0.1:$PORT/healthz"
 for mix in real-nobid real-banner real-native real-mix vast; do
     for query in "?view=summary" ""; do
@@ -48,6 +56,6 @@ for _ in range(20):
     c.request("GET", "/metrics"); c.getresponse().read()
 print("validate envelopes:", len(envelopes))
 PY
-kill -INT $SERVER
-wait $SERVER || true
+kill -INT "$SERVER"
 trap - EXIT
+wait "$SERVER" || { echo "$BIN serve did not shut down cleanly (log: $WORK/serve.log)" >&2; exit 1; }

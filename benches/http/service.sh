@@ -19,6 +19,7 @@
 #   benches/http/service.sh                              # DURATION=5s CONNS=16 ROUNDS=3 WORKERS=1
 #   WORKERS=2 MIXES="real-nobid real-mix" benches/http/service.sh
 # Mixes (benches/http/mixes.py): real-nobid, real-banner, real-native, real-mix, vast. Raw wrk lines stay in $OUT.
+# PORT_BASE (default 18290): the servers listen on PORT_BASE .. PORT_BASE+5; a port already in use stops the run.
 # Two more servers are other builds of bidscan: `pgo`, the profile-guided build (scripts/pgo-build.sh) from PGO_BIN,
 # and `plain`, the release build without BOLT (scripts/bolt-build.sh: then BIDSCAN_BIN is the BOLT-optimised binary)
 # from PLAIN_BIN:
@@ -50,15 +51,35 @@ QUERY=${QUERY:-"?view=summary"}
 LOAD_BEFORE=$(cut -d" " -f1-3 /proc/loadavg)
 OUT=${OUT:-$(mktemp -d /tmp/bidscan-service.XXXXXX)}
 mkdir -p "$OUT"
-declare -A PORT=([bidscan]=18290 [baseline]=18291 [floor]=18292 [nginx]=18293 [pgo]=18294 [plain]=18295)
+PORT_BASE=${PORT_BASE:-18290}
+declare -A PORT=([bidscan]=$PORT_BASE [baseline]=$((PORT_BASE + 1)) [floor]=$((PORT_BASE + 2))
+    [nginx]=$((PORT_BASE + 3)) [pgo]=$((PORT_BASE + 4)) [plain]=$((PORT_BASE + 5)))
+for s in $SERVERS; do
+    [[ -n ${PORT[$s]:-} ]] || { echo "unknown server '$s' in SERVERS (known: ${!PORT[*]})" >&2; exit 1; }
+done
+# bidscan and the baseline always run (the answers are checked on both); the floor and nginx when in SERVERS.
+RUN=(bidscan baseline)
+for s in floor nginx; do
+    [[ " $SERVERS " == *" $s "* ]] && RUN+=("$s")
+done
 declare -A BUILD=([pgo]=$PGO_BIN [plain]=$PLAIN_BIN)
 EXTRA=() # the other builds of bidscan in $SERVERS
 for s in pgo plain; do
     [[ " $SERVERS " == *" $s "* ]] && EXTRA+=("$s")
 done
 
-NEEDED=("$BIDSCAN_BIN" "$BASELINE_BIN" "$FLOOR_BIN" "$NGINX")
+NEEDED=("$BIDSCAN_BIN" "$BASELINE_BIN")
+[[ " ${RUN[*]} " == *" floor "* ]] && NEEDED+=("$FLOOR_BIN")
+[[ " ${RUN[*]} " == *" nginx "* ]] && NEEDED+=("$NGINX")
 for s in "${EXTRA[@]}"; do NEEDED+=("${BUILD[$s]}"); done
+RUN+=("${EXTRA[@]}")
+# A port something else already listens on would be measured instead of our server: refuse to start.
+for s in "${RUN[@]}"; do
+    if (: </dev/tcp/127.0.0.1/"${PORT[$s]}") 2>/dev/null; then
+        echo "port ${PORT[$s]} ($s) is already in use: stop what listens there or set PORT_BASE" >&2
+        exit 1
+    fi
+done
 for bin in "${NEEDED[@]}"; do
     [[ -x $bin ]] || { echo "missing $bin (see the build lines at the top of $0)" >&2; exit 1; }
 done
@@ -96,9 +117,12 @@ done
 BASELINE_WORKERS=$WORKERS "${ON_SERVER[@]}" "$BASELINE_BIN" "127.0.0.1:${PORT[baseline]}" >"$OUT/baseline.log" 2>&1 &
 PID_OF[baseline]=$!
 PIDS+=($!)
-FLOOR_WORKERS=$WORKERS "${ON_SERVER[@]}" "$FLOOR_BIN" "127.0.0.1:${PORT[floor]}" >"$OUT/floor.log" 2>&1 &
-PID_OF[floor]=$!
-PIDS+=($!)
+if [[ " ${RUN[*]} " == *" floor "* ]]; then
+    FLOOR_WORKERS=$WORKERS "${ON_SERVER[@]}" "$FLOOR_BIN" "127.0.0.1:${PORT[floor]}" >"$OUT/floor.log" 2>&1 &
+    PID_OF[floor]=$!
+    PIDS+=($!)
+fi
+start_nginx() {
 mkdir -p "$OUT/nginx/logs"
 cat >"$OUT/nginx/nginx.conf" <<CONF
 worker_processes $WORKERS;
@@ -124,6 +148,8 @@ http {
 }
 CONF
 "${ON_SERVER[@]}" "$NGINX" -p "$OUT/nginx" -c "$OUT/nginx/nginx.conf" -e "$OUT/nginx/logs/error.log"
+}
+[[ " ${RUN[*]} " == *" nginx "* ]] && start_nginx
 
 wait_ready() {
     for _ in $(seq 100); do
@@ -133,9 +159,11 @@ wait_ready() {
     echo "server on port $1 did not come up" >&2
     exit 1
 }
-READY=(bidscan baseline floor nginx "${EXTRA[@]}")
-for s in "${READY[@]}"; do wait_ready "${PORT[$s]}"; done
-PID_OF[nginx]=$(cat "$OUT/nginx/nginx.pid")
+for s in "${RUN[@]}"; do wait_ready "${PORT[$s]}"; done
+[[ " ${RUN[*]} " == *" nginx "* ]] && PID_OF[nginx]=$(cat "$OUT/nginx/nginx.pid")
+for s in "${RUN[@]}"; do # each answering port must be our own process, alive
+    kill -0 "${PID_OF[$s]}" 2>/dev/null || { echo "$s exited (log: $OUT/$s.log)" >&2; exit 1; }
+done
 
 # Every document of every mix must be answered 200 by both decoding servers before anything is measured.
 CHECKED="${PORT[bidscan]},${PORT[baseline]}"

@@ -12,16 +12,29 @@ import collections
 import sys
 
 
+def fail(message):
+    sys.exit("cg_lines.py: " + message)
+
+
 def main():
+    if len(sys.argv) not in (3, 4) or not all(a.isdigit() for a in sys.argv[2:]) or int(sys.argv[2]) == 0:
+        fail("usage: cg_lines.py DUMP REQUESTS [TOP] (REQUESTS > 0: the requests the dump's window measured)")
     path, requests = sys.argv[1], int(sys.argv[2])
     top = int(sys.argv[3]) if len(sys.argv) > 3 else 30
+    positions = None
     line_runs = {}  # line -> max Ir of one instruction in it
     line_owner = {}
     ob = fn = "?"
     skip_next = False
     with open(path, errors="replace") as f:
         for raw in f:
-            if raw.startswith("ob="):
+            if raw.startswith("positions:"):
+                positions = raw.split()[1:]
+                if positions[:1] != ["instr"]:
+                    break
+            elif raw.startswith(("+", "-", "*")) and positions:
+                fail("the dump has compressed positions: make it with --compress-pos=no")
+            elif raw.startswith("ob="):
                 ob = raw[3:].strip()
             elif raw.startswith("fn="):
                 fn = raw[3:].strip()
@@ -41,6 +54,11 @@ def main():
                     line_owner[line] = (ob.rsplit("/", 1)[-1], fn)
             else:
                 skip_next = False
+    if positions is None or positions[:1] != ["instr"]:
+        fail("%s has no instruction addresses: make the dump with --dump-instr=yes --compress-pos=no "
+             "--compress-strings=no" % path)
+    if not line_runs:
+        fail("%s: no instruction ran in the measured window" % path)
     share = {l: min(1.0, r / requests) for l, r in line_runs.items()}
     total = sum(share.values())
     every = sum(1 for r in line_runs.values() if r >= requests)
