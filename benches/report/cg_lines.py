@@ -4,11 +4,12 @@
 Needs a dump made with `--dump-instr=yes --compress-pos=no --compress-strings=no` (benches/http/callgrind.sh takes
 them through VALGRIND_OPTS). For each line the most-executed instruction in it gives how often the line ran; a
 line run at least once per request counts 1, a rarer one its share (runs / requests). Prints the expected lines
-touched per request and their KiB, then the objects and the TOP functions that contribute most lines.
+touched per request and their KiB, the 4 KiB pages of the lines run on every request, then the objects and the TOP functions that contribute most lines.
 
     benches/report/cg_lines.py DUMP REQUESTS [TOP]
 """
 import collections
+import signal
 import sys
 
 
@@ -62,8 +63,9 @@ def main():
     share = {l: min(1.0, r / requests) for l, r in line_runs.items()}
     total = sum(share.values())
     every = sum(1 for r in line_runs.values() if r >= requests)
+    pages = len({l >> 6 for l, r in line_runs.items() if r >= requests})  # 4 KiB pages of those lines
     print(f"lines executed: {len(line_runs)}; per request {total:.0f} ({total * 64 / 1024:.1f} KiB); "
-          f"run on every request: {every}")
+          f"run on every request: {every}, on {pages} pages of 4 KiB")
     by_ob = collections.Counter()
     by_fn = collections.Counter()
     for l, s in share.items():
@@ -77,4 +79,5 @@ def main():
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output quietly
     main()
