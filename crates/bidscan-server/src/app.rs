@@ -81,7 +81,8 @@ pub type App = Dispatch;
 pub fn app(state: AppState) -> App {
     let http = Arc::new(HttpMetrics::new(state.metrics().clone(), &ROUTES));
     let decode = DecodeService::new(&state, http.clone());
-    Dispatch::new(decode, RequestLayer.layer(routes(state, http)))
+    let validate = DecodeService::validate(&state, http.clone());
+    Dispatch::new(decode, validate, RequestLayer.layer(routes(state, http)))
 }
 
 /// The routes and the layers that need one (the metrics' `route` label), without [`RequestLayer`].

@@ -1,4 +1,5 @@
-//! [`DecodeService`]: `POST /decode` as one service of ours, the layers of the router's `/decode` folded in.
+//! [`DecodeService`]: `POST /decode` as one service of ours, the layers of the router's `/decode` folded in; the
+//! same service, with [`Work::Validate`], answers `POST /validate` (whose router layers are `/decode`'s).
 //!
 //! The router's `/decode` is ten tower/tower-http layers around the handler (see [`crate::app`]), each with its
 //! own response future, a `Clone` of everything below it per request (`Oneshot`), two boxed bodies
@@ -70,16 +71,19 @@ use crate::routes::{DecodeParams, invalid_query};
 use crate::state::{AppState, OPENRTB_VERSION};
 use crate::validation::Work;
 
-/// The route template `/decode` is counted under.
-const ROUTE: &str = "/decode";
-
-/// `POST /decode`: see the module docs. Cheap to clone (one `Arc`).
+/// `POST /decode` (or, made by [`DecodeService::validate`], `POST /validate`): see the module docs. Cheap to
+/// clone (one `Arc`).
 #[derive(Clone)]
 pub struct DecodeService {
     shared: Arc<Shared>,
 }
 
 struct Shared {
+    /// What the handler does with the document: [`Work::Decode`] for `/decode`, [`Work::Validate`] for
+    /// `/validate`.
+    work: Work,
+    /// The route template the requests are counted under (`/decode`, `/validate`).
+    route: &'static str,
     state: AppState,
     http: Arc<HttpMetrics>,
     /// `bidscan_decode_outcomes_total{outcome="too_large"}`, for 413s decided from `Content-Length`.
@@ -94,11 +98,29 @@ struct Shared {
 pub type DecodeFuture = Pin<Box<dyn Future<Output = Response<Body>> + Send>>;
 
 impl DecodeService {
-    /// The service for `state`, counting into `http` (the router's metrics, shared).
+    /// `POST /decode` for `state`, counting into `http` (the router's metrics, shared).
     pub fn new(state: &AppState, http: Arc<HttpMetrics>) -> DecodeService {
+        DecodeService::of(Work::Decode, "/decode", state, http)
+    }
+
+    /// `POST /validate` for `state` (the envelope of a bid request and its bid response, judged by
+    /// [`Work::Validate`]), counting into `http`: the router's `/validate` has the same layers as its `/decode`
+    /// ([`crate::app`]), so the same folded steps serve it, with the answer of `routes::validate::validate`.
+    pub fn validate(state: &AppState, http: Arc<HttpMetrics>) -> DecodeService {
+        DecodeService::of(Work::Validate, "/validate", state, http)
+    }
+
+    fn of(
+        work: Work,
+        route: &'static str,
+        state: &AppState,
+        http: Arc<HttpMetrics>,
+    ) -> DecodeService {
         let config = &state.config;
         DecodeService {
             shared: Arc::new(Shared {
+                work,
+                route,
                 too_large: state.metrics().outcomes.with_label_values(&["too_large"]),
                 timeout: config.request_timeout(),
                 retry_after: config.server.retry_after_secs,
@@ -171,9 +193,11 @@ where
                 Err(panic) => panic_response(panic).map(Body::from),
             })
         }));
-        this.shared
-            .http
-            .observe(Some(ROUTE), res.status(), this.started.elapsed());
+        this.shared.http.observe(
+            Some(this.shared.route),
+            res.status(),
+            this.started.elapsed(),
+        );
         let Some(mut scope) = this.scope.take() else {
             panic!("the decode future was polled after its answer");
         };
@@ -338,7 +362,7 @@ where
     };
     match state
         .engine
-        .run(Work::Decode, frames.slices(), frames.len, options)
+        .run(shared.work, frames.slices(), frames.len, options)
     {
         Ok(answer) => {
             let big = compress::compressible(answer.json.len());
