@@ -27,14 +27,8 @@ use pin_project_lite::pin_project;
 use tower::ServiceExt;
 use tower::util::Oneshot;
 
-use crate::hot::{DecodeFuture, DecodeService};
+use crate::hot::{DECODE_PATH, DecodeFuture, DecodeService, VALIDATE_PATH};
 use crate::layers::request::RequestService;
-
-/// The path [`Dispatch`] serves without the router (with [`DecodeService::new`]).
-pub const DECODE_PATH: &str = "/decode";
-
-/// The other path [`Dispatch`] serves without the router (with [`DecodeService::validate`]).
-pub const VALIDATE_PATH: &str = "/validate";
 
 /// The application's routing, as the hyper service each connection calls: see the module docs.
 #[derive(Clone)]
@@ -66,20 +60,20 @@ impl hyper::service::Service<Request<Incoming>> for Dispatch {
     type Future = DispatchFuture;
 
     fn call(&self, req: Request<Incoming>) -> DispatchFuture {
-        let post = req.method() == Method::POST;
-        if post && req.uri().path() == DECODE_PATH {
-            // No clone of anything per request: the decode service answers from `&self`.
-            DispatchFuture::Decode {
-                inner: self.decode.call(req),
-            }
-        } else if post && req.uri().path() == VALIDATE_PATH {
-            DispatchFuture::Decode {
-                inner: self.validate.call(req),
-            }
-        } else {
-            DispatchFuture::Router {
+        let folded = match req.uri().path() {
+            _ if req.method() != Method::POST => None,
+            DECODE_PATH => Some(&self.decode),
+            VALIDATE_PATH => Some(&self.validate),
+            _ => None,
+        };
+        match folded {
+            // No clone of anything per request: the folded service answers from `&self`.
+            Some(service) => DispatchFuture::Decode {
+                inner: service.call(req),
+            },
+            None => DispatchFuture::Router {
                 inner: self.rest.clone().oneshot(req),
-            }
+            },
         }
     }
 }

@@ -71,6 +71,12 @@ use crate::routes::{DecodeParams, invalid_query};
 use crate::state::{AppState, OPENRTB_VERSION};
 use crate::validation::Work;
 
+/// The path (and route template) of [`DecodeService::new`]; [`crate::dispatch::Dispatch`] matches it.
+pub const DECODE_PATH: &str = "/decode";
+
+/// The path (and route template) of [`DecodeService::validate`]; [`crate::dispatch::Dispatch`] matches it.
+pub const VALIDATE_PATH: &str = "/validate";
+
 /// `POST /decode` (or, made by [`DecodeService::validate`], `POST /validate`): see the module docs. Cheap to
 /// clone (one `Arc`).
 #[derive(Clone)]
@@ -100,14 +106,14 @@ pub type DecodeFuture = Pin<Box<dyn Future<Output = Response<Body>> + Send>>;
 impl DecodeService {
     /// `POST /decode` for `state`, counting into `http` (the router's metrics, shared).
     pub fn new(state: &AppState, http: Arc<HttpMetrics>) -> DecodeService {
-        DecodeService::of(Work::Decode, "/decode", state, http)
+        DecodeService::of(Work::Decode, DECODE_PATH, state, http)
     }
 
     /// `POST /validate` for `state` (the envelope of a bid request and its bid response, judged by
     /// [`Work::Validate`]), counting into `http`: the router's `/validate` has the same layers as its `/decode`
     /// ([`crate::app`]), so the same folded steps serve it, with the answer of `routes::validate::validate`.
     pub fn validate(state: &AppState, http: Arc<HttpMetrics>) -> DecodeService {
-        DecodeService::of(Work::Validate, "/validate", state, http)
+        DecodeService::of(Work::Validate, VALIDATE_PATH, state, http)
     }
 
     fn of(
