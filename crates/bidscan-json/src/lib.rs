@@ -9,7 +9,7 @@
 //!
 //! Main types:
 //! - [`from_slice_mut`] and [`Reader`] (reusable: scratch, config, [`Stats`] of the last document);
-//! - [`ReaderConfig`] (nesting limit), [`Error`] / [`ErrorKind`] (byte offset, line, column, JSON pointer);
+//! - [`ReaderConfig`] (nesting limit, [`FloatOverflow`]), [`Error`] / [`ErrorKind`] (byte offset, line, column, JSON pointer);
 //! - [`RawJson`]: a value's exact text, validated but not built (for OpenRTB `ext`);
 //! - [`ScanImpl`]: the scanner implementations, to force one in tests and benches;
 //! - [`bytescan`]: byte-class kernels for the markup inspectors (name-stop masks, byte searches), here because the
@@ -18,8 +18,8 @@
 //! Rules (RFC 8259, strict): UTF-8 only (checked once for the whole document, BOM rejected); escapes
 //! `\" \\ \/ \b \f \n \r \t \uXXXX` with surrogate pairs, lone surrogates rejected; raw control bytes in strings
 //! rejected; numbers by the §6 grammar, parsed exactly (`u64`/`i64` when integral and in range, else `f64`;
-//! a value that rounds to infinity is an error); nothing but whitespace after the value. Deserializer
-//! semantics follow serde_json's (numbers, `null` → `None`, struct from array, enums as string or
+//! a value that rounds to infinity is an error unless [`FloatOverflow::Infinity`] is chosen); nothing but
+//! whitespace after the value. Deserializer semantics follow serde_json's (numbers, `null` → `None`, struct from array, enums as string or
 //! `{"Variant": …}`, raw values through the `RawValue` protocol).
 //!
 //! What it deliberately does not do: read from `io::Read` or `&[u8]` (decoding in place needs ownership; copy
@@ -41,7 +41,7 @@ mod string;
 
 pub use error::{Error, ErrorKind};
 pub use raw::{RAW_TOKEN, RawJson};
-pub use reader::{Reader, ReaderConfig};
+pub use reader::{FloatOverflow, Reader, ReaderConfig};
 pub use scan::ScanImpl;
 pub use scan::bytescan;
 pub use stats::Stats;

@@ -255,8 +255,22 @@ fn exact<F: std::str::FromStr + Copy>(
         .map_err(|_| (ErrorKind::InvalidNumber, at, "invalid number"))?;
     match text.parse::<F>() {
         Ok(value) if is_finite(value) => Ok(value),
-        _ => Err((ErrorKind::InvalidNumber, at, "number out of range")),
+        _ => Err((ErrorKind::InvalidNumber, at, OUT_OF_RANGE)),
     }
+}
+
+/// The message of a number that rounds to ±infinity (serde_json's wording).
+pub(crate) const OUT_OF_RANGE: &str = "number out of range";
+
+/// For [`FloatOverflow::Infinity`](crate::FloatOverflow::Infinity): when `error` is the range error of the number
+/// at `buf[at]` (and of nothing else: every grammar error stays an error), whether it is negative and the index
+/// after it. Called on the error path only.
+pub(crate) fn overflowed(buf: &[u8], at: usize, error: &NumError) -> Option<(bool, usize)> {
+    if error.0 != ErrorKind::InvalidNumber || error.2 != OUT_OF_RANGE {
+        return None;
+    }
+    let shape = grammar(buf, at).ok()?;
+    Some((buf.get(at) == Some(&b'-'), shape.end))
 }
 
 #[inline]

@@ -11,7 +11,7 @@ use crate::path::{Seg, recycle};
 use crate::scan::{ScanImpl, Scanner};
 use crate::stats::Stats;
 
-/// Limits applied while decoding. Build with `ReaderConfig { max_depth: 64, ..Default::default() }`.
+/// Limits and choices applied while decoding. Build with `ReaderConfig { max_depth: 64, ..Default::default() }`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReaderConfig {
     /// Deepest nesting of arrays and objects accepted, counted in containers (`[[1]]` is depth 2). Default
@@ -19,6 +19,24 @@ pub struct ReaderConfig {
     /// [`DepthLimit`](crate::ErrorKind::DepthLimit) error, never a stack overflow. Decoding recurses once per
     /// level (as serde does), so values far above the default need a correspondingly large thread stack.
     pub max_depth: usize,
+    /// What a number whose magnitude rounds past `f64` (`1e400`, valid RFC 8259 text) becomes. Default
+    /// [`FloatOverflow::Error`] (serde_json's "number out of range").
+    pub float_overflow: FloatOverflow,
+}
+
+/// How the reader treats a number that rounds to ±infinity as `f64` (RFC 8259 §6 lets an implementation limit
+/// the range; serde_json rejects such numbers). Whatever the choice, the number's grammar is checked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FloatOverflow {
+    /// The document fails: [`ErrorKind::InvalidNumber`](crate::ErrorKind::InvalidNumber), "number out of
+    /// range", at the number's first byte.
+    #[default]
+    Error,
+    /// The number is handed to the target as `f64::INFINITY` or `f64::NEG_INFINITY` (`f32` ones for an `f32`
+    /// target), and accepted as is when skipped or captured raw ([`RawJson`](crate::RawJson) keeps its text):
+    /// the target decides. bidscan-openrtb records it as an `out_of_range` finding on its member, so one
+    /// overflowing number never fails a bid response.
+    Infinity,
 }
 
 impl ReaderConfig {
@@ -30,6 +48,7 @@ impl Default for ReaderConfig {
     fn default() -> Self {
         ReaderConfig {
             max_depth: Self::DEFAULT_MAX_DEPTH,
+            float_overflow: FloatOverflow::Error,
         }
     }
 }
@@ -86,6 +105,7 @@ impl Reader {
     ) -> Result<S::Value, Error> {
         let path: Vec<Seg<'de>> = recycle(std::mem::take(&mut self.path));
         let mut de = Deserializer::new(input, self.config.max_depth, self.scan, path);
+        de.set_float_overflow(self.config.float_overflow);
         let result = de.decode_document(seed);
         let (stats, path) = de.finish();
         self.stats = stats;

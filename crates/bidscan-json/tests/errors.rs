@@ -329,14 +329,20 @@ fn depth_limit_is_exact_and_configurable() {
             .unwrap_err();
         assert_eq!((e.kind(), e.byte()), (ErrorKind::DepthLimit, 128));
     }
-    for mut reader in common::readers(&ReaderConfig { max_depth: 3 }) {
+    for mut reader in common::readers(&ReaderConfig {
+        max_depth: 3,
+        ..Default::default()
+    }) {
         assert!(reader.decode::<IgnoredAny>(&mut doc(3)).is_ok());
         assert_eq!(
             reader.decode::<IgnoredAny>(&mut doc(4)).unwrap_err().kind(),
             ErrorKind::DepthLimit
         );
     }
-    for mut reader in common::readers(&ReaderConfig { max_depth: 0 }) {
+    for mut reader in common::readers(&ReaderConfig {
+        max_depth: 0,
+        ..Default::default()
+    }) {
         assert!(reader.decode::<u8>(&mut b"7".to_vec()).is_ok());
         assert_eq!(
             reader.decode::<IgnoredAny>(&mut doc(1)).unwrap_err().kind(),
@@ -365,7 +371,10 @@ fn a_reader_is_reusable_after_errors() {
 /// byte, a missing one, a trailing comma and a missing colon at every depth.
 #[test]
 fn skipped_containers_deeper_than_one_walk_are_checked_at_every_depth() {
-    let config = ReaderConfig { max_depth: 500 };
+    let config = ReaderConfig {
+        max_depth: 500,
+        ..Default::default()
+    };
     let levels = 150;
     let open = |k: usize| if k % 3 == 1 { r#"{"k":"# } else { "[" };
     let close = |k: usize| if k % 3 == 1 { "}" } else { "]" };
@@ -423,6 +432,7 @@ fn skipping_deep_nesting_runs_in_a_small_stack() {
         .spawn(move || {
             let config = ReaderConfig {
                 max_depth: 1_000_000,
+                ..Default::default()
             };
             for mut reader in common::readers(&config) {
                 assert!(reader.decode::<IgnoredAny>(&mut doc.clone()).is_ok());
@@ -462,6 +472,71 @@ fn errors_after_whitespace_in_a_tail_shorter_than_16_bytes_have_the_right_line_a
                 place_by_counting(&text, e.byte()),
                 "{text:?}"
             );
+        }
+    }
+}
+
+/// `FloatOverflow::Infinity`: a number past `f64` (or, for an `f32` target, `f32`) is handed over as ±infinity,
+/// skipped and captured raw as is, through every scanner body; its grammar is still checked, and the default
+/// still refuses it where it is (serde_json's "number out of range").
+#[test]
+fn float_overflow_reads_infinity_when_chosen() {
+    use bidscan_json::FloatOverflow;
+    let config = ReaderConfig {
+        float_overflow: FloatOverflow::Infinity,
+        ..Default::default()
+    };
+    for mut reader in common::readers(&config) {
+        let mut doc = b"[1e400, -1e400, 1.5, 2E+999, -0.1e310, 1e-400]".to_vec();
+        let v: Vec<f64> = reader.decode(&mut doc).unwrap();
+        assert_eq!(
+            v,
+            [
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                1.5,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                0.0
+            ]
+        );
+        let mut doc = b"[1e39, -1e39, 3.5]".to_vec();
+        let v: Vec<f32> = reader.decode(&mut doc).unwrap();
+        assert_eq!(v, [f32::INFINITY, f32::NEG_INFINITY, 3.5]);
+        for doc in [
+            "{\"a\":[1e400,{\"b\":-1e400}],\n  \"c\": 1e999 }",
+            "{\n  \"a\": [\n    1e400,\n    {\n      \"b\": -1e400\n    }\n  ]\n}",
+        ] {
+            assert!(
+                reader
+                    .decode::<IgnoredAny>(&mut doc.as_bytes().to_vec())
+                    .is_ok(),
+                "{doc}"
+            );
+        }
+        let mut doc = b"{\"ext\": {\"x\":1e400} }".to_vec();
+        let raw: std::collections::BTreeMap<&str, RawJson> = reader.decode(&mut doc).unwrap();
+        assert_eq!(raw["ext"].get(), r#"{"x":1e400}"#);
+        for bad in [
+            "[1e]",
+            "[-]",
+            "[01e400]",
+            "[1e400.5]",
+            "[1e400x]",
+            "[.1e400]",
+        ] {
+            let err = reader.decode::<Vec<f64>>(&mut bad.as_bytes().to_vec());
+            assert!(err.is_err(), "{bad}");
+            let err = reader.decode::<IgnoredAny>(&mut bad.as_bytes().to_vec());
+            assert!(err.is_err(), "{bad}");
+        }
+    }
+    for mut reader in common::readers(&ReaderConfig::default()) {
+        for doc in ["[1e400]", "{\"a\":[1e400]}", "{\"a\":\n [\n  -1e400\n ]\n}"] {
+            let err = reader
+                .decode::<IgnoredAny>(&mut doc.as_bytes().to_vec())
+                .unwrap_err();
+            assert_eq!(err.message(), "number out of range", "{doc}");
         }
     }
 }

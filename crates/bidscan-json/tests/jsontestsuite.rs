@@ -137,9 +137,15 @@ fn deep_nesting_case_is_accepted_with_a_higher_limit() {
     std::thread::Builder::new()
         .stack_size(64 << 20)
         .spawn(move || {
-            let config = ReaderConfig { max_depth: 500 };
+            let config = ReaderConfig {
+                max_depth: 500,
+                ..Default::default()
+            };
             assert!(common::decode_value(&bytes, &config).is_ok());
-            let config = ReaderConfig { max_depth: 499 };
+            let config = ReaderConfig {
+                max_depth: 499,
+                ..Default::default()
+            };
             assert_eq!(
                 common::decode_value(&bytes, &config).unwrap_err().kind(),
                 ErrorKind::DepthLimit

@@ -89,7 +89,8 @@ pub enum CoercionKind {
         /// What was sent.
         found: JsonType,
     },
-    /// An integer that fits no `i64`; treated as absent. Error.
+    /// An integer that fits no `i64`, or a number past `f64`'s range (`1e400`, RFC 8259 §6 lets a reader limit
+    /// the range); treated as absent. Error.
     OutOfRange,
 }
 
@@ -138,7 +139,9 @@ impl CoercionKind {
             CoercionKind::InvalidType { expected, found } => {
                 return Cow::Owned(format!("expected {expected}, found {found}; ignored"));
             }
-            CoercionKind::OutOfRange => "integer outside the 64-bit signed range; ignored",
+            CoercionKind::OutOfRange => {
+                "number outside the member's range (a 64-bit signed integer, a finite 64-bit float); ignored"
+            }
         })
     }
 }

@@ -117,6 +117,19 @@ pub struct DecodeConfig {
     pub max_depth: usize,
 }
 
+impl DecodeConfig {
+    /// The reader's config: `max_depth`, and a number past `f64`'s range (`1e400`) read as infinity
+    /// ([`FloatOverflow::Infinity`](bidscan_json::FloatOverflow::Infinity)), so it is an `out_of_range` finding
+    /// on its member (the bid's `price`: the bid is rejected) or kept verbatim in a raw `ext`, and never fails
+    /// the whole response.
+    pub fn reader_config(&self) -> bidscan_json::ReaderConfig {
+        bidscan_json::ReaderConfig {
+            max_depth: self.max_depth,
+            float_overflow: bidscan_json::FloatOverflow::Infinity,
+        }
+    }
+}
+
 /// A decoding mode as written in config and query strings.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]

@@ -38,9 +38,7 @@ impl AppState {
     /// Only if the metrics registry cannot be built (a bug).
     pub fn new(config: Config) -> prometheus::Result<AppState> {
         let metrics = Arc::new(Metrics::new()?);
-        let reader = bidscan_json::ReaderConfig {
-            max_depth: config.decode.max_depth,
-        };
+        let reader = config.decode.reader_config();
         Ok(AppState {
             engine: Engine::new(config.pool.to_pool_config(), reader, metrics)
                 .with_policy(config.validate.clone()),

@@ -235,7 +235,8 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     }
 
     /// A float is rounded once, straight to `f32` (as serde_json with `float_roundtrip` and std's `parse::<f32>`);
-    /// beyond `f32`'s range is "number out of range". Integers and other values as `deserialize_any`.
+    /// beyond `f32`'s range is "number out of range" (±infinity with `FloatOverflow::Infinity`). Integers and other
+    /// values as `deserialize_any`.
     fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         if let Some(b'-' | b'0'..=b'9') = self.ws() {
             match crate::number::parse_f32(self.input, self.idx) {
@@ -244,8 +245,17 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                     return visitor.visit_f32(value).map_err(|e| self.fix(e));
                 }
                 Ok(None) => {}
-                Err((kind, i, message)) => {
-                    return Err(self.error_at(kind, message, self.origin + i));
+                Err(error) => {
+                    let Some((negative, end)) = self.overflowed(&error) else {
+                        return Err(self.error_at(error.0, error.2, self.origin + error.1));
+                    };
+                    self.idx = end;
+                    let value = if negative {
+                        f32::NEG_INFINITY
+                    } else {
+                        f32::INFINITY
+                    };
+                    return visitor.visit_f32(value).map_err(|e| self.fix(e));
                 }
             }
         }

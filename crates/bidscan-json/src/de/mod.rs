@@ -20,6 +20,7 @@ use serde::de::DeserializeSeed;
 use crate::error::{Error, ErrorKind, Place, Result};
 use crate::number::{self, Number};
 use crate::path::{Seg, render};
+use crate::reader::FloatOverflow;
 use crate::scan::{self, Scanner, str_from_validated};
 use crate::stats::Stats;
 use crate::string;
@@ -60,6 +61,8 @@ pub(crate) struct Deserializer<'de> {
     /// One segment per open container, rendered only for errors.
     path: Vec<Seg<'de>>,
     stats: Stats,
+    /// Whether a number past `f64`'s range is read as ±infinity (`ReaderConfig::float_overflow`).
+    infinity: bool,
 }
 
 impl<'de> Deserializer<'de> {
@@ -86,7 +89,13 @@ impl<'de> Deserializer<'de> {
             indents: [NO_INDENT as u8; INDENT_LEVELS],
             path,
             stats,
+            infinity: false,
         }
+    }
+
+    /// Applies `ReaderConfig::float_overflow` (default: [`FloatOverflow::Error`]).
+    pub(crate) fn set_float_overflow(&mut self, choice: FloatOverflow) {
+        self.infinity = choice == FloatOverflow::Infinity;
     }
 
     /// Validates UTF-8, decodes one `T`, and checks that only whitespace follows it.
@@ -514,8 +523,28 @@ impl<'de> Deserializer<'de> {
                 self.idx = end;
                 Ok(n)
             }
-            Err((kind, i, message)) => Err(self.error_at(kind, message, self.origin + i)),
+            Err(error) => match self.overflowed(&error) {
+                Some((negative, end)) => {
+                    self.idx = end;
+                    Ok(Number::F64(if negative {
+                        f64::NEG_INFINITY
+                    } else {
+                        f64::INFINITY
+                    }))
+                }
+                None => Err(self.error_at(error.0, error.2, self.origin + error.1)),
+            },
         }
+    }
+
+    /// With `FloatOverflow::Infinity`, when `error` is the range error of the number at the read position:
+    /// whether it is negative and the index after it. Out of line: the error path only.
+    #[inline(never)]
+    pub(super) fn overflowed(&self, error: &number::NumError) -> Option<(bool, usize)> {
+        if !self.infinity {
+            return None;
+        }
+        number::overflowed(self.input, self.idx, error)
     }
 
     /// Consumes `literal` (`true`, `false`, `null`) at the read position.

@@ -1,7 +1,7 @@
 //! Skipping a value (unknown fields, `IgnoredAny`) and capturing one verbatim (`RawJson`): full RFC 8259
-//! validation — depth limit, escapes, control bytes, number grammar and range — but nothing is decoded or
-//! rewritten. Works by index on the tail; only `raw_value` splits it to hand the text out. Containers are walked
-//! without recursion by `walk.rs`.
+//! validation — depth limit, escapes, control bytes, number grammar and range (unless `FloatOverflow::Infinity`)
+//! — but nothing is decoded or rewritten. Works by index on the tail; only `raw_value` splits it to hand the
+//! text out. Containers are walked without recursion by `walk.rs`.
 
 use super::Deserializer;
 use crate::error::{ErrorKind, Result};
@@ -32,7 +32,13 @@ impl<'de> Deserializer<'de> {
                 self.idx = end;
                 Ok(())
             }
-            Err((kind, i, message)) => Err(self.error_at(kind, message, self.origin + i)),
+            Err(error) => match self.overflowed(&error) {
+                Some((_, end)) => {
+                    self.idx = end;
+                    Ok(())
+                }
+                None => Err(self.error_at(error.0, error.2, self.origin + error.1)),
+            },
         }
     }
 

@@ -81,6 +81,7 @@ impl<'de> Scalar<'de> for Ident<'de> {
         ))
     }
     fn float(v: f64) -> Parsed<Self> {
+        let v = finite(v)?;
         Ok((
             Ident(Cow::Owned(v.to_string())),
             Some(CoercionKind::NumericId),
@@ -104,7 +105,19 @@ fn numeric_text(s: &str) -> Option<f64> {
     t.parse::<f64>().ok()
 }
 
-/// A float member (`price`): a number, or a number sent as a string.
+/// A finite `v`, else [`Reject::Range`]: a number past `f64`'s range (`1e400`) reaches a reader as ±infinity
+/// (bidscan-json's `FloatOverflow::Infinity`).
+fn finite(v: f64) -> Result<f64, Reject> {
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(Reject::Range)
+    }
+}
+
+/// A float member (`price`, `bidfloor`): a number, or a number sent as a string. Kept even when infinite (`1e400`,
+/// or `"1e400"`): the rules name that (`price_not_finite`, OpenRTB 2.6 §4.2.3 asks for a CPM) rather than the
+/// reader.
 pub(crate) struct Float(pub f64);
 
 impl<'de> Scalar<'de> for Float {
@@ -133,7 +146,9 @@ pub(crate) struct Int(pub i64);
 fn integral(v: f64) -> Result<i64, Reject> {
     // 2^63 is exactly representable; every float in [-2^63, 2^63) with no fraction converts exactly.
     const LIMIT: f64 = 9_223_372_036_854_775_808.0;
-    if v.fract() != 0.0 || !v.is_finite() {
+    if !v.is_finite() {
+        Err(Reject::Range)
+    } else if v.fract() != 0.0 {
         Err(Reject::Type(JsonType::Number))
     } else if (-LIMIT..LIMIT).contains(&v) {
         Ok(v as i64)

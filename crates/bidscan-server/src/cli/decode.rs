@@ -62,9 +62,7 @@ pub fn run(args: &DecodeArgs, work: Work) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let reader = bidscan_json::ReaderConfig {
-        max_depth: config.decode.max_depth,
-    };
+    let reader = config.decode.reader_config();
     let engine = Engine::new(config.pool.to_pool_config(), reader, metrics)
         .with_policy(config.validate.clone());
     let options = Options {
