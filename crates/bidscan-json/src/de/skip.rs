@@ -32,13 +32,21 @@ impl<'de> Deserializer<'de> {
                 self.idx = end;
                 Ok(())
             }
-            Err(error) => match self.overflowed(&error) {
-                Some((_, end)) => {
-                    self.idx = end;
-                    Ok(())
-                }
-                None => Err(self.error_at(error.0, error.2, self.origin + error.1)),
-            },
+            Err(error) => self.skip_number_failed(error),
+        }
+    }
+
+    /// [`skip_number`](Self::skip_number)'s error path, out of line so the token walk's loop stays small: a
+    /// number past `f64` accepted under `FloatOverflow::Infinity`, else the error.
+    #[cold]
+    #[inline(never)]
+    fn skip_number_failed(&mut self, error: number::NumError) -> Result<()> {
+        match self.overflowed(&error) {
+            Some((_, end)) => {
+                self.idx = end;
+                Ok(())
+            }
+            None => Err(self.error_at(error.0, error.2, self.origin + error.1)),
         }
     }
 
