@@ -35,7 +35,7 @@ const NO_INDENT: usize = 0xff;
 /// set bits of `others`: bits `0..=indent` of `others` are exactly bit `indent`. False for `indent >= 64`.
 #[inline(always)]
 fn fits(others: u64, indent: usize) -> bool {
-    indent < 64 && others & (u64::MAX >> (63 - indent)) == 1 << indent
+    indent < 64 && others << (63 - indent) == 1 << 63
 }
 
 /// The decoder for one document.
@@ -178,9 +178,9 @@ impl<'de> Deserializer<'de> {
     /// [`skip_ws_steps`](Self::skip_ws_steps) takes it from the same place.
     ///
     /// With 64 bytes after the newline the indentation is **predicted** (`indents`: two candidates)
-    /// and only checked by one 64-byte compare against the space: the next read position is the newline's plus
-    /// the prediction, so it waits for no load → compare → movemask → `tzcnt` chain, and a correct prediction
-    /// costs one well-predicted branch. A wrong or missing prediction goes to
+    /// and only checked ([`indented`](Self::indented): one 32-byte compare shared by both candidates, another
+    /// for 32 spaces or more): the next read position is the newline's plus the prediction, so it waits for no load → compare
+    /// → movemask → `tzcnt` chain, and a correct prediction costs one well-predicted branch. A wrong or missing prediction goes to
     /// [`learn_indent`](Self::learn_indent), which counts the spaces and remembers them. Nearer the end, one
     /// 32-byte compare counts them (up to 32).
     #[inline(always)]
@@ -193,20 +193,34 @@ impl<'de> Deserializer<'de> {
         let Some(chunk) = after.first_chunk::<64>() else {
             return self.newline_indent_near_end(at);
         };
-        let others = !scan::spaces64(chunk);
+        // Space flags of the 32 bytes after the newline, shared by both candidates' checks.
+        let low = chunk.first_chunk::<32>().map_or(0, scan::spaces32);
         // Two candidates, no look at the byte before the newline: the members of the innermost open container,
         // or the bracket closing it (indented as the members one level out).
         let member = self.indent_of(self.depth);
-        if fits(others, member) {
+        if Self::indented(chunk, low, member) {
             let next = chunk[member];
             return self.after_indent(at, member, next);
         }
         let closing = self.indent_of(self.depth.wrapping_sub(1));
-        if fits(others, closing) {
+        if Self::indented(chunk, low, closing) {
             let next = chunk[closing];
             return self.after_indent(at, closing, next);
         }
-        self.learn_indent(at, others)
+        self.learn_indent(at, low)
+    }
+
+    /// Whether the 64 bytes `chunk` after a newline start with exactly `indent` spaces and then a byte that is
+    /// not a space; `low`: the space flags of the first 32 ([`scan::spaces32`]), enough under 32 spaces (bits
+    /// `0..=indent` of the non-space flags are exactly bit `indent`). Otherwise the last 32 bytes' flags too. It
+    /// decides a branch only: the read position never waits on it.
+    #[inline(always)]
+    fn indented(chunk: &[u8; 64], low: u32, indent: usize) -> bool {
+        if indent < 32 {
+            return (!low) << (31 - indent) == 1 << 31;
+        }
+        let high = chunk.last_chunk::<32>().map_or(0, scan::spaces32);
+        fits(!(u64::from(low) | u64::from(high) << 32), indent)
     }
 
     /// The predicted indentation of the members of containers opened at depth `level` (`NO_INDENT`: none).
@@ -246,14 +260,20 @@ impl<'de> Deserializer<'de> {
     }
 
     /// [`newline_indent`](Self::newline_indent) after a wrong or missing prediction: the indentation counted
-    /// from `others` (bit `i`: the byte `i` after the newline is not a space), remembered for its level
+    /// from `low` (the space flags of the 32 bytes after the newline at `at`) or, when those are all spaces,
+    /// by one 64-byte compare, remembered for its level
     /// ([`indent_level`](Self::indent_level)), and a first guess for the level inside it (one more step of the
     /// same width).
     #[inline(never)]
-    fn learn_indent(&mut self, at: usize, others: u64) -> Option<u8> {
+    fn learn_indent(&mut self, at: usize, low: u32) -> Option<u8> {
         let level = self.indent_level(at);
         // 64 when all 64 bytes are spaces: a run longer than this step checks, left to `skip_ws_steps`.
-        let indent = others.trailing_zeros() as usize;
+        let indent = if low == u32::MAX {
+            let chunk = self.input.get(at + 1..)?.first_chunk::<64>()?;
+            (!scan::spaces64(chunk)).trailing_zeros() as usize
+        } else {
+            (!low).trailing_zeros() as usize
+        };
         if indent >= 64 {
             return None;
         }
