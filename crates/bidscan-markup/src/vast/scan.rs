@@ -342,6 +342,25 @@ impl<'a> Scan<'a> {
         };
         let depth = self.walk.depth;
         let kind = Tag::of(&self.b[tag.local..tag.name_end]);
+        // An element without meaning below the `<Ad>` (most VAST elements): its end means nothing to the walk
+        // (the watched depths are open elements', at most `depth`) and the walk never collects its content,
+        // so an empty one or a leaf is read without touching the depth; only the rest is opened.
+        if kind == Tag::Other && depth >= 2 {
+            if tag.empty {
+                return Some(tag.close + 2);
+            }
+            if depth >= MAX_DEPTH {
+                return None;
+            }
+            let content = tag.close + 1;
+            let resume = match self.leaf(at + 1, tag.name_end, content) {
+                Ok(after) => return Some(after),
+                Err(resume) => resume,
+            };
+            self.walk.depth = depth + 1;
+            self.open[depth] = ((at + 1) as u32, (tag.name_end - at - 1) as u32);
+            return Some(resume);
+        }
         if !self.walk.open_plain(kind) {
             let opened = self.walk.open(kind, tag.version, at);
             self.walked(opened)?;
