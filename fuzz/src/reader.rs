@@ -222,6 +222,7 @@ fn typed(data: &[u8], valid: bool) {
 fn depth_limit(data: &[u8], value: Option<&Value>) {
     let mut reader = Reader::new(ReaderConfig {
         max_depth: SMALL_DEPTH,
+        ..Default::default()
     });
     let mut buf = data.to_vec();
     let small: Result<Value, Error> = reader.decode(&mut buf);
