@@ -693,6 +693,11 @@ mod tests {
         assert!(!domain_blocked("notford.com", "ford.com"));
         assert!(!domain_blocked("ford.com", ""));
         assert!(!domain_blocked("com", "ford.com"));
+        // A fully qualified name's trailing dot (the DNS root) on either side is the same domain.
+        assert!(domain_blocked("EX.COM.", "ex.com"));
+        assert!(domain_blocked("shop.ex.com", "ex.com."));
+        assert!(!domain_blocked("ex.com", "."));
+        assert!(!domain_blocked("notex.com.", "ex.com"));
     }
 
     #[test]

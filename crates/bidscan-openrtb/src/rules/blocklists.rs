@@ -66,7 +66,7 @@ impl<'r> Blocklists<'r> {
         bapp: &'r [Cow<'r, str>],
     ) -> Blocklists<'r> {
         Blocklists {
-            badv: List::new(badv, str::trim),
+            badv: List::new(badv, domain_key),
             bcat: List::new(bcat, |c| c),
             bapp: (bapp.len() > SCAN).then(|| bapp.iter().map(|a| &**a).collect()),
             bapp_list: bapp,
@@ -74,7 +74,7 @@ impl<'r> Blocklists<'r> {
     }
 
     /// The first `badv` entry that blocks `domain`: equal to it or to one of its parent domains, ASCII
-    /// case-insensitively, both trimmed (OpenRTB 2.6 §3.2.1 `badv`).
+    /// case-insensitively, both read by [`domain_key`] (OpenRTB 2.6 §3.2.1 `badv`).
     pub fn domain(&self, domain: &str) -> Option<&'r str> {
         let Some(index) = &self.badv.index else {
             return self
@@ -84,7 +84,7 @@ impl<'r> Blocklists<'r> {
                 .find(|b| domain_blocked(domain, b))
                 .map(|b| &**b);
         };
-        let lower = domain.trim().to_ascii_lowercase();
+        let lower = domain_key(domain).to_ascii_lowercase();
         let parents = lower.match_indices('.').map(|(at, _)| &lower[at + 1..]);
         self.badv
             .first_of(index, std::iter::once(&lower[..]).chain(parents))
@@ -116,9 +116,16 @@ impl<'r> Blocklists<'r> {
     }
 }
 
-/// `domain` is `blocked` or one of its subdomains (ASCII case-insensitive).
+/// A domain as `badv` and `adomain` are compared: surrounding whitespace and one trailing dot (the DNS root of a
+/// fully qualified name, RFC 1034 §3.1: `ford.com.` is `ford.com`) removed.
+pub(super) fn domain_key(domain: &str) -> &str {
+    let domain = domain.trim();
+    domain.strip_suffix('.').unwrap_or(domain)
+}
+
+/// `domain` is `blocked` or one of its subdomains (ASCII case-insensitive, both read by [`domain_key`]).
 pub(super) fn domain_blocked(domain: &str, blocked: &str) -> bool {
-    let (d, b) = (domain.trim(), blocked.trim());
+    let (d, b) = (domain_key(domain), domain_key(blocked));
     if b.is_empty() || d.len() < b.len() {
         return false;
     }
@@ -159,6 +166,10 @@ mod tests {
             "a..com",
             "é.com",
             "x.org",
+            "ford.com.",
+            " FORD.com. ",
+            ".",
+            "com..",
         ];
         let cat_parts = [
             "IAB1", "iab1-5", "IAB1-5-2", "IAB2", "", "IAB", "-", "IAB1-",
@@ -187,6 +198,8 @@ mod tests {
                     "notford.com",
                     "b.a..com",
                     "é.COM",
+                    "Shop.Ford.Com.",
+                    "shop.ford.com..",
                 ]
                 .iter(),
             ) {
