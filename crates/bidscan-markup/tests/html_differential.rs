@@ -1,6 +1,8 @@
-//! The HTML inspector (a `://` search, context read backwards) against the forward reading it replaced (a
-//! `memchr3` walk stopping at every `<`, `=` and `(`, kept here as the oracle): the same `secure`, `scripts`
-//! and `first_insecure` on hand-made cases, the corpus's banners, and random HTML-like strings.
+//! The HTML inspector (a `://` search, context read backwards, then the candidate's place read forward by a
+//! resumable cursor) against a plain forward reading kept here as the oracle (a `memchr3` walk stopping at every
+//! `<`, `=` and `(`, each candidate kept when a byte-by-byte labelling of the whole markup puts it in a URL
+//! attribute's value or in CSS): the same `secure`, `scripts` and `first_insecure` on hand-made cases, the
+//! corpus's banners, and random HTML-like strings.
 
 use bidscan_markup::html::{self, HtmlInfo};
 use memchr::{memchr_iter, memchr3_iter};
@@ -18,16 +20,19 @@ mod oracle {
     /// Markup that is not well-formed HTML is read the same way; there is no error.
     pub fn forward(markup: &str) -> HtmlInfo {
         let b = markup.as_bytes();
+        let labels = labels(b);
+        let in_url = |at: &usize| labels[*at] == Label::Url;
+        let in_css = |at: &usize| matches!(labels[*at], Label::Style | Label::StyleText);
         let mut scripts = 0;
         let mut first_insecure = None;
         for at in memchr3_iter(b'<', b'=', b'(', b) {
             match b[at] {
                 b'<' => scripts += usize::from(is_script_tag(&b[at + 1..])),
                 b'=' if first_insecure.is_none() && is_url_attribute(&b[..at]) => {
-                    first_insecure = insecure_at(b, at + 1);
+                    first_insecure = insecure_at(b, at + 1).filter(in_url);
                 }
                 b'(' if first_insecure.is_none() && is_css_url(&b[..at]) => {
-                    first_insecure = insecure_at(b, at + 1);
+                    first_insecure = insecure_at(b, at + 1).filter(in_css);
                 }
                 _ => {}
             }
@@ -35,7 +40,7 @@ mod oracle {
         // `srcset` candidates after the first: each `,` inside a quoted `srcset` value starts one.
         let after_comma = memchr_iter(b',', b)
             .filter(|&at| in_srcset(&b[..at]))
-            .find_map(|at| insecure_at(b, at + 1));
+            .find_map(|at| insecure_at(b, at + 1).filter(in_url));
         let first_insecure = match (first_insecure, after_comma) {
             (Some(a), Some(c)) => Some(a.min(c)),
             (a, c) => a.or(c),
@@ -45,6 +50,140 @@ mod oracle {
             scripts,
             first_insecure,
         }
+    }
+
+    /// What each byte of the markup is, for loading resources.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    enum Label {
+        Text,
+        /// CSS text of a `<style>` element.
+        StyleText,
+        Comment,
+        /// Inside a start tag, not in a value.
+        Tag,
+        /// The value of `src`, `href` or `srcset`.
+        Url,
+        /// The value of `style`.
+        Style,
+        /// The value of any other attribute.
+        Other,
+    }
+
+    /// Every byte labelled, reading the markup once from its start, byte by byte: `<!--` to `-->` a comment, `<`
+    /// and a letter a start tag (name; attributes: a name up to whitespace, `/`, `>` or `=`, then optionally `=`
+    /// and a value quoted by `"`/`'` (or `\"`/`\'`) or unquoted up to whitespace or `>`), a `<style>` element's
+    /// text CSS up to `</style`, everything else text. Unterminated constructs run to the end.
+    fn labels(b: &[u8]) -> Vec<Label> {
+        let n = b.len();
+        let mut out = vec![Label::Text; n];
+        let mark = |from: usize, to: usize, label: Label, out: &mut Vec<Label>| {
+            out[from..to.min(n)].fill(label)
+        };
+        let (mut i, mut in_style) = (0, false);
+        while i < n {
+            if b[i] != b'<' {
+                mark(
+                    i,
+                    i + 1,
+                    if in_style {
+                        Label::StyleText
+                    } else {
+                        Label::Text
+                    },
+                    &mut out,
+                );
+                i += 1;
+                continue;
+            }
+            if in_style {
+                mark(i, i + 1, Label::StyleText, &mut out);
+                if b.len() >= i + 7 && b[i + 1..i + 7].eq_ignore_ascii_case(b"/style") {
+                    in_style = false;
+                }
+                i += 1;
+                continue;
+            }
+            if b[i + 1..].starts_with(b"!--") {
+                let end = (i + 4..n)
+                    .find(|&k| b[k..].starts_with(b"-->"))
+                    .map_or(n, |k| k + 3);
+                mark(i, end, Label::Comment, &mut out);
+                i = end;
+                continue;
+            }
+            if !b.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
+                mark(i, i + 1, Label::Text, &mut out);
+                i += 1;
+                continue;
+            }
+            let mut j = i + 1;
+            while j < n && !(is_space(b[j]) || b[j] == b'/' || b[j] == b'>') {
+                j += 1;
+            }
+            let style_tag = b[i + 1..j].eq_ignore_ascii_case(b"style");
+            let mut values = Vec::new();
+            loop {
+                while j < n && (is_space(b[j]) || b[j] == b'/') {
+                    j += 1;
+                }
+                if j >= n {
+                    break;
+                }
+                if b[j] == b'>' {
+                    j += 1;
+                    in_style = style_tag;
+                    break;
+                }
+                let name_start = j;
+                j += 1;
+                while j < n && !(is_space(b[j]) || matches!(b[j], b'/' | b'>' | b'=')) {
+                    j += 1;
+                }
+                let name = &b[name_start..j];
+                let mut q = j;
+                while q < n && is_space(b[q]) {
+                    q += 1;
+                }
+                if q >= n || b[q] != b'=' {
+                    continue;
+                }
+                q += 1;
+                while q < n && is_space(b[q]) {
+                    q += 1;
+                }
+                if b.get(q) == Some(&b'\\') && matches!(b.get(q + 1), Some(b'"' | b'\'')) {
+                    q += 1;
+                }
+                let label = if ["src", "href", "srcset"]
+                    .iter()
+                    .any(|u| name.eq_ignore_ascii_case(u.as_bytes()))
+                {
+                    Label::Url
+                } else if name.eq_ignore_ascii_case(b"style") {
+                    Label::Style
+                } else {
+                    Label::Other
+                };
+                if q < n && matches!(b[q], b'"' | b'\'') {
+                    let end = (q + 1..n).find(|&k| b[k] == b[q]).unwrap_or(n);
+                    values.push((q + 1, end, label));
+                    j = end + 1;
+                } else {
+                    let end = (q..n)
+                        .find(|&k| is_space(b[k]) || b[k] == b'>')
+                        .unwrap_or(n);
+                    values.push((q, end, label));
+                    j = end;
+                }
+            }
+            let j = j.min(n);
+            mark(i, j, Label::Tag, &mut out);
+            for (from, to, label) in values {
+                mark(from, to, label, &mut out);
+            }
+            i = j;
+        }
+        out
     }
 
     /// `before` ends at a `,`: true when the nearest quote, `<` or `>` before it is a quote opening a `srcset=`
@@ -177,6 +316,14 @@ fn hand_made_cases_agree() {
         "://",
         "http://",
         "",
+        "<img title=\"a href=http://x\" src=\"https://y\">",
+        "<img alt=\"src=http://x\"><img src=http://y>",
+        "<!-- <img src=\"http://x\"> --><p>src=http://y</p>",
+        "<style>.a{background:url(http://x)}</style>url(http://y)",
+        "<div class=\"url(http://x)\" style='b:url(http://y)'>",
+        "<img src=\"http://x",
+        "<img src",
+        "<!--",
     ];
     for m in cases {
         agrees(m);
@@ -234,6 +381,15 @@ fn htmlish() -> impl Strategy<Value = String> {
             Just("<script>"),
             Just("x"),
             Just("é"),
+            Just("<!--"),
+            Just("-->"),
+            Just("<style>"),
+            Just("</style>"),
+            Just("style"),
+            Just("alt"),
+            Just("/"),
+            Just("<img "),
+            Just("<p>"),
         ],
         0..40,
     )

@@ -3,10 +3,16 @@
 //! An exchange serving a secure page (`imp.secure = 1`, OpenRTB 2.6 §3.2.4) needs every resource of the ad
 //! loaded over HTTPS; prebid-server rejects or flags bids whose markup is not secure. [`inspect`] finds the
 //! first `http://` URL the markup *loads or links*: the value of a `src` or `href` attribute, any candidate of
-//! a `srcset` (HTML's responsive images: `"a.png 1x, b.png 2x"`), or the argument of a CSS `url(...)`. An `http://` that is only text (a comment's prose, a click-tracker query parameter) does
-//! not count.
+//! a `srcset` (HTML's responsive images: `"a.png 1x, b.png 2x"`), or the argument of a CSS `url(...)` in a
+//! `style` attribute or a `<style>` element. An `http://` that is only text does not count: a comment, prose, a
+//! click-tracker query parameter, or another attribute's value (`alt="src=http://…"`, `class="url(http://…)"`).
+//!
+//! `context.rs` ([`context::Cursor`]) reads the markup forward to tell a tag's attribute values from text.
+
+mod context;
 
 use bidscan_json::bytescan::{self, Pair};
+use context::{Attribute, Cursor, Place};
 
 /// `<s` / `<S`: where a `<script` tag may start.
 const SCRIPT: Pair = Pair {
@@ -49,6 +55,8 @@ pub fn inspect(markup: &str) -> HtmlInfo {
     let mut scripts = 0;
     let mut first_insecure = None;
     let mut from = 0;
+    // Made at the first candidate only: secure markup is never read by it.
+    let mut cursor: Option<Cursor> = None;
     while let Some(at) = bytescan::find_pairs(b, from, [SCRIPT, SCHEME]) {
         from = at + 1;
         if b[at] == b'<' {
@@ -57,7 +65,8 @@ pub fn inspect(markup: &str) -> HtmlInfo {
             && b.get(at + 2) == Some(&b'/')
             && let Some(start) = at.checked_sub(4)
             && b[start..at].eq_ignore_ascii_case(b"http")
-            && loaded_at(b, start)
+            && let Some(trigger) = loaded_at(b, start)
+            && trigger.holds(cursor.get_or_insert_with(Cursor::new).place(b, start))
         {
             first_insecure = Some(start);
         }
@@ -69,11 +78,34 @@ pub fn inspect(markup: &str) -> HtmlInfo {
     }
 }
 
-/// True when the `http://` at `at` is the value of a `src`/`href` attribute or the argument of `url(`: before
-/// it, backwards, whitespace, optionally a quote (`"`, `'`, or `\"`/`\'`) and whitespace, then an `=` after
-/// a URL attribute's name or a `(` after `url` — exactly the places a forward reading from each `=` and `(` would
-/// land on.
-fn loaded_at(b: &[u8], at: usize) -> bool {
+/// What the bytes before a candidate `http://` make of it (read backwards by [`loaded_at`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Trigger {
+    /// After `src=`, `href=`, `srcset=` or a `srcset` candidate's comma.
+    Attribute,
+    /// After CSS's `url(`.
+    Css,
+}
+
+impl Trigger {
+    /// Whether the candidate's place (read forward) is one where this trigger loads: a URL attribute's value, or
+    /// CSS (a `style` attribute's value, a `<style>` element's text).
+    fn holds(self, place: Place) -> bool {
+        match self {
+            Trigger::Attribute => place == Place::Value(Attribute::Url),
+            Trigger::Css => matches!(
+                place,
+                Place::Value(Attribute::Style) | Place::Text { style: true }
+            ),
+        }
+    }
+}
+
+/// How the `http://` at `at` looks loaded, read backwards: whitespace, optionally a quote (`"`, `'`, or
+/// `\"`/`\'`) and whitespace, then an `=` after a URL attribute's name ([`Trigger::Attribute`]), a `,` inside a
+/// `srcset` value (the same), or a `(` after `url` ([`Trigger::Css`]); `None` otherwise. Only a necessary
+/// condition: [`Trigger::holds`] then checks where the candidate really is (`alt="src=http://…"` passes here).
+fn loaded_at(b: &[u8], at: usize) -> Option<Trigger> {
     let mut k = at - trailing(&b[..at], is_space);
     if k > 0 && matches!(b[k - 1], b'"' | b'\'') {
         k -= 1;
@@ -82,15 +114,14 @@ fn loaded_at(b: &[u8], at: usize) -> bool {
         }
         k -= trailing(&b[..k], is_space);
     }
-    let Some(trigger) = k.checked_sub(1) else {
-        return false;
+    let trigger = k.checked_sub(1)?;
+    let loaded = match b[trigger] {
+        b'=' => is_url_attribute(&b[..trigger]).then_some(Trigger::Attribute),
+        b'(' => is_css_url(&b[..trigger]).then_some(Trigger::Css),
+        b',' => in_srcset(&b[..trigger]).then_some(Trigger::Attribute),
+        _ => None,
     };
-    match b[trigger] {
-        b'=' => is_url_attribute(&b[..trigger]),
-        b'(' => is_css_url(&b[..trigger]),
-        b',' => in_srcset(&b[..trigger]),
-        _ => false,
-    }
+    loaded
 }
 
 /// `before` ends just before a `,`: true when that comma separates two candidates of a quoted `srcset` value,
@@ -234,7 +265,7 @@ mod tests {
 
     #[test]
     fn css_url_and_escaped_quotes_in_javascript() {
-        let css = "<div style=\"background-image: url( \"http://a/bg.png\" )\"></div>";
+        let css = "<div style=\"background-image: url( 'http://a/bg.png' )\"></div>";
         let tight = "<div style=\"background:url(http://a/bg.png)\"></div>";
         assert_eq!(first(tight), Some(tight.find("http://").unwrap()));
         assert_eq!(first(css), Some(css.find("http://").unwrap()));
@@ -258,6 +289,50 @@ mod tests {
             "",
         ] {
             assert_eq!(first(m), None, "{m}");
+        }
+    }
+
+    /// Found by a fresh tester (session 17): a `src=`/`href=`/`url(` inside another attribute's value, in text or
+    /// in a comment was taken for a loaded URL.
+    #[test]
+    fn url_lookalikes_in_values_text_and_comments_do_not_count() {
+        for m in [
+            r#"<img title="a href=http://x" src="https://y">"#,
+            r#"<img alt="src=http://x">"#,
+            "<img alt='url(http://x)'>",
+            r#"<div class="url(http://x)">"#,
+            "<p>src=http://x</p>",
+            "<p>url(http://x)</p>",
+            "plain text url(http://x)",
+            r#"<!-- <img src="http://x"> -->"#,
+            "<style>a{}</style><p>url(http://x)</p>",
+            // An inner `"` ends the `style` value in a browser too: this URL is never loaded.
+            r#"<div style="background:url( "http://a/bg.png" )">"#,
+        ] {
+            assert_eq!(first(m), None, "{m}");
+        }
+        for m in [
+            r#"<!-- ad --><img alt="src=http://x" src="http://y">"#,
+            "<style>.a{background:url(http://y)}</style>",
+            r#"<p>src=http://x</p><img src=http://y>"#,
+        ] {
+            let at = first(m).unwrap_or_else(|| panic!("not flagged: {m}"));
+            assert!(m[at..].starts_with("http://y"), "{m}");
+        }
+    }
+
+    /// The forward cursor resumes where it stopped: markup of ~2.4 MB with 200,000 look-alike candidates in one
+    /// text, one attribute value and one comment is read once (re-reading from each candidate would take hours).
+    #[test]
+    fn many_candidates_are_read_once() {
+        let many = "src=http://x ".repeat(200_000);
+        for m in [
+            format!("{many}<img src=http://y>"),
+            format!("<img alt=\"{many}\" src=http://y>"),
+            format!("<!--{many}--><img src=http://y>"),
+        ] {
+            let at = first(&m).unwrap_or_else(|| panic!("not flagged"));
+            assert!(m[at..].starts_with("http://y"));
         }
     }
 

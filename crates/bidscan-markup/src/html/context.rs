@@ -1,0 +1,308 @@
+//! [`Cursor`]: where a byte of HTML markup stands — in text, in a comment, in a tag, or in an attribute's value
+//! (and which attribute's) — read forward, once, over the whole markup however many places are asked about.
+//!
+//! A simplified form of HTML's tokenizer (HTML Living Standard §13.2.5): text until a `<` followed by a letter
+//! (a start tag), `<!--` … `-->` comments, a start tag's attributes (name, optional `=`, a value quoted with `"`
+//! or `'` — also `\"`/`\'`, as written inside a JavaScript string that writes markup — or unquoted until
+//! whitespace or `>`), and the raw text of a `<style>` element (until `</style`). End tags, `<!DOCTYPE>` and a
+//! `<` that opens nothing are text. It never fails: unterminated comments, tags and values run to the end.
+//!
+//! [`super::inspect`] asks only about candidate `http://` URLs (rare in secure markup), in increasing order; the
+//! cursor resumes where the last question left it, so the markup is read at most once in all (no quadratic
+//! re-reading on hostile markup with many candidates), and not at all when there is no candidate.
+
+use bidscan_json::bytescan;
+
+/// The attribute a value belongs to, as far as loading resources goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Attribute {
+    /// `src`, `href` or `srcset` (any case): its value is loaded or linked.
+    Url,
+    /// `style` (any case): CSS, whose `url(...)` is loaded.
+    Style,
+    /// Any other attribute (`alt`, `title`, `class`, `data-src`, …): text.
+    Other,
+}
+
+/// Where an asked-about byte stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Place {
+    /// Text outside any tag; `style` when inside a `<style>` element's CSS.
+    Text { style: bool },
+    /// Inside a `<!-- … -->` comment.
+    Comment,
+    /// Inside a start tag but not in an attribute's value (its name, or between attributes).
+    Tag,
+    /// Inside the value of an attribute.
+    Value(Attribute),
+}
+
+#[derive(Clone, Copy, Debug)]
+enum State {
+    /// In text (`style`: a `<style>` element's raw text).
+    Text { style: bool },
+    /// In a comment that ends at `end` (just after its `-->`, or the markup's end).
+    Comment { end: usize },
+    /// In a start tag, at an attribute boundary; `style`: the tag is `<style …>`.
+    Tag { style: bool },
+    /// In an attribute's value, which ends at `end` (exclusive); reading resumes at `resume`.
+    Value {
+        attribute: Attribute,
+        end: usize,
+        resume: usize,
+        style: bool,
+    },
+}
+
+/// A forward reader of one markup (see the module docs). Create one per markup; ask in increasing order.
+pub(super) struct Cursor {
+    /// Where reading resumes.
+    pos: usize,
+    state: State,
+    /// The first `<` at or after `pos` when it was last looked for (`usize::MAX`: none to the end; `None`: not
+    /// looked for yet), so that many questions about one long text look for its end once.
+    next_lt: Option<usize>,
+}
+
+impl Cursor {
+    pub(super) fn new() -> Cursor {
+        Cursor {
+            pos: 0,
+            state: State::Text { style: false },
+            next_lt: None,
+        }
+    }
+
+    /// Where byte `target` of `b` stands. `target` must not be below the previous call's (the answer is then
+    /// still defined, but may describe a later byte).
+    pub(super) fn place(&mut self, b: &[u8], target: usize) -> Place {
+        loop {
+            match self.state {
+                State::Comment { end } => {
+                    if target < end {
+                        return Place::Comment;
+                    }
+                    (self.pos, self.state) = (end, State::Text { style: false });
+                }
+                State::Value {
+                    attribute,
+                    end,
+                    resume,
+                    style,
+                } => {
+                    if target < end {
+                        return Place::Value(attribute);
+                    }
+                    (self.pos, self.state) = (resume, State::Tag { style });
+                }
+                State::Text { style } => {
+                    let next_lt = match self.next_lt {
+                        Some(lt) if lt >= self.pos => lt,
+                        _ => bytescan::find_byte(b, self.pos, b'<').unwrap_or(usize::MAX),
+                    };
+                    self.next_lt = Some(next_lt);
+                    let Some(lt) = Some(next_lt).filter(|&lt| lt < target) else {
+                        // No `<` before the target: it is in this text (and so is everything up to it).
+                        self.pos = self.pos.max(target);
+                        return Place::Text { style };
+                    };
+                    self.open(b, lt, style);
+                }
+                State::Tag { style } => {
+                    if let Some(place) = self.attribute(b, target, style) {
+                        return place;
+                    }
+                }
+            }
+        }
+    }
+
+    /// At a `<` (byte `lt`) in text: a comment, the end of a `<style>` element, a start tag, or text.
+    fn open(&mut self, b: &[u8], lt: usize, style: bool) {
+        let rest = &b[lt + 1..];
+        if !style && rest.starts_with(b"!--") {
+            let end =
+                memchr::memmem::find(&b[lt + 4..], b"-->").map_or(b.len(), |at| lt + 4 + at + 3);
+            (self.pos, self.state) = (lt, State::Comment { end });
+        } else if style {
+            let closes = rest.len() >= 6 && rest[..6].eq_ignore_ascii_case(b"/style");
+            (self.pos, self.state) = (lt + 1, State::Text { style: !closes });
+        } else if rest.first().is_some_and(u8::is_ascii_alphabetic) {
+            let name_end = lt
+                + 1
+                + rest
+                    .iter()
+                    .position(|&c| is_space(c) || c == b'/' || c == b'>')
+                    .unwrap_or(rest.len());
+            let is_style = b[lt + 1..name_end].eq_ignore_ascii_case(b"style");
+            (self.pos, self.state) = (name_end, State::Tag { style: is_style });
+        } else {
+            self.pos = lt + 1;
+        }
+    }
+
+    /// In a start tag at `self.pos`: reads the next attribute (or the tag's `>`), moving the state on; answers
+    /// when `target` lies before the attribute's value (in the tag itself), else `None` (ask the new state).
+    fn attribute(&mut self, b: &[u8], target: usize, style: bool) -> Option<Place> {
+        let mut p = self.pos;
+        while p < b.len() && (is_space(b[p]) || b[p] == b'/') {
+            p += 1;
+        }
+        if p < b.len() && b[p] == b'>' {
+            (self.pos, self.state) = (p + 1, State::Text { style });
+            return (target <= p).then_some(Place::Tag);
+        }
+        if p >= b.len() {
+            // A tag cut off by the end of the markup.
+            self.pos = b.len();
+            return Some(Place::Tag);
+        }
+        // The name: up to whitespace, `/`, `>` or `=` (an `=` first is part of the name, as in HTML).
+        let name_start = p;
+        p += 1;
+        while p < b.len() && !(is_space(b[p]) || matches!(b[p], b'/' | b'>' | b'=')) {
+            p += 1;
+        }
+        let attribute = kind(&b[name_start..p]);
+        let mut q = p;
+        while q < b.len() && is_space(b[q]) {
+            q += 1;
+        }
+        if q >= b.len() || b[q] != b'=' {
+            // No value: the next attribute starts at `p`.
+            self.pos = p;
+            return (target < p).then_some(Place::Tag);
+        }
+        q += 1;
+        while q < b.len() && is_space(b[q]) {
+            q += 1;
+        }
+        if q < b.len() && b[q] == b'\\' && matches!(b.get(q + 1), Some(b'"' | b'\'')) {
+            q += 1;
+        }
+        let (start, end, resume) = match b.get(q) {
+            Some(&quote @ (b'"' | b'\'')) => {
+                let end = bytescan::find_byte(b, q + 1, quote).unwrap_or(b.len());
+                (q + 1, end, (end + 1).min(b.len()))
+            }
+            _ => {
+                let end = (q..b.len())
+                    .find(|&i| is_space(b[i]) || b[i] == b'>')
+                    .unwrap_or(b.len());
+                (q, end, end)
+            }
+        };
+        self.state = State::Value {
+            attribute,
+            end,
+            resume,
+            style,
+        };
+        self.pos = start;
+        (target < start).then_some(Place::Tag)
+    }
+}
+
+/// What an attribute named `name` holds.
+fn kind(name: &[u8]) -> Attribute {
+    if name.eq_ignore_ascii_case(b"src")
+        || name.eq_ignore_ascii_case(b"href")
+        || name.eq_ignore_ascii_case(b"srcset")
+    {
+        Attribute::Url
+    } else if name.eq_ignore_ascii_case(b"style") {
+        Attribute::Style
+    } else {
+        Attribute::Other
+    }
+}
+
+fn is_space(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The place of the first byte of `needle` in `markup`.
+    fn place_of(markup: &str, needle: &str) -> Place {
+        let at = markup.find(needle).expect("needle in markup");
+        Cursor::new().place(markup.as_bytes(), at)
+    }
+
+    #[test]
+    fn values_of_url_and_style_attributes() {
+        use Attribute::*;
+        for (m, want) in [
+            (r#"<img src="http://x">"#, Place::Value(Url)),
+            ("<IMG SRC=http://x>", Place::Value(Url)),
+            ("<img alt='a' Href = 'http://x'>", Place::Value(Url)),
+            (
+                r#"<div style="background:url(http://x)">"#,
+                Place::Value(Style),
+            ),
+            (
+                r#"<img title="a href=http://x" src="https://y">"#,
+                Place::Value(Other),
+            ),
+            (
+                r#"document.write('<img src=\"http://x\">')"#,
+                Place::Value(Url),
+            ),
+            (r#"<img data-src="http://x">"#, Place::Value(Other)),
+            ("<img src=a http://x>", Place::Tag),
+        ] {
+            assert_eq!(place_of(m, "http://x"), want, "{m}");
+        }
+    }
+
+    #[test]
+    fn text_comments_and_style_elements() {
+        for (m, want) in [
+            ("<p>src=http://x</p>", Place::Text { style: false }),
+            ("src=http://x", Place::Text { style: false }),
+            ("<!-- <img src=\"http://x\"> -->", Place::Comment),
+            ("<!-- a --><img src=http://x>", Place::Value(Attribute::Url)),
+            (
+                "<style>a{b:url(http://x)}</style>",
+                Place::Text { style: true },
+            ),
+            (
+                "<style>a</style>url(http://x)",
+                Place::Text { style: false },
+            ),
+            (
+                "<STYLE type=text/css>a{b:url(http://x)}",
+                Place::Text { style: true },
+            ),
+            ("</p> 3<4 src=http://x", Place::Text { style: false }),
+        ] {
+            assert_eq!(place_of(m, "http://x"), want, "{m}");
+        }
+    }
+
+    /// Asked in increasing order, the cursor answers as a fresh one asked once; unterminated constructs run to
+    /// the end.
+    #[test]
+    fn one_cursor_answers_as_fresh_ones() {
+        let m = r#"<a href="http://a" title='src=http://b'>src=http://c<!-- http://d --><img src=http://e <style>url(http://f)"#;
+        let b = m.as_bytes();
+        let mut cursor = Cursor::new();
+        for (at, _) in m.match_indices("http://") {
+            assert_eq!(cursor.place(b, at), Cursor::new().place(b, at), "at {at}");
+        }
+        for m in [
+            "<img src=\"http://x",
+            "<!-- http://x",
+            "<img ",
+            "<img src",
+            "<",
+            "<img src=\\",
+        ] {
+            for at in 0..m.len() {
+                let _ = Cursor::new().place(m.as_bytes(), at);
+            }
+        }
+    }
+}
