@@ -88,6 +88,11 @@ fn currency_300() {
     let eur = with_request(|r| r["cur"] = json!(["EUR"]));
     rejects(&eur, &no_cur, "/cur", "currency_not_allowed", 300);
     rejects(&eur, &response(), "/cur", "currency_not_allowed", 300);
+    // The request's codes in another case are the same currencies (found by a fresh tester, session 17).
+    accepts(
+        &with_request(|r| r["cur"] = json!(["eur", " usd "])),
+        &response(),
+    );
 }
 
 #[test]
@@ -127,6 +132,13 @@ fn floor_in_another_currency_uses_the_rates_or_warns() {
     let cleared = envelope(&eur_floor, &with_bid(|b| b["price"] = json!(2.0)));
     let o = validate_text(&cleared, &policy).unwrap();
     assert_eq!(o.verdicts, vec![ACCEPTED], "{o:?}");
+    // A lower-case `bidfloorcur` finds the same rate.
+    let lower = with_request(|r| {
+        r["imp"][0]["bidfloor"] = json!(1.0);
+        r["imp"][0]["bidfloorcur"] = json!("eur");
+    });
+    let o = validate_text(&envelope(&lower, &response()), &policy).unwrap();
+    assert_eq!(o.verdicts, vec![rejected(301)], "{o:?}");
 }
 
 #[test]

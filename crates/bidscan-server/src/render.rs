@@ -24,7 +24,8 @@ pub struct Envelope<'a> {
     pub response: Option<&'a BidResponse<'a>>,
     /// One line per bid.
     pub summary: Summary<'a>,
-    /// Issues found (errors and warnings), in document order.
+    /// Issues found (errors and warnings): coercions and type errors in document order, then validation findings
+    /// in document order, then markup findings (see `bidscan_openrtb::Decoded::issues`).
     pub issues: &'a [Issue],
     /// The reader's counters for the document.
     pub stats: Stats,

@@ -96,6 +96,34 @@ fn decode_a_directory_one_line_per_file() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("0 failed"));
 }
 
+/// stdout that cannot take the answers (`/dev/full`: every write fails with ENOSPC) is a failure that is said, and
+/// the summary does not claim documents it never decoded (found by a fresh tester, session 17).
+#[test]
+#[cfg(target_os = "linux")]
+fn a_failing_stdout_is_reported_and_the_summary_counts_what_ran() {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = Command::new(BIN)
+        .args(["decode", CORPUS])
+        .env_remove("RUST_LOG")
+        .stdout(full)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("cannot write to stdout"), "{stderr}");
+    let total = corpus().len();
+    // The buffered writer fails at its first flush (8 KiB), long before the last of the corpus's documents.
+    assert!(
+        stderr.contains("not decoded (stdout failed)")
+            && !stderr.contains(&format!("{total} decoded")),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn exit_status_is_1_when_a_document_fails_and_2_on_usage_errors() {
     let ndjson = b"{\"id\":\"a\"}\n{\"id\":\n[1]\n";

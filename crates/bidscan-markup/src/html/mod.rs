@@ -115,13 +115,12 @@ fn loaded_at(b: &[u8], at: usize) -> Option<Trigger> {
         k -= trailing(&b[..k], is_space);
     }
     let trigger = k.checked_sub(1)?;
-    let loaded = match b[trigger] {
+    match b[trigger] {
         b'=' => is_url_attribute(&b[..trigger]).then_some(Trigger::Attribute),
         b'(' => is_css_url(&b[..trigger]).then_some(Trigger::Css),
         b',' => in_srcset(&b[..trigger]).then_some(Trigger::Attribute),
         _ => None,
-    };
-    loaded
+    }
 }
 
 /// `before` ends just before a `,`: true when that comma separates two candidates of a quoted `srcset` value,

@@ -12,6 +12,7 @@ use crate::request::{Imp, Video};
 use crate::response::BidResponse;
 use crate::status::Status;
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
@@ -235,7 +236,7 @@ pub(super) fn check(
             .as_deref()
             .is_some_and(|c| !is_currency_code(c));
     let currency_refused =
-        has_bids && !request.cur.is_empty() && !request.cur.iter().any(|c| c == cur);
+        has_bids && !request.cur.is_empty() && !request.cur.iter().any(|c| currency_key(c) == cur);
     let action = policy.action(Rule::Currency);
     if currency_refused && action != Action::Skip {
         let allowed: Vec<&str> = request.cur.iter().map(|c| &**c).collect();
@@ -368,12 +369,12 @@ impl OneBid<'_, '_, '_, '_> {
         let deal = dealid.and_then(|id| deals.iter().find(|d| d.id.as_deref() == Some(id)));
         let floor = imp.and_then(|i| i.bidfloor.filter(|f| *f > 0.0).map(|f| (i, f)));
         if let (Some((imp, floor)), Some(price), None) = (floor, price, deal) {
-            let floorcur = imp.bidfloorcur.as_deref().unwrap_or("USD");
+            let floorcur = currency_key(imp.bidfloorcur.as_deref().unwrap_or("USD"));
             self.floor(
                 Rule::Floor,
                 price,
                 floor,
-                floorcur,
+                &floorcur,
                 "below_floor",
                 "imp.bidfloor",
             );
@@ -459,12 +460,12 @@ impl OneBid<'_, '_, '_, '_> {
             }
             (Some(_), Some(deal)) => {
                 if let (Some(price), Some(floor)) = (price, deal.bidfloor.filter(|f| *f > 0.0)) {
-                    let floorcur = deal.bidfloorcur.as_deref().unwrap_or("USD");
+                    let floorcur = currency_key(deal.bidfloorcur.as_deref().unwrap_or("USD"));
                     self.floor(
                         Rule::Deal,
                         price,
                         floor,
-                        floorcur,
+                        &floorcur,
                         "below_deal_floor",
                         "deal's bidfloor",
                     );
@@ -681,10 +682,29 @@ impl OneBid<'_, '_, '_, '_> {
     }
 }
 
+/// A currency code of the request (`cur`, `bidfloorcur`) as compared with the response's `cur` and the configured
+/// rates: trimmed and upper-cased (ISO 4217 alpha codes are upper case; the request is the exchange's own text,
+/// read leniently, so `"eur"` is EUR). Borrowed when already so.
+fn currency_key(code: &str) -> Cow<'_, str> {
+    let code = code.trim();
+    if code.bytes().any(|b| b.is_ascii_lowercase()) {
+        Cow::Owned(code.to_ascii_uppercase())
+    } else {
+        Cow::Borrowed(code)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::blocklists::{category_blocked, domain_blocked};
     use super::*;
+
+    #[test]
+    fn request_currency_codes_in_any_case() {
+        assert_eq!(currency_key("eur"), "EUR");
+        assert_eq!(currency_key(" Gbp "), "GBP");
+        assert!(matches!(currency_key("USD"), Cow::Borrowed("USD")));
+    }
 
     #[test]
     fn domains_and_subdomains() {

@@ -76,16 +76,28 @@ pub fn run(args: &DecodeArgs, work: Work) -> ExitCode {
         inspect: args.inspect.into(),
     };
     let tally = decode_all(&engine, &docs, options, work);
-    if docs.len() > 1 {
+    if let Some(e) = &tally.write_error {
         eprintln!(
-            "bidscan: {} documents: {} decoded ({} with issues), {} failed",
-            docs.len(),
-            docs.len() - tally.failed,
-            tally.with_issues,
-            tally.failed
+            "bidscan: cannot write to stdout: {e}; stopped after {} of {} documents (their answers are incomplete)",
+            tally.done,
+            docs.len()
         );
     }
-    if tally.write_failed || tally.failed > 0 || (args.fail_on_issues && tally.with_issues > 0) {
+    if docs.len() > 1 {
+        eprintln!(
+            "bidscan: {} documents: {} decoded ({} with issues), {} failed{}",
+            docs.len(),
+            tally.done - tally.failed,
+            tally.with_issues,
+            tally.failed,
+            match docs.len() - tally.done {
+                0 => String::new(),
+                n => format!(", {n} not decoded (stdout failed)"),
+            }
+        );
+    }
+    let write_failed = tally.write_error.is_some();
+    if write_failed || tally.failed > 0 || (args.fail_on_issues && tally.with_issues > 0) {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
@@ -94,9 +106,12 @@ pub fn run(args: &DecodeArgs, work: Work) -> ExitCode {
 
 #[derive(Default)]
 struct Tally {
+    /// Documents decoded (all of them unless stdout failed); `failed` of them failed.
+    done: usize,
     failed: usize,
     with_issues: usize,
-    write_failed: bool,
+    /// Why stdout could not take the answers (closed pipe, full disk), if it could not.
+    write_error: Option<std::io::Error>,
 }
 
 fn decode_all(engine: &Engine, docs: &[Doc], options: Options, work: Work) -> Tally {
@@ -105,6 +120,7 @@ fn decode_all(engine: &Engine, docs: &[Doc], options: Options, work: Work) -> Ta
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut tally = Tally::default();
     for doc in docs {
+        tally.done += 1;
         let line = match engine.run(work, [doc.bytes.as_slice()], doc.bytes.len(), options) {
             Ok(answer) => {
                 tally.with_issues += usize::from(answer.issues > 0);
@@ -117,14 +133,16 @@ fn decode_all(engine: &Engine, docs: &[Doc], options: Options, work: Work) -> Ta
             }
         };
         let written = bar.suspend(|| out.write_all(&line).and_then(|()| out.write_all(b"\n")));
-        if written.is_err() {
-            // stdout closed (e.g. piped into `head`): stop quietly, report failure.
-            tally.write_failed = true;
+        if let Err(e) = written {
+            // stdout closed (e.g. piped into `head`) or full: stop, say so, report failure.
+            tally.write_error = Some(e);
             break;
         }
         bar.inc(1);
     }
-    tally.write_failed |= out.flush().is_err();
+    if let Err(e) = out.flush() {
+        tally.write_error.get_or_insert(e);
+    }
     bar.finish_and_clear();
     tally
 }

@@ -46,7 +46,8 @@ pub struct DecodeAnswerDoc {
     /// Short view: id, currency, seats, bid count, errors, warnings, one entry per bid.
     #[schema(value_type = Object)]
     summary: (),
-    /// Findings: `{path, code, severity, message}`, in document order.
+    /// Findings: `{path, code, severity, message}`: shape deviations (coercions, type errors) in document order,
+    /// then validation findings in document order, then markup findings (`…/adm`) in document order.
     #[schema(value_type = Vec<Object>)]
     issues: (),
     /// Reader counters: bytes, strings, escaped_strings, escapes, longest_string, buffer_bytes_needed.
