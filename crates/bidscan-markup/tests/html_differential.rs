@@ -21,7 +21,8 @@ mod oracle {
     pub fn forward(markup: &str) -> HtmlInfo {
         let b = markup.as_bytes();
         let labels = labels(b);
-        let in_url = |at: &usize| labels[*at] == Label::Url;
+        let in_url = |at: &usize| matches!(labels[*at], Label::Url | Label::Srcset);
+        let in_srcset = |at: &usize| labels[*at] == Label::Srcset;
         let in_css = |at: &usize| matches!(labels[*at], Label::Style | Label::StyleText);
         let mut scripts = 0;
         let mut first_insecure = None;
@@ -37,10 +38,9 @@ mod oracle {
                 _ => {}
             }
         }
-        // `srcset` candidates after the first: each `,` inside a quoted `srcset` value starts one.
-        let after_comma = memchr_iter(b',', b)
-            .filter(|&at| in_srcset(&b[..at]))
-            .find_map(|at| insecure_at(b, at + 1).filter(in_url));
+        // `srcset` candidates after the first: each `,` inside a `srcset` value starts one.
+        let after_comma =
+            memchr_iter(b',', b).find_map(|at| insecure_at(b, at + 1).filter(in_srcset));
         let first_insecure = match (first_insecure, after_comma) {
             (Some(a), Some(c)) => Some(a.min(c)),
             (a, c) => a.or(c),
@@ -61,67 +61,94 @@ mod oracle {
         Comment,
         /// Inside a start tag, not in a value.
         Tag,
-        /// The value of `src`, `href` or `srcset`.
+        /// The value of `src`, `href` or `xlink:href`.
         Url,
+        /// The value of `srcset`.
+        Srcset,
         /// The value of `style`.
         Style,
         /// The value of any other attribute.
         Other,
     }
 
-    /// Every byte labelled, reading the markup once from its start, byte by byte: `<!--` to `-->` a comment, `<`
-    /// and a letter a start tag (name; attributes: a name up to whitespace, `/`, `>` or `=`, then optionally `=`
-    /// and a value quoted by `"`/`'` (or `\"`/`\'`) or unquoted up to whitespace or `>`), a `<style>` element's
-    /// text CSS up to `</style`, everything else text. Unterminated constructs run to the end.
+    fn starts_ci(b: &[u8], at: usize, word: &[u8]) -> bool {
+        b.len() >= at + word.len() && b[at..at + word.len()].eq_ignore_ascii_case(word)
+    }
+
+    /// Every byte labelled, reading the markup once from its start, byte by byte: `<!--` to `-->` or `--!>` a
+    /// comment (`<!-->`, `<!--->` empty ones), `<` and a letter a start tag (name; attributes: a name up to
+    /// whitespace, `/`, `>` or `=`, then optionally `=` and a value quoted by `"`/`'` (or `\\"`/`\\'`) or unquoted
+    /// up to whitespace or `>`), after `<style>` CSS up to `</style`, after `<script>` text up to `</script` in
+    /// which start tags are read but change nothing else, after `<textarea>`, `<title>`, `<xmp>`, `<noembed>` or
+    /// `<noframes>` text up to its end tag; everything else text. Unterminated constructs run to the end.
     fn labels(b: &[u8]) -> Vec<Label> {
         let n = b.len();
         let mut out = vec![Label::Text; n];
-        let mark = |from: usize, to: usize, label: Label, out: &mut Vec<Label>| {
-            out[from..to.min(n)].fill(label)
-        };
-        let (mut i, mut in_style) = (0, false);
+        // The element whose text is being read ("" for markup).
+        let mut element: &[u8] = b"";
+        let mut i = 0;
         while i < n {
+            let here = if element.eq_ignore_ascii_case(b"style") {
+                Label::StyleText
+            } else {
+                Label::Text
+            };
             if b[i] != b'<' {
-                mark(
-                    i,
-                    i + 1,
-                    if in_style {
-                        Label::StyleText
-                    } else {
-                        Label::Text
-                    },
-                    &mut out,
-                );
+                out[i] = here;
                 i += 1;
                 continue;
             }
-            if in_style {
-                mark(i, i + 1, Label::StyleText, &mut out);
-                if b.len() >= i + 7 && b[i + 1..i + 7].eq_ignore_ascii_case(b"/style") {
-                    in_style = false;
+            let next_is_letter = b.get(i + 1).is_some_and(u8::is_ascii_alphabetic);
+            if !element.is_empty() {
+                let end_tag = [&b"</"[..], element].concat();
+                if starts_ci(b, i, &end_tag) {
+                    element = b"";
+                    out[i] = Label::Text;
+                    i += 1;
+                    continue;
                 }
-                i += 1;
-                continue;
-            }
-            if b[i + 1..].starts_with(b"!--") {
-                let end = (i + 4..n)
-                    .find(|&k| b[k..].starts_with(b"-->"))
-                    .map_or(n, |k| k + 3);
-                mark(i, end, Label::Comment, &mut out);
+                if element != b"script" || !next_is_letter {
+                    out[i] = here;
+                    i += 1;
+                    continue;
+                }
+                // A start tag inside a script: read below, it changes no element.
+            } else if starts_ci(b, i, b"<!--") {
+                let end = if starts_ci(b, i + 4, b">") {
+                    i + 5
+                } else if starts_ci(b, i + 4, b"->") {
+                    i + 6
+                } else {
+                    (i + 4..n)
+                        .find_map(|k| {
+                            if starts_ci(b, k, b"-->") {
+                                Some(k + 3)
+                            } else if starts_ci(b, k, b"--!>") {
+                                Some(k + 4)
+                            } else {
+                                None
+                            }
+                        })
+                        .unwrap_or(n)
+                };
+                for label in &mut out[i..end] {
+                    *label = Label::Comment;
+                }
                 i = end;
                 continue;
-            }
-            if !b.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
-                mark(i, i + 1, Label::Text, &mut out);
+            } else if !next_is_letter {
+                out[i] = Label::Text;
                 i += 1;
                 continue;
             }
+            // A start tag at `i`.
             let mut j = i + 1;
             while j < n && !(is_space(b[j]) || b[j] == b'/' || b[j] == b'>') {
                 j += 1;
             }
-            let style_tag = b[i + 1..j].eq_ignore_ascii_case(b"style");
+            let name = b[i + 1..j].to_ascii_lowercase();
             let mut values = Vec::new();
+            let mut closed = false;
             loop {
                 while j < n && (is_space(b[j]) || b[j] == b'/') {
                     j += 1;
@@ -131,7 +158,7 @@ mod oracle {
                 }
                 if b[j] == b'>' {
                     j += 1;
-                    in_style = style_tag;
+                    closed = true;
                     break;
                 }
                 let name_start = j;
@@ -139,7 +166,7 @@ mod oracle {
                 while j < n && !(is_space(b[j]) || matches!(b[j], b'/' | b'>' | b'=')) {
                     j += 1;
                 }
-                let name = &b[name_start..j];
+                let attribute = b[name_start..j].to_ascii_lowercase();
                 let mut q = j;
                 while q < n && is_space(b[q]) {
                     q += 1;
@@ -154,15 +181,11 @@ mod oracle {
                 if b.get(q) == Some(&b'\\') && matches!(b.get(q + 1), Some(b'"' | b'\'')) {
                     q += 1;
                 }
-                let label = if ["src", "href", "srcset"]
-                    .iter()
-                    .any(|u| name.eq_ignore_ascii_case(u.as_bytes()))
-                {
-                    Label::Url
-                } else if name.eq_ignore_ascii_case(b"style") {
-                    Label::Style
-                } else {
-                    Label::Other
+                let label = match &attribute[..] {
+                    b"src" | b"href" | b"xlink:href" => Label::Url,
+                    b"srcset" => Label::Srcset,
+                    b"style" => Label::Style,
+                    _ => Label::Other,
                 };
                 if q < n && matches!(b[q], b'"' | b'\'') {
                     let end = (q + 1..n).find(|&k| b[k] == b[q]).unwrap_or(n);
@@ -177,41 +200,31 @@ mod oracle {
                 }
             }
             let j = j.min(n);
-            mark(i, j, Label::Tag, &mut out);
+            for label in &mut out[i..j] {
+                *label = Label::Tag;
+            }
             for (from, to, label) in values {
-                mark(from, to, label, &mut out);
+                for l in &mut out[from..to.min(n)] {
+                    *l = label;
+                }
+            }
+            if closed && element.is_empty() {
+                const RAW: [&[u8]; 7] = [
+                    b"script",
+                    b"style",
+                    b"textarea",
+                    b"title",
+                    b"xmp",
+                    b"noembed",
+                    b"noframes",
+                ];
+                if let Some(raw) = RAW.iter().find(|r| **r == &name[..]) {
+                    element = raw;
+                }
             }
             i = j;
         }
         out
-    }
-
-    /// `before` ends at a `,`: true when the nearest quote, `<` or `>` before it is a quote opening a `srcset=`
-    /// value.
-    fn in_srcset(before: &[u8]) -> bool {
-        let Some(q) = before
-            .iter()
-            .rposition(|c| matches!(c, b'"' | b'\'' | b'<' | b'>'))
-        else {
-            return false;
-        };
-        if !matches!(before[q], b'"' | b'\'') {
-            return false;
-        }
-        let mut k = q;
-        if k > 0 && before[k - 1] == b'\\' {
-            k -= 1;
-        }
-        k -= trailing(&before[..k], is_space);
-        k > 0
-            && before[k - 1] == b'='
-            && name_before(&before[..k - 1]).eq_ignore_ascii_case(b"srcset")
-    }
-
-    fn name_before(before: &[u8]) -> &[u8] {
-        let end = before.len() - trailing(before, is_space);
-        let name_start = end - trailing(&before[..end], is_name_byte);
-        &before[name_start..end]
     }
 
     /// `rest` follows a `<`: true for `script` (any case) ended by whitespace, `>` or `/`.
@@ -233,6 +246,7 @@ mod oracle {
         name.eq_ignore_ascii_case(b"src")
             || name.eq_ignore_ascii_case(b"href")
             || name.eq_ignore_ascii_case(b"srcset")
+            || name.eq_ignore_ascii_case(b"xlink:href")
     }
 
     /// `before` ends just before a `(`: true when it ends with `url` (any case) not preceded by a CSS identifier
@@ -248,10 +262,13 @@ mod oracle {
     /// The URL value starting at `from` (after `=` or `(`): its offset when it starts with `http://`.
     fn insecure_at(b: &[u8], from: usize) -> Option<usize> {
         let mut i = skip(b, from, is_space);
+        const ENTITIES: [&str; 6] = ["&quot;", "&#34;", "&#x22;", "&#39;", "&#x27;", "&apos;"];
         if b.get(i) == Some(&b'\\') && matches!(b.get(i + 1), Some(b'"' | b'\'')) {
             i += 2;
         } else if matches!(b.get(i), Some(b'"' | b'\'')) {
             i += 1;
+        } else if let Some(e) = ENTITIES.iter().find(|e| starts_ci(b, i, e.as_bytes())) {
+            i += e.len();
         }
         i = skip(b, i, is_space);
         let url = b.get(i..i + 7)?;
@@ -390,6 +407,13 @@ fn htmlish() -> impl Strategy<Value = String> {
             Just("/"),
             Just("<img "),
             Just("<p>"),
+            Just("<script>"),
+            Just("</script>"),
+            Just("<textarea>"),
+            Just("</textarea>"),
+            Just("--!>"),
+            Just("&quot;"),
+            Just("xlink:href"),
         ],
         0..40,
     )

@@ -147,15 +147,35 @@ pub async fn serve(
         }
         tokio::time::sleep(deadline).await;
     };
-    tokio::select! {
-        () = server => tracing::info!("drained; exiting"),
+    let drained = tokio::select! {
+        () = server => {
+            tracing::info!("drained; exiting");
+            true
+        }
         () = hard_stop => {
             tracing::warn!(deadline_secs = deadline.as_secs(), "drain deadline passed; exiting with requests in flight");
+            false
         }
+    };
+    if drained {
+        workers.stop().await;
+    } else if tokio::time::timeout(WORKER_STOP_GRACE, workers.stop())
+        .await
+        .is_err()
+    {
+        // A worker still inside a request's synchronous work (decoding, rendering) cannot be interrupted; the
+        // process exits without it (its thread ends with the process) rather than outlive the deadline.
+        tracing::warn!(
+            grace_ms = WORKER_STOP_GRACE.as_millis() as u64,
+            "a worker is still busy past the drain deadline; exiting without waiting for it"
+        );
     }
-    workers.stop().await;
     Ok(())
 }
+
+/// After the drain deadline, how long the workers get to close their connections before the process exits
+/// without them.
+const WORKER_STOP_GRACE: Duration = Duration::from_millis(500);
 
 /// HTTP/1.1 and HTTP/2 over cleartext with prior knowledge (h2c, RFC 9113 §3.3: what Envoy and service meshes
 /// speak to upstreams), told apart by the connection preface. HTTP/1 has the head timeout and size limits above

@@ -2,10 +2,14 @@
 //! (and which attribute's) — read forward, once, over the whole markup however many places are asked about.
 //!
 //! A simplified form of HTML's tokenizer (HTML Living Standard §13.2.5): text until a `<` followed by a letter
-//! (a start tag), `<!--` … `-->` comments, a start tag's attributes (name, optional `=`, a value quoted with `"`
-//! or `'` — also `\"`/`\'`, as written inside a JavaScript string that writes markup — or unquoted until
-//! whitespace or `>`), and the raw text of a `<style>` element (until `</style`). End tags, `<!DOCTYPE>` and a
-//! `<` that opens nothing are text. It never fails: unterminated comments, tags and values run to the end.
+//! (a start tag); comments from `<!--` to `-->` or `--!>` (`<!-->` and `<!--->` are empty ones); a start tag's
+//! attributes (name, optional `=`, a value quoted with `"` or `'` — also `\"`/`\'`, as written inside a
+//! JavaScript string that writes markup — or unquoted until whitespace or `>`); and the text of the elements whose
+//! content is not markup (§13.1.2, raw text and escapable raw text): a `<style>` element's CSS until `</style`,
+//! a `<script>`'s text until `</script` — in which the tags JavaScript writes (`document.write('<img src=…>')`)
+//! are still read, but neither a `<!--` nor a written `<style>` changes anything — and `<textarea>`, `<title>`,
+//! `<xmp>`, `<noembed>`, `<noframes>` text until their end tag. End tags, `<!DOCTYPE>` and a `<` that opens
+//! nothing are text. It never fails: unterminated comments, tags and values run to the end.
 //!
 //! [`super::inspect`] asks only about candidate `http://` URLs (rare in secure markup), in increasing order; the
 //! cursor resumes where the last question left it, so the markup is read at most once in all (no quadratic
@@ -16,8 +20,10 @@ use bidscan_json::bytescan;
 /// The attribute a value belongs to, as far as loading resources goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Attribute {
-    /// `src`, `href` or `srcset` (any case): its value is loaded or linked.
+    /// `src`, `href` or `xlink:href` (any case): its value is loaded or linked.
     Url,
+    /// `srcset` (any case): a list of candidate URLs, each loaded.
+    Srcset,
     /// `style` (any case): CSS, whose `url(...)` is loaded.
     Style,
     /// Any other attribute (`alt`, `title`, `class`, `data-src`, …): text.
@@ -37,20 +43,36 @@ pub(super) enum Place {
     Value(Attribute),
 }
 
+/// What text is read as (HTML Living Standard §13.1.2's kinds of element content).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Markup: tags and comments.
+    Html,
+    /// A `<script>`'s text, until `</script`: tags in it are read, but they never change the mode.
+    Script,
+    /// A `<style>`'s CSS, until `</style`.
+    Style,
+    /// The text of an element whose content is not markup, until `</` and the name.
+    Opaque(&'static [u8]),
+}
+
+/// The elements read as [`Mode::Opaque`] (`script` and `style` have modes of their own).
+const OPAQUE: [&[u8]; 5] = [b"textarea", b"title", b"xmp", b"noembed", b"noframes"];
+
 #[derive(Clone, Copy, Debug)]
 enum State {
-    /// In text (`style`: a `<style>` element's raw text).
-    Text { style: bool },
+    /// In text read as `mode`.
+    Text { mode: Mode },
     /// In a comment that ends at `end` (just after its `-->`, or the markup's end).
     Comment { end: usize },
-    /// In a start tag, at an attribute boundary; `style`: the tag is `<style …>`.
-    Tag { style: bool },
+    /// In a start tag, at an attribute boundary; `next`: the mode of the text after its `>`.
+    Tag { next: Mode },
     /// In an attribute's value, which ends at `end` (exclusive); reading resumes at `resume`.
     Value {
         attribute: Attribute,
         end: usize,
         resume: usize,
-        style: bool,
+        next: Mode,
     },
 }
 
@@ -68,7 +90,7 @@ impl Cursor {
     pub(super) fn new() -> Cursor {
         Cursor {
             pos: 0,
-            state: State::Text { style: false },
+            state: State::Text { mode: Mode::Html },
             next_lt: None,
         }
     }
@@ -82,20 +104,20 @@ impl Cursor {
                     if target < end {
                         return Place::Comment;
                     }
-                    (self.pos, self.state) = (end, State::Text { style: false });
+                    (self.pos, self.state) = (end, State::Text { mode: Mode::Html });
                 }
                 State::Value {
                     attribute,
                     end,
                     resume,
-                    style,
+                    next,
                 } => {
                     if target < end {
                         return Place::Value(attribute);
                     }
-                    (self.pos, self.state) = (resume, State::Tag { style });
+                    (self.pos, self.state) = (resume, State::Tag { next });
                 }
-                State::Text { style } => {
+                State::Text { mode } => {
                     let next_lt = match self.next_lt {
                         Some(lt) if lt >= self.pos => lt,
                         _ => bytescan::find_byte(b, self.pos, b'<').unwrap_or(usize::MAX),
@@ -104,12 +126,14 @@ impl Cursor {
                     let Some(lt) = Some(next_lt).filter(|&lt| lt < target) else {
                         // No `<` before the target: it is in this text (and so is everything up to it).
                         self.pos = self.pos.max(target);
-                        return Place::Text { style };
+                        return Place::Text {
+                            style: mode == Mode::Style,
+                        };
                     };
-                    self.open(b, lt, style);
+                    self.open(b, lt, mode);
                 }
-                State::Tag { style } => {
-                    if let Some(place) = self.attribute(b, target, style) {
+                State::Tag { next } => {
+                    if let Some(place) = self.attribute(b, target, next) {
                         return place;
                     }
                 }
@@ -117,39 +141,54 @@ impl Cursor {
         }
     }
 
-    /// At a `<` (byte `lt`) in text: a comment, the end of a `<style>` element, a start tag, or text.
-    fn open(&mut self, b: &[u8], lt: usize, style: bool) {
+    /// At a `<` (byte `lt`) in text read as `mode`: a comment, the end of the element whose text it is, a start
+    /// tag, or text.
+    fn open(&mut self, b: &[u8], lt: usize, mode: Mode) {
         let rest = &b[lt + 1..];
-        if !style && rest.starts_with(b"!--") {
-            let end =
-                memchr::memmem::find(&b[lt + 4..], b"-->").map_or(b.len(), |at| lt + 4 + at + 3);
-            (self.pos, self.state) = (lt, State::Comment { end });
-        } else if style {
-            let closes = rest.len() >= 6 && rest[..6].eq_ignore_ascii_case(b"/style");
-            (self.pos, self.state) = (lt + 1, State::Text { style: !closes });
-        } else if rest.first().is_some_and(u8::is_ascii_alphabetic) {
-            let name_end = lt
-                + 1
-                + rest
-                    .iter()
-                    .position(|&c| is_space(c) || c == b'/' || c == b'>')
-                    .unwrap_or(rest.len());
-            let is_style = b[lt + 1..name_end].eq_ignore_ascii_case(b"style");
-            (self.pos, self.state) = (name_end, State::Tag { style: is_style });
-        } else {
-            self.pos = lt + 1;
-        }
+        let closes = |name: &[u8]| {
+            rest.len() > name.len()
+                && rest[0] == b'/'
+                && rest[1..=name.len()].eq_ignore_ascii_case(name)
+        };
+        let text = |mode| (lt + 1, State::Text { mode });
+        (self.pos, self.state) = match mode {
+            Mode::Style if closes(b"style") => text(Mode::Html),
+            Mode::Script if closes(b"script") => text(Mode::Html),
+            Mode::Opaque(name) if closes(name) => text(Mode::Html),
+            Mode::Style | Mode::Opaque(_) => text(mode),
+            Mode::Html if rest.starts_with(b"!--") => (
+                lt,
+                State::Comment {
+                    end: comment_end(b, lt),
+                },
+            ),
+            Mode::Html | Mode::Script if rest.first().is_some_and(u8::is_ascii_alphabetic) => {
+                let name_end = lt
+                    + 1
+                    + rest
+                        .iter()
+                        .position(|&c| is_space(c) || c == b'/' || c == b'>')
+                        .unwrap_or(rest.len());
+                let next = match mode {
+                    // A tag written by JavaScript: the script goes on after it.
+                    Mode::Script => Mode::Script,
+                    _ => mode_after(&b[lt + 1..name_end]),
+                };
+                (name_end, State::Tag { next })
+            }
+            Mode::Html | Mode::Script => text(mode),
+        };
     }
 
     /// In a start tag at `self.pos`: reads the next attribute (or the tag's `>`), moving the state on; answers
     /// when `target` lies before the attribute's value (in the tag itself), else `None` (ask the new state).
-    fn attribute(&mut self, b: &[u8], target: usize, style: bool) -> Option<Place> {
+    fn attribute(&mut self, b: &[u8], target: usize, next: Mode) -> Option<Place> {
         let mut p = self.pos;
         while p < b.len() && (is_space(b[p]) || b[p] == b'/') {
             p += 1;
         }
         if p < b.len() && b[p] == b'>' {
-            (self.pos, self.state) = (p + 1, State::Text { style });
+            (self.pos, self.state) = (p + 1, State::Text { mode: next });
             return (target <= p).then_some(Place::Tag);
         }
         if p >= b.len() {
@@ -196,7 +235,7 @@ impl Cursor {
             attribute,
             end,
             resume,
-            style,
+            next,
         };
         self.pos = start;
         (target < start).then_some(Place::Tag)
@@ -207,14 +246,52 @@ impl Cursor {
 fn kind(name: &[u8]) -> Attribute {
     if name.eq_ignore_ascii_case(b"src")
         || name.eq_ignore_ascii_case(b"href")
-        || name.eq_ignore_ascii_case(b"srcset")
+        || name.eq_ignore_ascii_case(b"xlink:href")
     {
         Attribute::Url
+    } else if name.eq_ignore_ascii_case(b"srcset") {
+        Attribute::Srcset
     } else if name.eq_ignore_ascii_case(b"style") {
         Attribute::Style
     } else {
         Attribute::Other
     }
+}
+
+/// The mode of the text after a start tag named `name` (in markup).
+fn mode_after(name: &[u8]) -> Mode {
+    if name.eq_ignore_ascii_case(b"script") {
+        Mode::Script
+    } else if name.eq_ignore_ascii_case(b"style") {
+        Mode::Style
+    } else {
+        OPAQUE
+            .iter()
+            .find(|o| name.eq_ignore_ascii_case(o))
+            .map_or(Mode::Html, |o| Mode::Opaque(o))
+    }
+}
+
+/// Just past the end of the comment opened at `lt` (`<!--`): after `<!-->`, `<!--->`, the first `-->` or `--!>`,
+/// or the markup's end. Reads the comment once (each `--` in it is looked at once).
+fn comment_end(b: &[u8], lt: usize) -> usize {
+    let after = &b[lt + 4..];
+    if after.starts_with(b">") {
+        return lt + 5;
+    }
+    if after.starts_with(b"->") {
+        return lt + 6;
+    }
+    let mut from = 0;
+    while let Some(at) = memchr::memmem::find(&after[from..], b"--") {
+        let dashes = from + at;
+        match after.get(dashes + 2) {
+            Some(b'>') => return lt + 4 + dashes + 3,
+            Some(b'!') if after.get(dashes + 3) == Some(&b'>') => return lt + 4 + dashes + 4,
+            _ => from = dashes + 1,
+        }
+    }
+    b.len()
 }
 
 fn is_space(c: u8) -> bool {

@@ -81,18 +81,21 @@ pub fn inspect(markup: &str) -> HtmlInfo {
 /// What the bytes before a candidate `http://` make of it (read backwards by [`loaded_at`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Trigger {
-    /// After `src=`, `href=`, `srcset=` or a `srcset` candidate's comma.
+    /// After `src=`, `href=`, `xlink:href=` or `srcset=`.
     Attribute,
+    /// After a comma: a later candidate of a `srcset` value (`"a.png 1x, http://…/b.png 2x"`).
+    SrcsetComma,
     /// After CSS's `url(`.
     Css,
 }
 
 impl Trigger {
-    /// Whether the candidate's place (read forward) is one where this trigger loads: a URL attribute's value, or
-    /// CSS (a `style` attribute's value, a `<style>` element's text).
+    /// Whether the candidate's place (read forward) is one where this trigger loads: a URL attribute's value, a
+    /// `srcset` value, or CSS (a `style` attribute's value, a `<style>` element's text).
     fn holds(self, place: Place) -> bool {
         match self {
-            Trigger::Attribute => place == Place::Value(Attribute::Url),
+            Trigger::Attribute => matches!(place, Place::Value(Attribute::Url | Attribute::Srcset)),
+            Trigger::SrcsetComma => place == Place::Value(Attribute::Srcset),
             Trigger::Css => matches!(
                 place,
                 Place::Value(Attribute::Style) | Place::Text { style: true }
@@ -101,10 +104,18 @@ impl Trigger {
     }
 }
 
-/// How the `http://` at `at` looks loaded, read backwards: whitespace, optionally a quote (`"`, `'`, or
-/// `\"`/`\'`) and whitespace, then an `=` after a URL attribute's name ([`Trigger::Attribute`]), a `,` inside a
-/// `srcset` value (the same), or a `(` after `url` ([`Trigger::Css`]); `None` otherwise. Only a necessary
+/// Quotes as character references, as a serializer writes them inside an attribute value
+/// (`style="background:url(&quot;http://…&quot;)"`: HTML Living Standard §13.3, serializing attribute values).
+const ENTITY_QUOTES: [&[u8]; 6] = [
+    b"&quot;", b"&#34;", b"&#x22;", b"&#39;", b"&#x27;", b"&apos;",
+];
+
+/// How the `http://` at `at` looks loaded, read backwards: whitespace, optionally a quote (`"`, `'`, `\"`/`\'`,
+/// or one of [`ENTITY_QUOTES`]) and whitespace, then an `=` after a URL attribute's name ([`Trigger::Attribute`]),
+/// a `,` ([`Trigger::SrcsetComma`]), or a `(` after `url` ([`Trigger::Css`]); `None` otherwise. Only a necessary
 /// condition: [`Trigger::holds`] then checks where the candidate really is (`alt="src=http://…"` passes here).
+/// Nothing here reads further back than the attribute's name, so the whole pass stays linear however many
+/// candidates the markup holds (a backward search per candidate was quadratic: found by a fresh tester).
 fn loaded_at(b: &[u8], at: usize) -> Option<Trigger> {
     let mut k = at - trailing(&b[..at], is_space);
     if k > 0 && matches!(b[k - 1], b'"' | b'\'') {
@@ -113,39 +124,20 @@ fn loaded_at(b: &[u8], at: usize) -> Option<Trigger> {
             k -= 1;
         }
         k -= trailing(&b[..k], is_space);
+    } else if let Some(entity) = ENTITY_QUOTES
+        .iter()
+        .find(|e| k >= e.len() && b[k - e.len()..k].eq_ignore_ascii_case(e))
+    {
+        k -= entity.len();
+        k -= trailing(&b[..k], is_space);
     }
     let trigger = k.checked_sub(1)?;
     match b[trigger] {
         b'=' => is_url_attribute(&b[..trigger]).then_some(Trigger::Attribute),
         b'(' => is_css_url(&b[..trigger]).then_some(Trigger::Css),
-        b',' => in_srcset(&b[..trigger]).then_some(Trigger::Attribute),
+        b',' => Some(Trigger::SrcsetComma),
         _ => None,
     }
-}
-
-/// `before` ends just before a `,`: true when that comma separates two candidates of a quoted `srcset` value,
-/// i.e. the nearest quote before it opens the value of a `srcset=` (a `srcset` value holds no quote, `<` or `>`).
-fn in_srcset(before: &[u8]) -> bool {
-    let Some(quote) = before
-        .iter()
-        .rposition(|c| matches!(c, b'"' | b'\'' | b'<' | b'>'))
-    else {
-        return false;
-    };
-    if !matches!(before[quote], b'"' | b'\'') {
-        return false;
-    }
-    let mut k = quote;
-    if k > 0 && before[k - 1] == b'\\' {
-        k -= 1;
-    }
-    k -= trailing(&before[..k], is_space);
-    k > 0 && before[k - 1] == b'=' && is_srcset(&before[..k - 1])
-}
-
-/// `before` ends just before an `=`: true when the attribute name there is `srcset` (any case, a whole name).
-fn is_srcset(before: &[u8]) -> bool {
-    attribute_name(before).eq_ignore_ascii_case(b"srcset")
 }
 
 /// The attribute name that ends `before` (whitespace allowed after it).
@@ -166,12 +158,13 @@ fn is_script_tag(rest: &[u8]) -> bool {
 }
 
 /// `before` ends just before an `=`: true when the attribute name there (whitespace allowed before the `=`)
-/// is `src`, `href` or `srcset`, in any case, and is a whole name (`data-src` is not `src`).
+/// is `src`, `href`, `srcset` or `xlink:href` (SVG), in any case, and is a whole name (`data-src` is not `src`).
 fn is_url_attribute(before: &[u8]) -> bool {
     let name = attribute_name(before);
     name.eq_ignore_ascii_case(b"src")
         || name.eq_ignore_ascii_case(b"href")
         || name.eq_ignore_ascii_case(b"srcset")
+        || name.eq_ignore_ascii_case(b"xlink:href")
 }
 
 /// `before` ends just before a `(`: true when it ends with `url` (any case) not preceded by a CSS identifier
@@ -320,19 +313,60 @@ mod tests {
         }
     }
 
-    /// The forward cursor resumes where it stopped: markup of ~2.4 MB with 200,000 look-alike candidates in one
-    /// text, one attribute value and one comment is read once (re-reading from each candidate would take hours).
+    /// The forward cursor resumes where it stopped and the backward reading never searches: markup of ~2 MB with
+    /// 200,000 look-alike candidates in one text, one attribute value and one comment, and a comment of 200,000
+    /// `--`, is read once (a search or re-reading per candidate would take hours).
     #[test]
     fn many_candidates_are_read_once() {
         let many = "src=http://x ".repeat(200_000);
+        // `,http://` look-alikes of `srcset` candidates (each once searched backwards for its quote: quadratic).
+        let commas = ",http://x ".repeat(200_000);
         for m in [
             format!("{many}<img src=http://y>"),
             format!("<img alt=\"{many}\" src=http://y>"),
             format!("<!--{many}--><img src=http://y>"),
+            format!("{commas}<img src=http://y>"),
+            format!("<img alt=\"{commas}\" src=http://y>"),
+            format!("<!--{}--><img src=http://y>", "-- ".repeat(200_000)),
         ] {
             let at = first(&m).unwrap_or_else(|| panic!("not flagged"));
             assert!(m[at..].starts_with("http://y"));
         }
+    }
+
+    /// Found by a second fresh tester (session 17): what a browser loads, however the markup around it reads.
+    #[test]
+    fn loaded_urls_in_scripts_entities_svg_and_odd_comments() {
+        for m in [
+            // The legacy tag: a `<!--` inside a script hides nothing.
+            "<SCRIPT LANGUAGE=\"JavaScript\">\n<!--\ndocument.write('<IMG SRC=\"http://y/px\" WIDTH=1>');\n//-->\n</SCRIPT>",
+            "<script>var s=\"<!--\";</script><img src=\"http://y\">",
+            "<script>/* <!-- */</script><img src=\"http://y\">",
+            "<script>document.write('<style>');</script><img src=\"http://y\">",
+            // Quotes as character references (how a serializer writes them in an attribute).
+            "<div style=\"background:url(&quot;http://y/a.png&quot;)\">",
+            "<div style=\"background:url(&#39;http://y/a.png&#39;)\">",
+            "<svg><image xlink:href=\"http://y/a.png\"/></svg>",
+            // Comments a browser closes early.
+            "<!--> <img src=\"http://y\">",
+            "<!---> <img src=\"http://y\">",
+            "<!-- a --!><img src=\"http://y\">",
+            "<img srcset=a.png,http://y>",
+        ] {
+            let at = first(m).unwrap_or_else(|| panic!("not flagged: {m}"));
+            assert!(m[at..].starts_with("http://y"), "{m}");
+        }
+        for m in [
+            "<textarea><img src=\"http://x\"></textarea>",
+            "<title>src=http://x</title>",
+            "<xmp><img src=http://x></xmp>",
+            "<img alt=\",http://x\">",
+        ] {
+            assert_eq!(first(m), None, "{m}");
+        }
+        // Markup after a closed text-only element is read again.
+        let m = "<textarea>a</textarea><img src=\"http://y\">";
+        assert!(m[first(m).expect("flagged")..].starts_with("http://y"));
     }
 
     #[test]
