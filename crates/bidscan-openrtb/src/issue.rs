@@ -81,6 +81,8 @@ pub enum CoercionKind {
     NumericId,
     /// A member that appears twice in one object; the last value is kept. Warning.
     DuplicateField,
+    /// A boolean sent for a 0/1 flag (`"secure":true`, bid requests only); read as 1 or 0. Warning.
+    BoolAsFlag,
     /// A value of the wrong JSON type (`"price":"abc"`, `"w":{}`, `"adomain":5`); treated as absent (an array
     /// element is dropped). Error.
     InvalidType {
@@ -96,7 +98,7 @@ pub enum CoercionKind {
 
 impl CoercionKind {
     /// The issue code: `number_as_string`, `float_as_integer`, `null_value`, `single_value`, `adm_object`,
-    /// `numeric_id`, `duplicate_field`, `invalid_type`, `out_of_range`.
+    /// `numeric_id`, `duplicate_field`, `bool_as_flag`, `invalid_type`, `out_of_range`.
     pub fn code(self) -> &'static str {
         match self {
             CoercionKind::NumberAsString => "number_as_string",
@@ -106,6 +108,7 @@ impl CoercionKind {
             CoercionKind::AdmObject => "adm_object",
             CoercionKind::NumericId => "numeric_id",
             CoercionKind::DuplicateField => "duplicate_field",
+            CoercionKind::BoolAsFlag => "bool_as_flag",
             CoercionKind::InvalidType { .. } => "invalid_type",
             CoercionKind::OutOfRange => "out_of_range",
         }
@@ -136,6 +139,7 @@ impl CoercionKind {
             }
             CoercionKind::NumericId => "identifier sent as a number; read as its decimal text",
             CoercionKind::DuplicateField => "member appears more than once; the last value is kept",
+            CoercionKind::BoolAsFlag => "boolean sent for a 0/1 flag; read as 1 or 0",
             CoercionKind::InvalidType { expected, found } => {
                 return Cow::Owned(format!("expected {expected}, found {found}; ignored"));
             }

@@ -46,6 +46,7 @@ pub struct Imp<'a> {
     /// Currency of `bidfloor`; `"USD"` when absent.
     pub bidfloorcur: Option<Cow<'a, str>>,
     /// 1: the impression requires secure (HTTPS) creative assets and markup; 0 or absent: not required.
+    /// `true`/`false` are read as 1/0.
     pub secure: Option<i64>,
     /// Offered as a banner (§3.2.6).
     pub banner: Option<Banner>,
@@ -254,7 +255,9 @@ impl<'de> FromMap<'de> for Imp<'de> {
                 ImpMember::Id => imp.id = ident(m, c, f)?,
                 ImpMember::Bidfloor => imp.bidfloor = float(m, c, f)?,
                 ImpMember::Bidfloorcur => imp.bidfloorcur = text(m, c, f)?,
-                ImpMember::Secure => imp.secure = int(m, c, f)?,
+                ImpMember::Secure => {
+                    imp.secure = lenient::scalar::<A, lenient::Flag>(m, c, f)?.map(|v| v.0);
+                }
                 ImpMember::Banner => lenient::object(m, c, f, &mut imp.banner)?,
                 ImpMember::Video => lenient::object(m, c, f, &mut imp.video)?,
                 ImpMember::Audio => lenient::object(m, c, f, &mut imp.audio)?,

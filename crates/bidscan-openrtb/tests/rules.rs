@@ -323,6 +323,29 @@ fn secure_352() {
         let res = with_bid(|b| b[field] = json!("http://tracker.example/x"));
         rejects(&secure, &res, &format!("{B0}/{field}"), "insecure_url", 352);
     }
+    // `"secure": true` is the flag set (found by a fresh tester, session 17); `false` is not.
+    let insecure = with_bid(|b| b["nurl"] = json!("http://tracker.example/x"));
+    let as_true = with_request(|r| r["imp"][0]["secure"] = json!(true));
+    rejects(
+        &as_true,
+        &insecure,
+        &format!("{B0}/nurl"),
+        "insecure_url",
+        352,
+    );
+    accepts(
+        &with_request(|r| r["imp"][0]["secure"] = json!(false)),
+        &insecure,
+    );
+    // Markup that only shows an `http://` in another attribute's value or in a textarea is not insecure.
+    accepts(
+        &secure,
+        &with_bid(|b| {
+            b["adm"] = json!(
+                "<img alt=\"src=http://x\" src=\"https://y\"><textarea><img src=http://z></textarea>"
+            )
+        }),
+    );
     // Not a secure imp: the same markup is accepted.
     accepts(
         &request(),

@@ -13,4 +13,4 @@ mod scalar;
 pub(crate) use base::*;
 pub use base::{MAX_COERCIONS, MAX_OBJECTS};
 pub(crate) use objects::{object, objects};
-pub(crate) use scalar::{Float, Ident, Int, Text, list, scalar};
+pub(crate) use scalar::{Flag, Float, Ident, Int, Text, list, scalar};

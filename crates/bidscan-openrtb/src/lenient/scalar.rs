@@ -40,6 +40,9 @@ pub(crate) trait Scalar<'de>: Sized {
     fn float(_v: f64) -> Parsed<Self> {
         Err(Reject::Type(JsonType::Number))
     }
+    fn boolean(_v: bool) -> Parsed<Self> {
+        Err(Reject::Type(JsonType::Bool))
+    }
 }
 
 /// A string member (URLs, markup, codes): strings only.
@@ -183,6 +186,30 @@ impl<'de> Scalar<'de> for Int {
     }
 }
 
+/// A 0/1 flag of the bid request (`imp.secure`, OpenRTB 2.6 §3.2.4): an [`Int`], or a boolean (`true` is 1,
+/// `false` 0, `bool_as_flag`), as exchanges' JSON encoders write flags of their own typed models.
+pub(crate) struct Flag(pub i64);
+
+impl<'de> Scalar<'de> for Flag {
+    const EXPECTED: &'static str = Int::EXPECTED;
+    const EXPECTED_LIST: &'static str = Int::EXPECTED_LIST;
+    fn transient(s: &str) -> Parsed<Self> {
+        Int::transient(s).map(|(v, c)| (Flag(v.0), c))
+    }
+    fn unsigned(v: u64) -> Parsed<Self> {
+        Int::unsigned(v).map(|(v, c)| (Flag(v.0), c))
+    }
+    fn signed(v: i64) -> Parsed<Self> {
+        Ok((Flag(v), None))
+    }
+    fn float(v: f64) -> Parsed<Self> {
+        Int::float(v).map(|(v, c)| (Flag(v.0), c))
+    }
+    fn boolean(v: bool) -> Parsed<Self> {
+        Ok((Flag(i64::from(v)), Some(CoercionKind::BoolAsFlag)))
+    }
+}
+
 /// Reads one scalar member or array element; `None` when absent after a noted `null` or rejection.
 struct ScalarSeed<'c, 'r, T> {
     ctx: &'c mut Ctx<'r>,
@@ -241,8 +268,8 @@ impl<'de, T: Scalar<'de>> Visitor<'de> for ScalarSeed<'_, '_, T> {
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(T::EXPECTED)
     }
-    fn visit_bool<E: de::Error>(self, _v: bool) -> Result<Self::Value, E> {
-        Ok(self.accept(Err(Reject::Type(JsonType::Bool)), T::EXPECTED))
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(self.accept(T::boolean(v), T::EXPECTED))
     }
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
         Ok(self.accept(T::signed(v), T::EXPECTED))
