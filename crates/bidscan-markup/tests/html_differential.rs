@@ -20,9 +20,13 @@ mod oracle {
     /// Markup that is not well-formed HTML is read the same way; there is no error.
     pub fn forward(markup: &str) -> HtmlInfo {
         let b = markup.as_bytes();
-        let labels = labels(b);
-        let in_url = |at: &usize| matches!(labels[*at], Label::Url | Label::Srcset);
-        let in_srcset = |at: &usize| labels[*at] == Label::Srcset;
+        let (labels, starts) = labels(b);
+        // A URL attribute's candidate counts at its value's start only (after whitespace).
+        let in_url = |at: &usize| {
+            matches!(labels[*at], Label::Url | Label::Srcset)
+                && b[starts[*at]..*at].iter().all(|&c| is_space(c))
+        };
+        let in_srcset = |at: &usize| labels[*at] == Label::Srcset && srcset_separator(b, *at);
         let in_css = |at: &usize| matches!(labels[*at], Label::Style | Label::StyleText);
         let mut scripts = 0;
         let mut first_insecure = None;
@@ -75,24 +79,27 @@ mod oracle {
         b.len() >= at + word.len() && b[at..at + word.len()].eq_ignore_ascii_case(word)
     }
 
-    /// Every byte labelled, reading the markup once from its start, byte by byte: `<!--` to `-->` or `--!>` a
-    /// comment (`<!-->`, `<!--->` empty ones), `<` and a letter a start tag (name; attributes: a name up to
-    /// whitespace, `/`, `>` or `=`, then optionally `=` and a value quoted by `"`/`'` (or `\\"`/`\\'`) or unquoted
-    /// up to whitespace or `>`), after `<style>` CSS up to `</style`, after `<script>` text up to `</script` in
-    /// which start tags are read but change nothing else, after `<textarea>`, `<title>`, `<xmp>`, `<noembed>` or
-    /// `<noframes>` text up to its end tag; everything else text. Unterminated constructs run to the end.
-    fn labels(b: &[u8]) -> Vec<Label> {
+    /// Every byte labelled, reading the markup once from its start, byte by byte, with the start of the value
+    /// each value byte belongs to (`usize::MAX` outside values): `<!--` to `-->` or `--!>` a comment (`<!-->`,
+    /// `<!--->` empty ones), `<` and a letter a start tag (name; attributes: a name up to whitespace, `/`, `>` or
+    /// `=`, then optionally `=` and a value quoted by `"`/`'` (or `\\"`/`\\'`) or unquoted up to whitespace or
+    /// `>`), after `<style>` CSS up to `</style`, after `<script>` text up to `</script` in which start tags are
+    /// read (cut off at the `</script`) and a `<style>` tag starts CSS up to `</style` or `</script`, after
+    /// `<textarea>`, `<title>`, `<xmp>`, `<noembed>` or `<noframes>` text up to its end tag; everything else
+    /// text. Unterminated constructs run to the end.
+    fn labels(b: &[u8]) -> (Vec<Label>, Vec<usize>) {
         let n = b.len();
         let mut out = vec![Label::Text; n];
-        // The element whose text is being read ("" for markup).
+        let mut starts = vec![usize::MAX; n];
+        // The element whose text is being read ("" for markup); in a script, whether a written `<style>` is open
+        // and where the script ends.
         let mut element: &[u8] = b"";
+        let mut written_style = false;
+        let mut script_end = n;
         let mut i = 0;
         while i < n {
-            let here = if element.eq_ignore_ascii_case(b"style") {
-                Label::StyleText
-            } else {
-                Label::Text
-            };
+            let css = element == b"style" || written_style;
+            let here = if css { Label::StyleText } else { Label::Text };
             if b[i] != b'<' {
                 out[i] = here;
                 i += 1;
@@ -102,17 +109,23 @@ mod oracle {
             if !element.is_empty() {
                 let end_tag = [&b"</"[..], element].concat();
                 if starts_ci(b, i, &end_tag) {
-                    element = b"";
+                    (element, written_style) = (b"", false);
                     out[i] = Label::Text;
                     i += 1;
                     continue;
                 }
-                if element != b"script" || !next_is_letter {
+                if written_style && starts_ci(b, i, b"</style") {
+                    written_style = false;
                     out[i] = here;
                     i += 1;
                     continue;
                 }
-                // A start tag inside a script: read below, it changes no element.
+                if element != b"script" || written_style || !next_is_letter {
+                    out[i] = here;
+                    i += 1;
+                    continue;
+                }
+                // A start tag inside a script: read below, up to the script's end at most.
             } else if starts_ci(b, i, b"<!--") {
                 let end = if starts_ci(b, i + 4, b">") {
                     i + 5
@@ -141,19 +154,21 @@ mod oracle {
                 i += 1;
                 continue;
             }
-            // A start tag at `i`.
+            // A start tag at `i`, read up to `end` at most.
+            let in_script = element == b"script";
+            let end = if in_script { script_end } else { n };
             let mut j = i + 1;
-            while j < n && !(is_space(b[j]) || b[j] == b'/' || b[j] == b'>') {
+            while j < end && !(is_space(b[j]) || b[j] == b'/' || b[j] == b'>') {
                 j += 1;
             }
             let name = b[i + 1..j].to_ascii_lowercase();
             let mut values = Vec::new();
             let mut closed = false;
             loop {
-                while j < n && (is_space(b[j]) || b[j] == b'/') {
+                while j < end && (is_space(b[j]) || b[j] == b'/') {
                     j += 1;
                 }
-                if j >= n {
+                if j >= end {
                     break;
                 }
                 if b[j] == b'>' {
@@ -163,22 +178,22 @@ mod oracle {
                 }
                 let name_start = j;
                 j += 1;
-                while j < n && !(is_space(b[j]) || matches!(b[j], b'/' | b'>' | b'=')) {
+                while j < end && !(is_space(b[j]) || matches!(b[j], b'/' | b'>' | b'=')) {
                     j += 1;
                 }
                 let attribute = b[name_start..j].to_ascii_lowercase();
                 let mut q = j;
-                while q < n && is_space(b[q]) {
+                while q < end && is_space(b[q]) {
                     q += 1;
                 }
-                if q >= n || b[q] != b'=' {
+                if q >= end || b[q] != b'=' {
                     continue;
                 }
                 q += 1;
-                while q < n && is_space(b[q]) {
+                while q < end && is_space(b[q]) {
                     q += 1;
                 }
-                if b.get(q) == Some(&b'\\') && matches!(b.get(q + 1), Some(b'"' | b'\'')) {
+                if q < end && b[q] == b'\\' && matches!(b.get(q + 1), Some(b'"' | b'\'')) {
                     q += 1;
                 }
                 let label = match &attribute[..] {
@@ -187,28 +202,31 @@ mod oracle {
                     b"style" => Label::Style,
                     _ => Label::Other,
                 };
-                if q < n && matches!(b[q], b'"' | b'\'') {
-                    let end = (q + 1..n).find(|&k| b[k] == b[q]).unwrap_or(n);
-                    values.push((q + 1, end, label));
-                    j = end + 1;
+                if q < end && matches!(b[q], b'"' | b'\'') {
+                    let close = (q + 1..end).find(|&k| b[k] == b[q]).unwrap_or(end);
+                    values.push((q + 1, close, label));
+                    j = (close + 1).min(end);
                 } else {
-                    let end = (q..n)
+                    let close = (q..end)
                         .find(|&k| is_space(b[k]) || b[k] == b'>')
-                        .unwrap_or(n);
-                    values.push((q, end, label));
-                    j = end;
+                        .unwrap_or(end);
+                    values.push((q, close, label));
+                    j = close;
                 }
             }
-            let j = j.min(n);
+            let j = j.min(end);
             for label in &mut out[i..j] {
                 *label = Label::Tag;
             }
             for (from, to, label) in values {
-                for l in &mut out[from..to.min(n)] {
-                    *l = label;
+                for k in from..to.min(n) {
+                    out[k] = label;
+                    starts[k] = from;
                 }
             }
-            if closed && element.is_empty() {
+            if closed && in_script && name == b"style" {
+                written_style = true;
+            } else if closed && element.is_empty() {
                 const RAW: [&[u8]; 7] = [
                     b"script",
                     b"style",
@@ -220,11 +238,35 @@ mod oracle {
                 ];
                 if let Some(raw) = RAW.iter().find(|r| **r == &name[..]) {
                     element = raw;
+                    if element == b"script" {
+                        script_end = (j..n).find(|&k| starts_ci(b, k, b"</script")).unwrap_or(n);
+                    }
                 }
             }
             i = j;
         }
-        out
+        (out, starts)
+    }
+
+    /// The comma before the candidate at `at` separates two `srcset` candidates: whitespace after it, or
+    /// whitespace before it followed only by a short descriptor (a URL runs to the next whitespace).
+    fn srcset_separator(b: &[u8], at: usize) -> bool {
+        let mut k = at;
+        while k > 0 && is_space(b[k - 1]) {
+            k -= 1;
+        }
+        if k < at {
+            return true;
+        }
+        let comma = k - 1;
+        let from = comma.saturating_sub(18);
+        let mut d = comma;
+        while d > from
+            && (b[d - 1].is_ascii_digit() || matches!(b[d - 1], b'.' | b'x' | b'w' | b'h'))
+        {
+            d -= 1;
+        }
+        d < comma && d > from && is_space(b[d - 1])
     }
 
     /// `rest` follows a `<`: true for `script` (any case) ended by whitespace, `>` or `/`.

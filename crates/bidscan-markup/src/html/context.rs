@@ -48,8 +48,12 @@ pub(super) enum Place {
 enum Mode {
     /// Markup: tags and comments.
     Html,
-    /// A `<script>`'s text, until `</script`: tags in it are read, but they never change the mode.
+    /// A `<script>`'s text, until `</script`: tags in it are read (each cut off at the `</script`), and a
+    /// `<style>` written in it is CSS until `</style` or the `</script` ([`Mode::ScriptStyle`]); nothing else
+    /// changes the mode.
     Script,
+    /// CSS a script writes (`document.write('<style>…</style>')`), until `</style` or `</script`.
+    ScriptStyle,
     /// A `<style>`'s CSS, until `</style`.
     Style,
     /// The text of an element whose content is not markup, until `</` and the name.
@@ -65,14 +69,18 @@ enum State {
     Text { mode: Mode },
     /// In a comment that ends at `end` (just after its `-->`, or the markup's end).
     Comment { end: usize },
-    /// In a start tag, at an attribute boundary; `next`: the mode of the text after its `>`.
-    Tag { next: Mode },
-    /// In an attribute's value, which ends at `end` (exclusive); reading resumes at `resume`.
+    /// In a start tag, at an attribute boundary; `next`: the mode of the text after its `>`; `limit`: where the
+    /// tag is cut off at the latest (a tag a script writes ends at the script's `</script`; `usize::MAX` else).
+    Tag { next: Mode, limit: usize },
+    /// In an attribute's value, which starts at `start` and ends at `end` (exclusive); reading resumes at
+    /// `resume`.
     Value {
         attribute: Attribute,
+        start: usize,
         end: usize,
         resume: usize,
         next: Mode,
+        limit: usize,
     },
 }
 
@@ -84,6 +92,8 @@ pub(super) struct Cursor {
     /// The first `<` at or after `pos` when it was last looked for (`usize::MAX`: none to the end; `None`: not
     /// looked for yet), so that many questions about one long text look for its end once.
     next_lt: Option<usize>,
+    /// In a script: where its `</script` is (the markup's length when it has none).
+    script_end: usize,
 }
 
 impl Cursor {
@@ -92,6 +102,7 @@ impl Cursor {
             pos: 0,
             state: State::Text { mode: Mode::Html },
             next_lt: None,
+            script_end: usize::MAX,
         }
     }
 
@@ -111,11 +122,13 @@ impl Cursor {
                     end,
                     resume,
                     next,
+                    limit,
+                    ..
                 } => {
                     if target < end {
                         return Place::Value(attribute);
                     }
-                    (self.pos, self.state) = (resume, State::Tag { next });
+                    (self.pos, self.state) = (resume, State::Tag { next, limit });
                 }
                 State::Text { mode } => {
                     let next_lt = match self.next_lt {
@@ -127,17 +140,26 @@ impl Cursor {
                         // No `<` before the target: it is in this text (and so is everything up to it).
                         self.pos = self.pos.max(target);
                         return Place::Text {
-                            style: mode == Mode::Style,
+                            style: matches!(mode, Mode::Style | Mode::ScriptStyle),
                         };
                     };
                     self.open(b, lt, mode);
                 }
-                State::Tag { next } => {
-                    if let Some(place) = self.attribute(b, target, next) {
+                State::Tag { next, limit } => {
+                    if let Some(place) = self.attribute(b, target, next, limit) {
                         return place;
                     }
                 }
             }
+        }
+    }
+
+    /// Whether the last [`place`](Self::place) answer was an attribute's value and `at` is where that value
+    /// starts, after whitespace only (a URL at `src="http://…`, not a `?src=http://…` parameter inside one).
+    pub(super) fn starts_value(&self, b: &[u8], at: usize) -> bool {
+        match self.state {
+            State::Value { start, .. } => start <= at && b[start..at].iter().all(|&c| is_space(c)),
+            _ => false,
         }
     }
 
@@ -153,9 +175,10 @@ impl Cursor {
         let text = |mode| (lt + 1, State::Text { mode });
         (self.pos, self.state) = match mode {
             Mode::Style if closes(b"style") => text(Mode::Html),
-            Mode::Script if closes(b"script") => text(Mode::Html),
+            Mode::Script | Mode::ScriptStyle if closes(b"script") => text(Mode::Html),
+            Mode::ScriptStyle if closes(b"style") => text(Mode::Script),
             Mode::Opaque(name) if closes(name) => text(Mode::Html),
-            Mode::Style | Mode::Opaque(_) => text(mode),
+            Mode::Style | Mode::ScriptStyle | Mode::Opaque(_) => text(mode),
             Mode::Html if rest.starts_with(b"!--") => (
                 lt,
                 State::Comment {
@@ -169,12 +192,17 @@ impl Cursor {
                         .iter()
                         .position(|&c| is_space(c) || c == b'/' || c == b'>')
                         .unwrap_or(rest.len());
-                let next = match mode {
-                    // A tag written by JavaScript: the script goes on after it.
-                    Mode::Script => Mode::Script,
-                    _ => mode_after(&b[lt + 1..name_end]),
+                let name = &b[lt + 1..name_end];
+                let (next, limit) = match mode {
+                    // A tag written by JavaScript: the script goes on after it, and ends at its `</script`
+                    // whatever the tag's text looks like (`if(i<n){…}</script>` is no tag's attribute).
+                    Mode::Script if name.eq_ignore_ascii_case(b"style") => {
+                        (Mode::ScriptStyle, self.script_end)
+                    }
+                    Mode::Script => (Mode::Script, self.script_end),
+                    _ => (mode_after(name), usize::MAX),
                 };
-                (name_end, State::Tag { next })
+                (name_end, State::Tag { next, limit })
             }
             Mode::Html | Mode::Script => text(mode),
         };
@@ -182,18 +210,30 @@ impl Cursor {
 
     /// In a start tag at `self.pos`: reads the next attribute (or the tag's `>`), moving the state on; answers
     /// when `target` lies before the attribute's value (in the tag itself), else `None` (ask the new state).
-    fn attribute(&mut self, b: &[u8], target: usize, next: Mode) -> Option<Place> {
+    fn attribute(&mut self, b: &[u8], target: usize, next: Mode, limit: usize) -> Option<Place> {
+        let whole = b.len();
+        // A tag a script writes is read up to the script's end, no further.
+        let b = &b[..limit.min(whole)];
         let mut p = self.pos;
         while p < b.len() && (is_space(b[p]) || b[p] == b'/') {
             p += 1;
         }
         if p < b.len() && b[p] == b'>' {
+            if next == Mode::Script && limit == usize::MAX {
+                // A `<script>` start tag: its text ends at the first `</script` after it.
+                self.script_end = script_end(b, p + 1);
+            }
             (self.pos, self.state) = (p + 1, State::Text { mode: next });
             return (target <= p).then_some(Place::Tag);
         }
         if p >= b.len() {
-            // A tag cut off by the end of the markup.
             self.pos = b.len();
+            if b.len() < whole {
+                // A written tag cut off by the script's `</script`: the script's text reads on from there.
+                self.state = State::Text { mode: Mode::Script };
+                return (target < b.len()).then_some(Place::Tag);
+            }
+            // A tag cut off by the end of the markup.
             return Some(Place::Tag);
         }
         // The name: up to whitespace, `/`, `>` or `=` (an `=` first is part of the name, as in HTML).
@@ -233,9 +273,11 @@ impl Cursor {
         };
         self.state = State::Value {
             attribute,
+            start,
             end,
             resume,
             next,
+            limit,
         };
         self.pos = start;
         (target < start).then_some(Place::Tag)
@@ -256,6 +298,21 @@ fn kind(name: &[u8]) -> Attribute {
     } else {
         Attribute::Other
     }
+}
+
+/// Where the `</script` (any case) at or after `from` is; the markup's length when there is none.
+fn script_end(b: &[u8], from: usize) -> usize {
+    let mut at = from;
+    while let Some(lt) = bytescan::find_byte(b, at, b'<') {
+        if b.len() > lt + 7
+            && b[lt + 1] == b'/'
+            && b[lt + 2..lt + 8].eq_ignore_ascii_case(b"script")
+        {
+            return lt;
+        }
+        at = lt + 1;
+    }
+    b.len()
 }
 
 /// The mode of the text after a start tag named `name` (in markup).

@@ -66,7 +66,7 @@ pub fn inspect(markup: &str) -> HtmlInfo {
             && let Some(start) = at.checked_sub(4)
             && b[start..at].eq_ignore_ascii_case(b"http")
             && let Some(trigger) = loaded_at(b, start)
-            && trigger.holds(cursor.get_or_insert_with(Cursor::new).place(b, start))
+            && trigger.confirmed(cursor.get_or_insert_with(Cursor::new), b, start)
         {
             first_insecure = Some(start);
         }
@@ -90,8 +90,20 @@ enum Trigger {
 }
 
 impl Trigger {
-    /// Whether the candidate's place (read forward) is one where this trigger loads: a URL attribute's value, a
-    /// `srcset` value, or CSS (a `style` attribute's value, a `<style>` element's text).
+    /// Whether the candidate `http://` at `at` is loaded, its place read forward by `cursor`: the start of a URL
+    /// attribute's value (not a query parameter inside one), a new candidate of a `srcset` value (see
+    /// [`srcset_separator`]), or CSS (a `style` attribute's value, a `<style>` element's text).
+    fn confirmed(self, cursor: &mut Cursor, b: &[u8], at: usize) -> bool {
+        let place = cursor.place(b, at);
+        self.holds(place)
+            && match self {
+                Trigger::Attribute => cursor.starts_value(b, at),
+                Trigger::SrcsetComma => srcset_separator(b, at),
+                Trigger::Css => true,
+            }
+    }
+
+    /// Whether `place` is one where this trigger loads.
     fn holds(self, place: Place) -> bool {
         match self {
             Trigger::Attribute => matches!(place, Place::Value(Attribute::Url | Attribute::Srcset)),
@@ -102,6 +114,23 @@ impl Trigger {
             ),
         }
     }
+}
+
+/// Whether the comma before the candidate at `at` (after whitespace) separates two `srcset` candidates rather
+/// than sitting inside one URL (HTML Living Standard §4.8.4.3.10, parsing a srcset attribute: a URL runs to the
+/// next whitespace, so `a.png?l=1,http://x 2x` is one URL): whitespace after the comma, or whitespace before it
+/// followed only by a short descriptor (`1x`, `100w`, `1.5x`). Reads at most 18 bytes back.
+fn srcset_separator(b: &[u8], at: usize) -> bool {
+    let k = at - trailing(&b[..at], is_space);
+    if k < at {
+        return true;
+    }
+    let comma = k - 1;
+    let before = &b[comma.saturating_sub(18)..comma];
+    let descriptor = trailing(before, |c| {
+        c.is_ascii_digit() || matches!(c, b'.' | b'x' | b'w' | b'h')
+    });
+    descriptor > 0 && descriptor < before.len() && is_space(before[before.len() - descriptor - 1])
 }
 
 /// Quotes as character references, as a serializer writes them inside an attribute value
@@ -351,7 +380,13 @@ mod tests {
             "<!--> <img src=\"http://y\">",
             "<!---> <img src=\"http://y\">",
             "<!-- a --!><img src=\"http://y\">",
-            "<img srcset=a.png,http://y>",
+            "<img srcset=\"a.png 1x,http://y 2x\">",
+            "<img srcset=\"a.png, http://y 2x\">",
+            // A `<` comparison in a script does not hide the script's end, nor a `<style>` after it (third
+            // tester, session 17); a `<style>` a script writes is CSS.
+            "<script>if(a<b){x()}</script><style>.a{background:url(http://y/bg.png)}</style>",
+            "<script>for(var i=0;i<n;i++){}</script><style>.a{background:url(http://y)}</style>",
+            "<script>document.write('<style>.a{background:url(http://y/bg.png)}</style>');</script>",
         ] {
             let at = first(m).unwrap_or_else(|| panic!("not flagged: {m}"));
             assert!(m[at..].starts_with("http://y"), "{m}");
@@ -361,6 +396,16 @@ mod tests {
             "<title>src=http://x</title>",
             "<xmp><img src=http://x></xmp>",
             "<img alt=\",http://x\">",
+            // A URL runs to whitespace: one candidate, whose text holds a comma.
+            "<img srcset=a.png,http://x>",
+            "<img srcset=\"https://x/a.png?l=a,http://x 1x\">",
+            // A parameter inside a secure URL is not the URL loaded.
+            "<a href=\"https://track.example/click?src=http://landing.example/\">x</a>",
+            "<img src=\"https://px.example/p.gif?href=http://pub.example/page\">",
+            "<iframe src=\"https://cdn.example/f.html#src=http://pub.example/\">",
+            // After a script with comparisons, comments and textarea text are read as such.
+            "<script>for(var i=0;i<imgs.length;i++){}</script><textarea><a href=\"http://x/\">l</a></textarea>",
+            "<script>if(w<minW){}</script><!-- <img src=\"http://x/old.gif\"> -->",
         ] {
             assert_eq!(first(m), None, "{m}");
         }
