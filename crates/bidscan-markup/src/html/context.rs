@@ -17,6 +17,8 @@
 
 use bidscan_json::bytescan;
 
+use super::is_space;
+
 /// The attribute a value belongs to, as far as loading resources goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Attribute {
@@ -284,8 +286,9 @@ impl Cursor {
     }
 }
 
-/// What an attribute named `name` holds.
-fn kind(name: &[u8]) -> Attribute {
+/// What an attribute named `name` holds (the one list of URL attributes: [`super::inspect`]'s backward reading
+/// asks it too).
+pub(super) fn kind(name: &[u8]) -> Attribute {
     if name.eq_ignore_ascii_case(b"src")
         || name.eq_ignore_ascii_case(b"href")
         || name.eq_ignore_ascii_case(b"xlink:href")
@@ -349,10 +352,6 @@ fn comment_end(b: &[u8], lt: usize) -> usize {
         }
     }
     b.len()
-}
-
-fn is_space(c: u8) -> bool {
-    matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c')
 }
 
 #[cfg(test)]

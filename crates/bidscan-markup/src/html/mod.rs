@@ -94,24 +94,13 @@ impl Trigger {
     /// attribute's value (not a query parameter inside one), a new candidate of a `srcset` value (see
     /// [`srcset_separator`]), or CSS (a `style` attribute's value, a `<style>` element's text).
     fn confirmed(self, cursor: &mut Cursor, b: &[u8], at: usize) -> bool {
-        let place = cursor.place(b, at);
-        self.holds(place)
-            && match self {
-                Trigger::Attribute => cursor.starts_value(b, at),
-                Trigger::SrcsetComma => srcset_separator(b, at),
-                Trigger::Css => true,
+        match (self, cursor.place(b, at)) {
+            (Trigger::Attribute, Place::Value(Attribute::Url | Attribute::Srcset)) => {
+                cursor.starts_value(b, at)
             }
-    }
-
-    /// Whether `place` is one where this trigger loads.
-    fn holds(self, place: Place) -> bool {
-        match self {
-            Trigger::Attribute => matches!(place, Place::Value(Attribute::Url | Attribute::Srcset)),
-            Trigger::SrcsetComma => place == Place::Value(Attribute::Srcset),
-            Trigger::Css => matches!(
-                place,
-                Place::Value(Attribute::Style) | Place::Text { style: true }
-            ),
+            (Trigger::SrcsetComma, Place::Value(Attribute::Srcset)) => srcset_separator(b, at),
+            (Trigger::Css, Place::Value(Attribute::Style) | Place::Text { style: true }) => true,
+            _ => false,
         }
     }
 }
@@ -142,7 +131,7 @@ const ENTITY_QUOTES: [&[u8]; 6] = [
 /// How the `http://` at `at` looks loaded, read backwards: whitespace, optionally a quote (`"`, `'`, `\"`/`\'`,
 /// or one of [`ENTITY_QUOTES`]) and whitespace, then an `=` after a URL attribute's name ([`Trigger::Attribute`]),
 /// a `,` ([`Trigger::SrcsetComma`]), or a `(` after `url` ([`Trigger::Css`]); `None` otherwise. Only a necessary
-/// condition: [`Trigger::holds`] then checks where the candidate really is (`alt="src=http://…"` passes here).
+/// condition: [`Trigger::confirmed`] then checks where the candidate really is (`alt="src=http://…"` passes here).
 /// Nothing here reads further back than the attribute's name, so the whole pass stays linear however many
 /// candidates the markup holds (a backward search per candidate was quadratic: found by a fresh tester).
 fn loaded_at(b: &[u8], at: usize) -> Option<Trigger> {
@@ -189,11 +178,10 @@ fn is_script_tag(rest: &[u8]) -> bool {
 /// `before` ends just before an `=`: true when the attribute name there (whitespace allowed before the `=`)
 /// is `src`, `href`, `srcset` or `xlink:href` (SVG), in any case, and is a whole name (`data-src` is not `src`).
 fn is_url_attribute(before: &[u8]) -> bool {
-    let name = attribute_name(before);
-    name.eq_ignore_ascii_case(b"src")
-        || name.eq_ignore_ascii_case(b"href")
-        || name.eq_ignore_ascii_case(b"srcset")
-        || name.eq_ignore_ascii_case(b"xlink:href")
+    matches!(
+        context::kind(attribute_name(before)),
+        Attribute::Url | Attribute::Srcset
+    )
 }
 
 /// `before` ends just before a `(`: true when it ends with `url` (any case) not preceded by a CSS identifier
@@ -206,7 +194,7 @@ fn is_css_url(before: &[u8]) -> bool {
             || !(before[n - 4].is_ascii_alphanumeric() || matches!(before[n - 4], b'-' | b'_')))
 }
 
-fn is_space(c: u8) -> bool {
+pub(super) fn is_space(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c')
 }
 
