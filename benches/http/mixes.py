@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Builds the HTTP bench mixes of real bodies: one compact JSON document per line, for benches/http/service.sh.
 
-    benches/http/mixes.py OUT_DIR            # writes OUT_DIR/{real-nobid,real-banner,real-native,real-mix,vast}.lines
+    benches/http/mixes.py OUT_DIR            # writes OUT_DIR/{real-nobid,real-banner,real-native,real-mix,vast,minimal}.lines
 
 Bodies: corpus/real-fixtures-compact/ (prebid-server adapter fixtures, compacted; see its README and LICENSE) and,
 for video, the synthetic VAST documents of corpus/bid-responses/. Each real body is put in one class by what its
@@ -98,6 +98,10 @@ def main():
         "real-banner": classes["banner"],
         "real-native": classes["native"],
         "vast": video,
+        # The smallest bid response (OpenRTB 2.6 §4.2.1: `id` is its one required member): what the service's
+        # stack costs when the decode costs nearly nothing. Not one of issue 18's mixes; run it with
+        # MIXES=minimal to see how close to the floors the stack alone gets.
+        "minimal": [b'{"id":"1"}'],
     }
     mix = (cycled(classes["nobid"], 600, rng) + cycled(classes["banner"], 250, rng)
            + cycled(video, 100, rng) + cycled(classes["native"], 50, rng))

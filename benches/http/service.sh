@@ -18,7 +18,8 @@
 # Run:
 #   benches/http/service.sh                              # DURATION=5s CONNS=16 ROUNDS=3 WORKERS=1
 #   WORKERS=2 MIXES="real-nobid real-mix" benches/http/service.sh
-# Mixes (benches/http/mixes.py): real-nobid, real-banner, real-native, real-mix, vast. Raw wrk lines stay in $OUT.
+# Mixes (benches/http/mixes.py): real-nobid, real-banner, real-native, real-mix, vast (the default), and minimal
+# (`{"id":"1"}`: the stack with nearly nothing to decode; MIXES=minimal). Raw wrk lines stay in $OUT.
 # PORT_BASE (default 18290): the servers listen on PORT_BASE .. PORT_BASE+5; a port already in use stops the run.
 # Two more servers are other builds of bidscan: `pgo`, the profile-guided build (scripts/pgo-build.sh) from PGO_BIN,
 # and `plain`, the release build without BOLT (scripts/bolt-build.sh: then BIDSCAN_BIN is the BOLT-optimised binary)
