@@ -42,6 +42,14 @@ mod oracle {
                 _ => {}
             }
         }
+        // CSS `@import` with a string (a quote required): every `@import`, any case.
+        let imported = (0..b.len())
+            .filter(|&at| starts_ci(b, at, b"@import"))
+            .find_map(|at| quoted_insecure_at(b, at + 7).filter(in_css));
+        let first_insecure = match (first_insecure, imported) {
+            (Some(a), Some(c)) => Some(a.min(c)),
+            (a, c) => a.or(c),
+        };
         // `srcset` candidates after the first: each `,` inside a `srcset` value starts one.
         let after_comma =
             memchr_iter(b',', b).find_map(|at| insecure_at(b, at + 1).filter(in_srcset));
@@ -197,8 +205,8 @@ mod oracle {
                     q += 1;
                 }
                 let label = match &attribute[..] {
-                    b"src" | b"href" | b"xlink:href" => Label::Url,
-                    b"srcset" => Label::Srcset,
+                    b"src" | b"href" | b"xlink:href" | b"poster" | b"background" => Label::Url,
+                    b"srcset" | b"imagesrcset" => Label::Srcset,
                     b"style" => Label::Style,
                     _ => Label::Other,
                 };
@@ -280,15 +288,23 @@ mod oracle {
     }
 
     /// `before` ends just before an `=`: true when the attribute name there (whitespace allowed before the `=`)
-    /// is `src` or `href`, in any case, and is a whole name (`data-src` is not `src`).
+    /// is a URL attribute or a candidate list (`src`, `href`, `srcset`, `xlink:href`, `poster`, `background`,
+    /// `imagesrcset`), in any case, and is a whole name (`data-src` is not `src`).
     fn is_url_attribute(before: &[u8]) -> bool {
         let end = before.len() - trailing(before, is_space);
         let name_start = end - trailing(&before[..end], is_name_byte);
         let name = &before[name_start..end];
-        name.eq_ignore_ascii_case(b"src")
-            || name.eq_ignore_ascii_case(b"href")
-            || name.eq_ignore_ascii_case(b"srcset")
-            || name.eq_ignore_ascii_case(b"xlink:href")
+        [
+            &b"src"[..],
+            b"href",
+            b"srcset",
+            b"xlink:href",
+            b"poster",
+            b"background",
+            b"imagesrcset",
+        ]
+        .iter()
+        .any(|n| name.eq_ignore_ascii_case(n))
     }
 
     /// `before` ends just before a `(`: true when it ends with `url` (any case) not preceded by a CSS identifier
@@ -315,6 +331,19 @@ mod oracle {
         i = skip(b, i, is_space);
         let url = b.get(i..i + 7)?;
         url.eq_ignore_ascii_case(b"http://").then_some(i)
+    }
+
+    /// [`insecure_at`] for a value that must open with a quote (a CSS string after `@import`).
+    fn quoted_insecure_at(b: &[u8], from: usize) -> Option<usize> {
+        let i = skip(b, from, is_space);
+        const QUOTES: [&str; 10] = [
+            "\\\"", "\\'", "\"", "'", "&quot;", "&#34;", "&#x22;", "&#39;", "&#x27;", "&apos;",
+        ];
+        QUOTES
+            .iter()
+            .any(|q| starts_ci(b, i, q.as_bytes()))
+            .then(|| insecure_at(b, i))
+            .flatten()
     }
 
     fn is_space(c: u8) -> bool {
@@ -369,6 +398,14 @@ fn hand_made_cases_agree() {
         "<img srcset='http://a 1x'>",
         "<img alt=\"a, http://b\">",
         "<a xlink:href=\"http://a\">",
+        "<video poster=\"http://a\" src=\"https://b\">",
+        "<td background=http://a>",
+        "<link imagesrcset=\"https://a 1x, http://b 2x\">",
+        "<style>@import \"http://a\";</style>",
+        "<style>@import http://a;</style>",
+        "<p>@import 'http://a'</p>",
+        "<div style=\"@import &quot;http://a&quot;\">",
+        "<script>document.write('<style>@import \\'http://a\\'</style>')</script>",
         "<p>http://text</p><a href='https://x'>",
         "<img src=\"https://a\"><img src=\"http://b\"><img src=\"http://c\">",
         "<SCRIPT src=x></SCRIPT><script/><scripts><script",
@@ -456,6 +493,11 @@ fn htmlish() -> impl Strategy<Value = String> {
             Just("--!>"),
             Just("&quot;"),
             Just("xlink:href"),
+            Just("poster"),
+            Just("BACKGROUND"),
+            Just("imagesrcset"),
+            Just("@import"),
+            Just("@import \""),
         ],
         0..40,
     )

@@ -288,13 +288,19 @@ impl Cursor {
 
 /// What an attribute named `name` holds (the one list of URL attributes: [`super::inspect`]'s backward reading
 /// asks it too).
+///
+/// URLs a browser loads or links from an attribute (HTML Living Standard): `src`, `href`, SVG's `xlink:href`,
+/// `<video poster>`, the legacy `background` of `<body>`, `<table>` and its cells (still loaded); candidate
+/// lists: `srcset` and `<link imagesrcset>`.
 pub(super) fn kind(name: &[u8]) -> Attribute {
     if name.eq_ignore_ascii_case(b"src")
         || name.eq_ignore_ascii_case(b"href")
         || name.eq_ignore_ascii_case(b"xlink:href")
+        || name.eq_ignore_ascii_case(b"poster")
+        || name.eq_ignore_ascii_case(b"background")
     {
         Attribute::Url
-    } else if name.eq_ignore_ascii_case(b"srcset") {
+    } else if name.eq_ignore_ascii_case(b"srcset") || name.eq_ignore_ascii_case(b"imagesrcset") {
         Attribute::Srcset
     } else if name.eq_ignore_ascii_case(b"style") {
         Attribute::Style

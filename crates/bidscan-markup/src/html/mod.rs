@@ -2,9 +2,10 @@
 //!
 //! An exchange serving a secure page (`imp.secure = 1`, OpenRTB 2.6 §3.2.4) needs every resource of the ad
 //! loaded over HTTPS; prebid-server rejects or flags bids whose markup is not secure. [`inspect`] finds the
-//! first `http://` URL the markup *loads or links*: the value of a `src` or `href` attribute, any candidate of
-//! a `srcset` (HTML's responsive images: `"a.png 1x, b.png 2x"`), or the argument of a CSS `url(...)` in a
-//! `style` attribute or a `<style>` element. An `http://` that is only text does not count: a comment, prose, a
+//! first `http://` URL the markup *loads or links*: the value of a `src`, `href`, `xlink:href`, `poster` or
+//! `background` attribute, any candidate of a `srcset` or `imagesrcset` (HTML's responsive images:
+//! `"a.png 1x, b.png 2x"`), or the argument of a CSS `url(...)` or the string of an `@import` in a `style`
+//! attribute or a `<style>` element. An `http://` that is only text does not count: a comment, prose, a
 //! click-tracker query parameter, or another attribute's value (`alt="src=http://…"`, `class="url(http://…)"`).
 //!
 //! `context.rs` ([`context::Cursor`]) reads the markup forward to tell a tag's attribute values from text.
@@ -29,7 +30,8 @@ const SCHEME: Pair = Pair {
 /// What [`inspect`] found in a piece of HTML markup.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct HtmlInfo {
-    /// True when no `src`, `href`, `srcset` candidate or `url(...)` uses `http://`: exactly `first_insecure.is_none()`.
+    /// True when no URL attribute (`src`, `href`, `xlink:href`, `poster`, `background`), `srcset`/`imagesrcset`
+    /// candidate, CSS `url(...)` or `@import` string uses `http://`: exactly `first_insecure.is_none()`.
     pub secure: bool,
     /// Number of `<script` start tags (any case), inline or with a `src`.
     pub scripts: usize,
@@ -41,8 +43,8 @@ pub struct HtmlInfo {
 /// start ([`bytescan::find_pairs`]); never allocates, never
 /// panics.
 ///
-/// A URL is insecure when it starts with `http://` (scheme in any case) after the attribute's `=` or after
-/// `url(`, skipping whitespace and one opening quote (`"` or `'`, also `\"` / `\'` as written inside a
+/// A URL is insecure when it starts with `http://` (scheme in any case) after the attribute's `=`, after
+/// `url(` or (quoted) after `@import`, skipping whitespace and one opening quote (`"` or `'`, also `\"` / `\'` as written inside a
 /// JavaScript string such as `document.write('<img src=\"http://…\">')`). Attribute names are matched in any
 /// case, quoted or unquoted values alike. Protocol-relative (`//host/…`) and `https://` URLs are secure.
 /// Markup that is not well-formed HTML is read the same way; there is no error.
@@ -81,11 +83,11 @@ pub fn inspect(markup: &str) -> HtmlInfo {
 /// What the bytes before a candidate `http://` make of it (read backwards by [`loaded_at`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Trigger {
-    /// After `src=`, `href=`, `xlink:href=` or `srcset=`.
+    /// After a URL attribute's `=` (`src`, `href`, `srcset`, …: [`context::kind`]).
     Attribute,
     /// After a comma: a later candidate of a `srcset` value (`"a.png 1x, http://…/b.png 2x"`).
     SrcsetComma,
-    /// After CSS's `url(`.
+    /// After CSS's `url(`, or the quote after `@import`.
     Css,
 }
 
@@ -130,13 +132,14 @@ const ENTITY_QUOTES: [&[u8]; 6] = [
 
 /// How the `http://` at `at` looks loaded, read backwards: whitespace, optionally a quote (`"`, `'`, `\"`/`\'`,
 /// or one of [`ENTITY_QUOTES`]) and whitespace, then an `=` after a URL attribute's name ([`Trigger::Attribute`]),
-/// a `,` ([`Trigger::SrcsetComma`]), or a `(` after `url` ([`Trigger::Css`]); `None` otherwise. Only a necessary
-/// condition: [`Trigger::confirmed`] then checks where the candidate really is (`alt="src=http://…"` passes here).
+/// a `,` ([`Trigger::SrcsetComma`]), a `(` after `url` or a quote after `@import` ([`Trigger::Css`]); `None`
+/// otherwise. Only a necessary condition: [`Trigger::confirmed`] then checks where the candidate really is (`alt="src=http://…"` passes here).
 /// Nothing here reads further back than the attribute's name, so the whole pass stays linear however many
 /// candidates the markup holds (a backward search per candidate was quadratic: found by a fresh tester).
 fn loaded_at(b: &[u8], at: usize) -> Option<Trigger> {
     let mut k = at - trailing(&b[..at], is_space);
-    if k > 0 && matches!(b[k - 1], b'"' | b'\'') {
+    let quoted = k > 0 && matches!(b[k - 1], b'"' | b'\'');
+    if quoted {
         k -= 1;
         if k > 0 && b[k - 1] == b'\\' {
             k -= 1;
@@ -148,12 +151,21 @@ fn loaded_at(b: &[u8], at: usize) -> Option<Trigger> {
     {
         k -= entity.len();
         k -= trailing(&b[..k], is_space);
+        return at_rule_or(b, k, true);
     }
+    at_rule_or(b, k, quoted)
+}
+
+/// [`loaded_at`]'s last step, `k` where its backward reading stopped: the byte before it (`=`, `(`, `,`), or,
+/// for a quoted URL, CSS's `@import` before the quote (`@import "http://…";`, CSS Cascading and Inheritance
+/// Level 4 §2: a string is a URL there).
+fn at_rule_or(b: &[u8], k: usize, quoted: bool) -> Option<Trigger> {
     let trigger = k.checked_sub(1)?;
     match b[trigger] {
         b'=' => is_url_attribute(&b[..trigger]).then_some(Trigger::Attribute),
         b'(' => is_css_url(&b[..trigger]).then_some(Trigger::Css),
         b',' => Some(Trigger::SrcsetComma),
+        _ if quoted && k >= 7 && b[k - 7..k].eq_ignore_ascii_case(b"@import") => Some(Trigger::Css),
         _ => None,
     }
 }
@@ -176,7 +188,8 @@ fn is_script_tag(rest: &[u8]) -> bool {
 }
 
 /// `before` ends just before an `=`: true when the attribute name there (whitespace allowed before the `=`)
-/// is `src`, `href`, `srcset` or `xlink:href` (SVG), in any case, and is a whole name (`data-src` is not `src`).
+/// is a URL attribute or a candidate list ([`context::kind`]), in any case, and is a whole name (`data-src` is
+/// not `src`).
 fn is_url_attribute(before: &[u8]) -> bool {
     matches!(
         context::kind(attribute_name(before)),
@@ -298,6 +311,46 @@ mod tests {
             "",
         ] {
             assert_eq!(first(m), None, "{m}");
+        }
+    }
+
+    /// The other loading attributes and CSS's `@import` (RELIABILITY.md S11): each counts where it loads, and
+    /// not as a look-alike.
+    #[test]
+    fn poster_background_imagesrcset_and_import_count() {
+        for (markup, at) in [
+            (
+                r#"<video poster="http://x/p.jpg" src="https://x/v.mp4">"#,
+                Some(15),
+            ),
+            (r#"<table background='http://x/bg.gif'>"#, Some(19)),
+            (r#"<TD BACKGROUND=http://x/bg.gif>"#, Some(15)),
+            (
+                r#"<link rel=preload as=image imagesrcset="https://a 1x, http://b 2x">"#,
+                Some(54),
+            ),
+            (r#"<style>@import "http://x/a.css";</style>"#, Some(16)),
+            (
+                r#"<style>@IMPORT 'http://x/a.css' screen;</style>"#,
+                Some(16),
+            ),
+            (r#"<style>@import"http://x/a.css";</style>"#, Some(15)),
+            (r#"<style>@import url(http://x/a.css);</style>"#, Some(19)),
+            (
+                r#"<div style="@import &quot;http://x/a.css&quot;">"#,
+                Some(26),
+            ),
+            // Not loads: a secure one, an `@import` outside CSS, unquoted after `@import`, look-alike names.
+            (r#"<style>@import "https://x/a.css";</style>"#, None),
+            (r#"<p>@import "http://x/a.css";</p>"#, None),
+            (r#"<style>@import http://x/a.css;</style>"#, None),
+            (
+                r#"<img data-poster="http://x" alt='background=http://x'>"#,
+                None,
+            ),
+            (r#"<!-- <video poster="http://x"> -->"#, None),
+        ] {
+            assert_eq!(first(markup), at, "{markup}");
         }
     }
 
