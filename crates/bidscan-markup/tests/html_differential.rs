@@ -329,8 +329,11 @@ mod oracle {
             i += e.len();
         }
         i = skip(b, i, is_space);
+        // `http:` and two slashes, either of them written as a backslash (the URL parser's reading).
         let url = b.get(i..i + 7)?;
-        url.eq_ignore_ascii_case(b"http://").then_some(i)
+        (url[..5].eq_ignore_ascii_case(b"http:")
+            && url[5..].iter().all(|&c| c == b'/' || c == b'\\'))
+        .then_some(i)
     }
 
     /// [`insecure_at`] for a value that must open with a quote (a CSS string after `@import`).
@@ -398,6 +401,8 @@ fn hand_made_cases_agree() {
         "<img srcset='http://a 1x'>",
         "<img alt=\"a, http://b\">",
         "<a xlink:href=\"http://a\">",
+        "<script>document.write(\"<img src=\\\"http:\\/\\/a\\\">\")</script>",
+        "<img src='http:\\\\a'>",
         "<video poster=\"http://a\" src=\"https://b\">",
         "<td background=http://a>",
         "<link imagesrcset=\"https://a 1x, http://b 2x\">",
@@ -498,6 +503,8 @@ fn htmlish() -> impl Strategy<Value = String> {
             Just("imagesrcset"),
             Just("@import"),
             Just("@import \""),
+            Just("http:\\/\\/"),
+            Just("\\"),
         ],
         0..40,
     )

@@ -21,10 +21,12 @@ const SCRIPT: Pair = Pair {
     second: [b's', b'S'],
 };
 
-/// `:/`: where the `://` of a candidate URL may start (the third byte is checked after).
+/// `:/` or `:\`: where the `://` of a candidate URL may start (the third byte is checked after). A backslash is
+/// a slash to the URL parser in an `http` URL (URL Living Standard §4.4, "special" schemes), and `http:\/\/` is
+/// how a JSON or JavaScript string escapes `http://`; a browser loads each as `http://`.
 const SCHEME: Pair = Pair {
     first: b':',
-    second: [b'/', b'/'],
+    second: [b'/', b'\\'],
 };
 
 /// What [`inspect`] found in a piece of HTML markup.
@@ -45,8 +47,9 @@ pub struct HtmlInfo {
 ///
 /// A URL is insecure when it starts with `http://` (scheme in any case) after the attribute's `=`, after
 /// `url(` or (quoted) after `@import`, skipping whitespace and one opening quote (`"` or `'`, also `\"` / `\'` as written inside a
-/// JavaScript string such as `document.write('<img src=\"http://…\">')`). Attribute names are matched in any
-/// case, quoted or unquoted values alike. Protocol-relative (`//host/…`) and `https://` URLs are secure.
+/// JavaScript string such as `document.write('<img src=\"http://…\">')`); the `//` may be written with
+/// backslashes (`http:\/\/`, `http:\\`: see [`SCHEME`]). Attribute names are matched in any case, quoted or
+/// unquoted values alike. Protocol-relative (`//host/…`) and `https://` URLs are secure.
 /// Markup that is not well-formed HTML is read the same way; there is no error.
 ///
 /// Only an `http://` can make markup insecure, so the URL pass visits each `://` and reads the context before
@@ -64,7 +67,7 @@ pub fn inspect(markup: &str) -> HtmlInfo {
         if b[at] == b'<' {
             scripts += usize::from(is_script_tag(&b[at + 1..]));
         } else if first_insecure.is_none()
-            && b.get(at + 2) == Some(&b'/')
+            && slashes(&b[at + 1..])
             && let Some(start) = at.checked_sub(4)
             && b[start..at].eq_ignore_ascii_case(b"http")
             && let Some(trigger) = loaded_at(b, start)
@@ -78,6 +81,12 @@ pub fn inspect(markup: &str) -> HtmlInfo {
         scripts,
         first_insecure,
     }
+}
+
+/// Whether `rest` (after a scheme's `:`) starts with two bytes that are each `/` or `\` (`//`, `\/\/`, `\\`):
+/// what the URL parser reads as the `//` before an `http` URL's host.
+fn slashes(rest: &[u8]) -> bool {
+    matches!(rest, [b'/' | b'\\', b'/' | b'\\', ..])
 }
 
 /// What the bytes before a candidate `http://` make of it (read backwards by [`loaded_at`]).
@@ -349,6 +358,24 @@ mod tests {
                 None,
             ),
             (r#"<!-- <video poster="http://x"> -->"#, None),
+        ] {
+            assert_eq!(first(markup), at, "{markup}");
+        }
+    }
+
+    /// Backslashes for the slashes (RELIABILITY.md S11): a browser loads `http:\/\/x` and `http:\\x` as `http://x`.
+    #[test]
+    fn escaped_slashes_count() {
+        for (markup, at) in [
+            (
+                r#"<script>document.write("<img src=\"http:\/\/x\/a.png\">")</script>"#,
+                Some(35),
+            ),
+            (r#"<img src="http:\\x/a.png">"#, Some(10)),
+            (r#"<img src="HTTP:\/x">"#, Some(10)),
+            (r#"<img src="https:\/\/x">"#, None),
+            (r#"<img src="http:\x">"#, None),
+            (r#"<p>http:\/\/x</p>"#, None),
         ] {
             assert_eq!(first(markup), at, "{markup}");
         }
