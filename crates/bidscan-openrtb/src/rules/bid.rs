@@ -17,6 +17,7 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 use super::blocklists::{self, Blocklists};
+use super::insecure::{insecure_markup, is_http};
 use crate::lists::CreativeAttribute;
 use crate::validate::{DuplicateIds, is_currency_code};
 
@@ -145,39 +146,6 @@ fn quote(out: &mut String, value: &str) {
 
 fn is_blank(v: Option<&str>) -> bool {
     v.is_none_or(str::is_empty)
-}
-
-/// Starts with `http://`, scheme in any case.
-fn is_http(url: &str) -> bool {
-    url.trim_start()
-        .get(..7)
-        .is_some_and(|s| s.eq_ignore_ascii_case("http://"))
-}
-
-/// An `http://` anywhere (any case; also `http:\/\/`, as written inside JSON text).
-///
-/// Found from each `:` (std's `memchr` search) rather than by comparing every 5-byte window: markup holds few
-/// colons, and a VAST document is mostly text between them.
-fn contains_http(text: &str) -> bool {
-    let b = text.as_bytes();
-    text.match_indices(':').any(|(colon, _)| {
-        colon >= 4
-            && b[colon - 4..colon].eq_ignore_ascii_case(b"http")
-            && (b[colon + 1..].starts_with(b"//") || b[colon + 1..].starts_with(br"\/\/"))
-    })
-}
-
-/// True when the markup loads something over plain HTTP: HTML by its `src`/`href`/`srcset`/`url(...)` (bidscan-markup),
-/// VAST and native by any `http://` (they hold URLs only).
-fn insecure_markup(adm: &Adm<'_>) -> bool {
-    match adm {
-        Adm::Markup(text) => match AdmKind::sniff(text) {
-            AdmKind::Html => !bidscan_markup::html::inspect(text).secure,
-            AdmKind::Vast | AdmKind::Native => contains_http(text),
-            AdmKind::None => false,
-        },
-        Adm::Object(object) => contains_http(&object.to_json()),
-    }
 }
 
 /// The imps of the request by id: up to [`ImpIndex::SCAN`] imps (most requests offer one or two) are searched in
@@ -774,21 +742,5 @@ mod tests {
             let built = message(&[Part::Text("id "), Part::Quoted(value), Part::Text(" end")]);
             assert_eq!(built, format!("id {value:?} end"), "{value:?}");
         }
-    }
-
-    #[test]
-    fn insecure_urls_in_text() {
-        assert!(is_http("HTTP://a.example/"));
-        assert!(!is_http("https://a.example/"));
-        assert!(contains_http(
-            r#"{"img":{"url":"http:\/\/a.example\/x.png"}}"#
-        ));
-        assert!(contains_http(
-            "<VAST><MediaFile>http://a.example/v.mp4</MediaFile></VAST>"
-        ));
-        assert!(!contains_http(
-            "<VAST><MediaFile>https://a.example/v.mp4</MediaFile></VAST>"
-        ));
-        assert!(!contains_http("http:"));
     }
 }

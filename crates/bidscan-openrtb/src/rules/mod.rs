@@ -18,7 +18,7 @@
 //! | `blocked_attribute` | 350 | `blocked_attribute` | `…/attr` | `attr` ∩ the `battr` of the imp's slot for the bid's media type | §3.2.6/7/8/9 `battr`; 350 "Creative Filtered - General" |
 //! | `duration` | 350 | `duration_out_of_range` | `…/dur` | video/audio `dur` < `minduration` or > `maxduration` | §3.2.7, §3.2.8 |
 //! | `size` | 351 | `size_not_allowed` | `…/w` | banner `w`×`h` is neither a `format` entry nor `banner.w`×`banner.h` | §3.2.6, §3.2.10; 351 "Creative Filtered - Size Not Allowed"; prebid-server's banner-creative-max-size |
-//! | `secure` | 352 | `insecure_markup`, `insecure_url` | `…/adm`, `…/nurl`, `…/burl`, `…/iurl` | `imp.secure` = 1 and an `http://` URL in the markup's `src`/`href`/`srcset`/`url(...)` (HTML; in VAST or native markup any `http://`), or `nurl`/`burl`/`iurl` | §3.2.4 `secure`; 352 "Creative Filtered - Not Secure"; prebid-server's secure-markup validation |
+//! | `secure` | 352 | `insecure_markup`, `insecure_url` | `…/adm`, `…/nurl`, `…/burl`, `…/iurl` | `imp.secure` = 1 and an `http://` URL in the markup's `src`/`href`/`srcset`/`url(...)` (HTML; in VAST or native markup any `http://` of the text as its XML or JSON parser decodes it: `&#104;ttp://`, `htt<![CDATA[p://`, `\u0068ttp://`), or `nurl`/`burl`/`iurl` | §3.2.4 `secure`; 352 "Creative Filtered - Not Secure"; prebid-server's secure-markup validation |
 //! | `media_type` | 353 | `media_type_not_offered`, `markup_contradicts_mtype` | `…/mtype`, `…/adm` | `mtype` (or, without it, VAST or native markup) names a slot the imp does not offer; markup sniffed as another kind than `mtype` | §4.2.3 `mtype`; 353 "Creative Filtered - Incorrect Creative Format" |
 //! | `blocked_advertiser` | 356 | `blocked_advertiser`, `blocked_app` | `…/adomain`, `…/bundle` | an `adomain` equal to, or a subdomain of, a `badv` entry (ASCII case-insensitive, a trailing dot ignored); `bundle` in `bapp` | §3.2.1 `badv`, `bapp`; 356 "Creative Filtered - Advertiser Blocked" |
 //! | `blocked_category` | 357 | `blocked_category` | `…/cat` | a `cat` in `bcat`, or under one (`IAB1` blocks `IAB1-5`), when bid and request use the same `cattax` (default 1) | §3.2.1 `bcat`; 357 "Creative Filtered - Category Blocked" |
@@ -28,6 +28,7 @@
 
 mod bid;
 mod blocklists;
+mod insecure;
 mod policy;
 mod table;
 mod validated;
