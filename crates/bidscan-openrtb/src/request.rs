@@ -114,7 +114,7 @@ pub struct Native {
 /// Private marketplace terms of an impression (OpenRTB 2.6 §3.2.11).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Pmp<'a> {
-    /// 1: only bids under one of `deals` are accepted; 0 or absent: all bids are.
+    /// 1: only bids under one of `deals` are accepted; 0 or absent: all bids are (`true`/`false` read as 1/0).
     pub private_auction: Option<i64>,
     /// The deals offered.
     pub deals: Vec<Deal<'a>>,
@@ -339,7 +339,9 @@ impl<'de> FromMap<'de> for Pmp<'de> {
         let p = self;
         lenient::read_members(map, doc, move |m, c, member: DealMember, f| {
             match member {
-                DealMember::PrivateAuction => p.private_auction = int(m, c, f)?,
+                DealMember::PrivateAuction => {
+                    p.private_auction = lenient::scalar::<A, lenient::Flag>(m, c, f)?.map(|v| v.0)
+                }
                 DealMember::Deals => p.deals = lenient::objects(m, c, f, false)?,
                 _ => m.next_value::<serde::de::IgnoredAny>().map(drop)?,
             }

@@ -218,6 +218,21 @@ fn deal_304() {
         "unknown_deal",
         304,
     );
+    // `"private_auction": true` is the flag set (a fresh tester, session 18), as `"secure": true` is.
+    let as_true = with_request(|r| {
+        r["imp"][0]["pmp"] = json!({"private_auction": true, "deals": [{"id": "d"}]})
+    });
+    rejects(
+        &as_true,
+        &response(),
+        &format!("{B0}/dealid"),
+        "deal_required",
+        304,
+    );
+    let as_false = with_request(|r| {
+        r["imp"][0]["pmp"] = json!({"private_auction": false, "deals": [{"id": "d"}]})
+    });
+    accepts(&as_false, &response());
 }
 
 #[test]
