@@ -282,6 +282,57 @@ fn duration_350() {
     );
 }
 
+/// Without `dur`, the VAST markup's own `Duration` is checked (a fresh tester, session 18: leaving `dur` out let
+/// any length through); with or without inspection alike.
+#[test]
+fn duration_350_from_the_vast_when_dur_is_absent() {
+    let vast = |duration: &str| {
+        let mut bid = video_bid(0);
+        let b = bid0(&mut bid);
+        b.as_object_mut().unwrap().remove("dur");
+        b["adm"] = json!(format!(
+            "<VAST version=\"4.0\"><Ad><InLine><Impression>https://i</Impression><Creatives><Creative><Linear>\
+             <Duration>{duration}</Duration><MediaFiles><MediaFile>https://m.mp4</MediaFile></MediaFiles>\
+             </Linear></Creative></Creatives></InLine></Ad></VAST>"
+        ));
+        bid
+    };
+    accepts(&request(), &vast("00:00:30"));
+    accepts(&request(), &vast("not a duration"));
+    for long in ["00:00:45", "00:00:30.500", "00:00:04"] {
+        rejects(
+            &request(),
+            &vast(long),
+            &format!("{B0}/adm"),
+            "duration_out_of_range",
+            350,
+        );
+        let text = envelope(&request(), &vast(long));
+        for inspect in [false, true] {
+            let mut buf = text.clone().into_bytes();
+            let mut reader = bidscan_json::Reader::default();
+            let mut inspector = bidscan_markup::Inspector::default();
+            let pair = if inspect {
+                bidscan_openrtb::decode_pair_inspected(
+                    &mut reader,
+                    &mut buf,
+                    bidscan_openrtb::Mode::Lenient,
+                    &mut inspector,
+                )
+            } else {
+                bidscan_openrtb::decode_pair(&mut reader, &mut buf, bidscan_openrtb::Mode::Lenient)
+            };
+            let validated =
+                bidscan_openrtb::rules::Validated::new(pair.expect("decodes"), &Policy::default());
+            assert_eq!(validated.rejected(), 1, "{long} inspect={inspect}");
+        }
+    }
+    // A `dur` that is in range decides, whatever the markup says (the mismatch is a markup warning).
+    let mut with_dur = vast("00:00:45");
+    bid0(&mut with_dur)["dur"] = json!(30);
+    accepts(&request(), &with_dur);
+}
+
 #[test]
 fn size_351() {
     accepts(

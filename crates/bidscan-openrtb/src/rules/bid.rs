@@ -495,17 +495,48 @@ impl OneBid<'_, '_, '_, '_> {
             Some(Media::Audio) => imp.audio.as_ref(),
             _ => None,
         };
-        let (Some(slot), Some(dur)) = (slot, self.bid.dur) else {
+        let Some(slot) = slot else {
             return;
         };
         let min = slot.minduration.unwrap_or(0);
         let max = slot.maxduration.filter(|m| *m > 0);
-        if dur < min || max.is_some_and(|m| dur > m) {
-            let max = max.map_or("none".to_owned(), |m| m.to_string());
+        let max_text = || max.map_or("none".to_owned(), |m| m.to_string());
+        if let Some(dur) = self.bid.dur {
+            if dur < min || max.is_some_and(|m| dur > m) {
+                let message = format!(
+                    "dur {dur} s is outside the slot's minduration {min} s and maxduration {} s",
+                    max_text()
+                );
+                self.flag(Rule::Duration, "dur", "duration_out_of_range", message);
+            }
+            return;
+        }
+        // Without `dur` (recommended, not required: §4.2.3), the VAST markup's own duration (a fresh tester:
+        // leaving `dur` out let any length through). The same with or without inspection.
+        let Some(secs) = self.vast_duration() else {
+            return;
+        };
+        if secs < min as f64 || max.is_some_and(|m| secs > m as f64) {
             let message = format!(
-                "dur {dur} s is outside the slot's minduration {min} s and maxduration {max} s"
+                "the VAST Duration of {secs} s (bid.dur absent) is outside the slot's minduration {min} s and \
+                 maxduration {} s",
+                max_text()
             );
-            self.flag(Rule::Duration, "dur", "duration_out_of_range", message);
+            self.flag(Rule::Duration, "adm", "duration_out_of_range", message);
+        }
+    }
+
+    /// The first `Linear`'s `Duration` in seconds of the bid's VAST markup (`VastInfo::duration_secs`): from the
+    /// inspection when the pair was decoded with one, else read here.
+    fn vast_duration(&self) -> Option<f64> {
+        if let Some(Markup::Vast(info)) = self.markup {
+            return info.duration_secs;
+        }
+        match self.bid.adm.as_ref() {
+            Some(Adm::Markup(text)) if matches!(AdmKind::sniff(text), AdmKind::Vast) => {
+                bidscan_markup::vast::inspect(text).duration_secs
+            }
+            _ => None,
         }
     }
 
