@@ -638,3 +638,27 @@ fn long_format_lists_accept_reject_and_name_ten_sizes() {
          106x50, 107x50, 108x50, 109x50 and 30 more"
     );
 }
+
+/// A response whose `id` is not the request's (OpenRTB 2.6 §4.2.1) is reported as a warning and judges no bid.
+#[test]
+fn a_response_to_another_request_is_a_warning() {
+    let other = {
+        let mut r = response();
+        r["id"] = json!("req-2");
+        r
+    };
+    accepts(&request(), &other);
+    let o = validate(&request(), &other);
+    let warning = (
+        "/id".to_owned(),
+        "response_id_mismatch",
+        Severity::Warning,
+        None,
+    );
+    assert!(o.findings.contains(&warning), "{o:?}");
+    let o = validate(&request(), &response());
+    assert!(
+        !o.findings.iter().any(|f| f.1 == "response_id_mismatch"),
+        "{o:?}"
+    );
+}

@@ -219,6 +219,24 @@ pub(super) fn check(
             message,
         );
     }
+    // OpenRTB 2.6 §4.2.1: the response's `id` is "the ID of the bid request to which this is a response". A
+    // warning: it judges no bid, but a response to another request is worth knowing of (a fresh tester).
+    if let (true, Some(asked), Some(answered)) =
+        (has_bids, request.id.as_deref(), response.id.as_deref())
+        && asked != answered
+        && !answered.is_empty()
+    {
+        let issue = Issue {
+            path: paths::field(response, Object::Response, "id"),
+            code: "response_id_mismatch",
+            severity: Severity::Warning,
+            message: format!(
+                "the response's id {answered:?} is not the request's id {asked:?} (OpenRTB 2.6 §4.2.1)"
+            )
+            .into(),
+        };
+        out.push(issue, None);
+    }
     let imps = ImpIndex::new(&request.imp);
     let blocklists = Blocklists::new(&request.badv, &request.bcat, &request.bapp);
     let battr_sets = RefCell::new(HashMap::new());
