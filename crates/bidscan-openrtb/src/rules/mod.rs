@@ -23,6 +23,9 @@
 //! | `blocked_advertiser` | 356 | `blocked_advertiser`, `blocked_app` | `…/adomain`, `…/bundle` | an `adomain` equal to, or a subdomain of, a `badv` entry (ASCII case-insensitive, a trailing dot ignored); `bundle` in `bapp` | §3.2.1 `badv`, `bapp`; 356 "Creative Filtered - Advertiser Blocked" |
 //! | `blocked_category` | 357 | `blocked_category` | `…/cat` | a `cat` in `bcat`, or under one (`IAB1` blocks `IAB1-5`), when bid and request use the same `cattax` (default 1) | §3.2.1 `bcat`; 357 "Creative Filtered - Category Blocked" |
 //!
+//! Besides the rules: a warning `response_id_mismatch` at `/id` (no status code) when the response's `id` is not the
+//! request's (§4.2.1: "ID of the bid request to which this is a response").
+//!
 //! Media type of a bid: `mtype` when 1–4; else from the markup (VAST: video, or audio on an audio-only imp;
 //! native JSON: native; `<`-led HTML: banner); else the imp's only slot, if it offers one.
 
