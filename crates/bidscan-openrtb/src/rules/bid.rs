@@ -230,9 +230,13 @@ pub(super) fn check(
             path: paths::field(response, Object::Response, "id"),
             code: "response_id_mismatch",
             severity: Severity::Warning,
-            message: format!(
-                "the response's id {answered:?} is not the request's id {asked:?} (OpenRTB 2.6 §4.2.1)"
-            )
+            message: message(&[
+                Part::Text("the response's id "),
+                Part::Quoted(answered),
+                Part::Text(" is not the request's id "),
+                Part::Quoted(asked),
+                Part::Text(" (OpenRTB 2.6 §4.2.1)"),
+            ])
             .into(),
         };
         out.push(issue, None);
