@@ -18,7 +18,7 @@ pub struct NativeInfo<'a> {
     pub well_formed: bool,
     /// Entries of `assets`.
     pub assets: usize,
-    /// `link` is present (required, Native 1.2 §5.1).
+    /// `link` is present as an object (required, Native 1.2 §5.1).
     pub link: bool,
     /// Entries of `imptrackers` plus entries of `eventtrackers` (Native 1.2 §5.1, §5.8).
     pub trackers: usize,
@@ -133,16 +133,62 @@ impl<'de> Visitor<'de> for Seed<'_> {
                 }
                 "assets" => model.assets = map.next_value::<Count>()?.0,
                 "imptrackers" | "eventtrackers" => model.trackers += map.next_value::<Count>()?.0,
-                "link" => {
-                    map.next_value::<IgnoredAny>()?;
-                    model.link = true;
-                }
+                "link" => model.link = map.next_value::<Link>()?.0,
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
             }
         }
         Ok(())
+    }
+}
+
+/// `link`: present only as an object (Native 1.2 §5.1, §5.7: the Link object, required); `null`, a string or any
+/// other value is read (so the JSON is still checked) and counts as no link (a fresh tester: `"link": null` hid a
+/// missing link).
+struct Link(bool);
+
+impl<'de> de::Deserialize<'de> for Link {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Link, D::Error> {
+        deserializer.deserialize_any(LinkVisitor)
+    }
+}
+
+struct LinkVisitor;
+
+impl<'de> Visitor<'de> for LinkVisitor {
+    type Value = Link;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a link object")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Link, M::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Link(true))
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Link, S::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Link(false))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Link, E> {
+        Ok(Link(false))
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Link, E> {
+        Ok(Link(false))
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Link, E> {
+        Ok(Link(false))
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Link, E> {
+        Ok(Link(false))
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Link, E> {
+        Ok(Link(false))
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Link, E> {
+        Ok(Link(false))
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Link, E> {
+        Ok(Link(false))
     }
 }
 
@@ -234,6 +280,24 @@ mod tests {
         let info =
             inspector.native_with(|buf| buf.extend_from_slice(br#"{"ver":"1\u002e2","link":{}}"#));
         assert_eq!(info.ver.as_deref(), Some("1.2"));
+    }
+
+    #[test]
+    fn only_an_object_is_a_link() {
+        let mut inspector = Inspector::new();
+        for (m, link) in [
+            (r#"{"link":{"url":"https://c/"}}"#, true),
+            (r#"{"link":null}"#, false),
+            (r#"{"link":"https://c/"}"#, false),
+            (r#"{"link":[{"url":"https://c/"}]}"#, false),
+            (r#"{"link":1}"#, false),
+            (r#"{}"#, false),
+        ] {
+            let info = inspector.native(m);
+            assert!(info.well_formed, "{m}: {:?}", info.error);
+            assert_eq!(info.link, link, "{m}");
+        }
+        assert!(!inspector.native(r#"{"link":{"url":}}"#).well_formed);
     }
 
     #[test]
