@@ -662,3 +662,54 @@ fn a_response_to_another_request_is_a_warning() {
         "{o:?}"
     );
 }
+
+/// A seat that bids as a group (`seatbid.group` = 1, OpenRTB 2.6 §4.2.2) is won or lost as one: once a bid of it
+/// is rejected, its other bids are too (300, `group_rejected` at the bid); without `group` they stand alone
+/// (a fresh tester, session 18).
+#[test]
+fn group_300() {
+    let two = |group: Option<i64>| {
+        let mut r = response();
+        let mut low = bid0(&mut r).clone();
+        low["id"] = json!("b2");
+        low["price"] = json!(0.1);
+        r["seatbid"][0]["bid"].as_array_mut().unwrap().push(low);
+        if let Some(g) = group {
+            r["seatbid"][0]["group"] = json!(g);
+        }
+        r
+    };
+    for alone in [None, Some(0)] {
+        let o = validate(&request(), &two(alone));
+        assert_eq!(o.verdicts, vec![ACCEPTED, rejected(301)], "{o:?}");
+    }
+    let o = validate(&request(), &two(Some(1)));
+    assert_eq!(o.verdicts, vec![rejected(300), rejected(301)], "{o:?}");
+    let finding = (
+        format!("{B0}"),
+        "group_rejected",
+        Severity::Error,
+        Some(300),
+    );
+    assert!(o.findings.contains(&finding), "{o:?}");
+    // Every bid accepted: the group stands.
+    let mut fine = two(Some(1));
+    fine["seatbid"][0]["bid"][1]["price"] = json!(2.0);
+    assert_eq!(
+        validate(&request(), &fine).verdicts,
+        vec![ACCEPTED, ACCEPTED]
+    );
+    // `warn`: reported with its code, the bid stays accepted.
+    let mut policy = Policy::default();
+    *policy.action_mut(Rule::Group) = Action::Warn;
+    let text = envelope(&request(), &two(Some(1)));
+    let o = validate_text(&text, &policy).unwrap();
+    assert_eq!(o.verdicts, vec![ACCEPTED, rejected(301)], "{o:?}");
+    let warned = (
+        format!("{B0}"),
+        "group_rejected",
+        Severity::Warning,
+        Some(300),
+    );
+    assert!(o.findings.contains(&warned), "{o:?}");
+}

@@ -252,6 +252,7 @@ pub(super) fn check(
     };
     let mut position = 0;
     for (si, seat) in response.seatbid.iter().enumerate() {
+        let first = position;
         for (bi, bid) in seat.bid.iter().enumerate() {
             let mut one = OneBid {
                 response,
@@ -282,6 +283,50 @@ pub(super) fn check(
                 rule: one.rule,
             });
             position += 1;
+        }
+        if seat.group == Some(1) {
+            group(response, si, policy, out, &mut verdicts[first..position]);
+        }
+    }
+}
+
+/// A seat that bids as a group (OpenRTB 2.6 §4.2.2 `group` = 1: "impressions must be won or lost as a group"):
+/// once one of its bids is rejected, the group cannot be won, so each of its other bids gets a `group_rejected`
+/// finding (after the seat's other findings) and, when the rule is enforced, is rejected too.
+fn group(
+    response: &BidResponse<'_>,
+    seat: usize,
+    policy: &Policy,
+    out: &mut Findings<'_>,
+    verdicts: &mut [Verdict],
+) {
+    let action = policy.action(Rule::Group);
+    let Some(lost) = verdicts
+        .iter()
+        .position(|v| v.status == BidStatus::Rejected)
+    else {
+        return;
+    };
+    if action == Action::Skip {
+        return;
+    }
+    let lost_path = paths::object(response, Object::Bid(seat, lost));
+    for (bi, verdict) in verdicts.iter_mut().enumerate() {
+        if verdict.status == BidStatus::Rejected {
+            continue;
+        }
+        let message = message(&[
+            Part::Text("the seat bids as a group (seatbid.group = 1) and its bid at "),
+            Part::Text(&lost_path),
+            Part::Text(" was rejected"),
+        ]);
+        let path = paths::object(response, Object::Bid(seat, bi));
+        out.rule(Rule::Group, action, path, "group_rejected", message);
+        if action == Action::Enforce {
+            *verdict = Verdict {
+                status: BidStatus::Rejected,
+                rule: Some(Rule::Group),
+            };
         }
     }
 }

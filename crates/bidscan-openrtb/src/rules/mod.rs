@@ -22,6 +22,7 @@
 //! | `media_type` | 353 | `media_type_not_offered`, `markup_contradicts_mtype` | `…/mtype`, `…/adm` | `mtype` (or, without it, VAST or native markup) names a slot the imp does not offer; markup sniffed as another kind than `mtype` | §4.2.3 `mtype`; 353 "Creative Filtered - Incorrect Creative Format" |
 //! | `blocked_advertiser` | 356 | `blocked_advertiser`, `blocked_app` | `…/adomain`, `…/bundle` | an `adomain` equal to, or a subdomain of, a `badv` entry (ASCII case-insensitive, a trailing dot ignored); `bundle` in `bapp` | §3.2.1 `badv`, `bapp`; 356 "Creative Filtered - Advertiser Blocked" |
 //! | `blocked_category` | 357 | `blocked_category` | `…/cat` | a `cat` in `bcat`, or under one (`IAB1` blocks `IAB1-5`), when bid and request use the same `cattax` (default 1) | §3.2.1 `bcat`; 357 "Creative Filtered - Category Blocked" |
+//! | `group` | 300 | `group_rejected` | `…/bid/N` | the bid's seat has `group` = 1 and another of its bids was rejected (applied after the seat's bids; its findings follow the seat's others) | §4.2.2 `group`: "impressions must be won or lost as a group" |
 //!
 //! Besides the rules: a warning `response_id_mismatch` at `/id` (no status code) when the response's `id` is not the
 //! request's (§4.2.1: "ID of the bid request to which this is a response").

@@ -51,6 +51,8 @@ pub struct Policy {
     pub blocked_advertiser: Action,
     /// Rule `blocked_category` (357).
     pub blocked_category: Action,
+    /// Rule `group` (300).
+    pub group: Action,
     /// Rates for comparing a price with a floor in another currency.
     pub rates: Rates,
 }
@@ -72,6 +74,7 @@ impl Policy {
             Rule::MediaType => self.media_type,
             Rule::BlockedAdvertiser => self.blocked_advertiser,
             Rule::BlockedCategory => self.blocked_category,
+            Rule::Group => self.group,
         }
     }
 
@@ -100,6 +103,7 @@ impl Policy {
             Rule::MediaType => &mut self.media_type,
             Rule::BlockedAdvertiser => &mut self.blocked_advertiser,
             Rule::BlockedCategory => &mut self.blocked_category,
+            Rule::Group => &mut self.group,
         }
     }
 }

@@ -32,11 +32,13 @@ pub enum Rule {
     BlockedAdvertiser,
     /// Category blocked (357).
     BlockedCategory,
+    /// Another bid of a seat that bids as a group (`seatbid.group` = 1) was rejected (300).
+    Group,
 }
 
 impl Rule {
     /// Every rule, in the order they are applied.
-    pub const ALL: [Rule; 13] = [
+    pub const ALL: [Rule; 14] = [
         Rule::UnknownImp,
         Rule::InvalidBid,
         Rule::Currency,
@@ -50,6 +52,7 @@ impl Rule {
         Rule::MediaType,
         Rule::BlockedAdvertiser,
         Rule::BlockedCategory,
+        Rule::Group,
     ];
 
     /// The rule's name in configuration and metrics, e.g. `"floor"`.
@@ -68,6 +71,7 @@ impl Rule {
             Rule::MediaType => "media_type",
             Rule::BlockedAdvertiser => "blocked_advertiser",
             Rule::BlockedCategory => "blocked_category",
+            Rule::Group => "group",
         }
     }
 
@@ -77,7 +81,7 @@ impl Rule {
     /// (duplicate bid id) and 304 (deal) as issue 14 assigns them.
     pub fn statuscode(self) -> u16 {
         match self {
-            Rule::UnknownImp | Rule::InvalidBid | Rule::Currency => 300,
+            Rule::UnknownImp | Rule::InvalidBid | Rule::Currency | Rule::Group => 300,
             Rule::Floor => 301,
             Rule::DuplicateId => 302,
             Rule::Deal => 304,
