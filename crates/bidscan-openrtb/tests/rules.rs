@@ -685,12 +685,7 @@ fn group_300() {
     }
     let o = validate(&request(), &two(Some(1)));
     assert_eq!(o.verdicts, vec![rejected(300), rejected(301)], "{o:?}");
-    let finding = (
-        format!("{B0}"),
-        "group_rejected",
-        Severity::Error,
-        Some(300),
-    );
+    let finding = (B0.to_owned(), "group_rejected", Severity::Error, Some(300));
     assert!(o.findings.contains(&finding), "{o:?}");
     // Every bid accepted: the group stands.
     let mut fine = two(Some(1));
@@ -706,7 +701,7 @@ fn group_300() {
     let o = validate_text(&text, &policy).unwrap();
     assert_eq!(o.verdicts, vec![ACCEPTED, rejected(301)], "{o:?}");
     let warned = (
-        format!("{B0}"),
+        B0.to_owned(),
         "group_rejected",
         Severity::Warning,
         Some(300),
