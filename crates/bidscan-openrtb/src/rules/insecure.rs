@@ -76,7 +76,9 @@ fn xml_text(markup: &str) -> String {
 /// The character of the reference `rest` starts with (`&#104;`, `&#x68;`, `&amp;` …) and the reference's
 /// length; `None` when it starts with none.
 fn reference(rest: &str) -> Option<(char, usize)> {
-    let semi = rest.get(..12).unwrap_or(rest).find(';')?;
+    // The longest reference read is `&#x10FFFF;` (10 bytes): a bounded look keeps the walk linear.
+    let head = &rest.as_bytes()[..rest.len().min(12)];
+    let semi = head.iter().position(|&c| c == b';')?;
     let name = &rest[1..semi];
     let c = match name {
         "amp" => '&',
@@ -176,6 +178,7 @@ mod tests {
             "<VAST><Ad><InLine><Impression><![CDATA[http&#58;//x]]></Impression></InLine></Ad></VAST>",
             "<VAST><Ad><!-- htt&#112;://x --><InLine/></Ad></VAST>",
             "<VAST>&bogus; &#xZZ; &#99999999; &<![CDATA[unclosed",
+            "<VAST>&é;&日本語日本語;&#x68;&#x74;",
         ] {
             assert!(!markup(secure), "{secure}");
         }
