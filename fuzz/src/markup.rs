@@ -4,10 +4,18 @@
 use bidscan_markup::{Inspector, Location, html, vast};
 use bidscan_openrtb::{Mode, decode, decode_inspected};
 
+/// `http:` (any case) and two slashes, each `/` or `\\` (as the URL parser reads them), at `at`.
+fn is_http_at(text: &str, at: usize) -> bool {
+    text.as_bytes().get(at..at + 7).is_some_and(|s| {
+        s[..5].eq_ignore_ascii_case(b"http:") && s[5..].iter().all(|&c| c == b'/' || c == b'\\')
+    })
+}
+
 /// Checks the inspectors on `data` (as UTF-8, lossily) and `decode_inspected` on `data` (panics on a
 /// violation): never a panic; `well_formed` exactly when there is no error; every offset inside the markup and
 /// every line/column the one of its offset; the VAST fast path (`vast::scan`), when it
-/// answers, reports exactly what quick-xml's path does; an insecure HTML offset points at `http://`;
+/// answers, reports exactly what quick-xml's path does; an insecure HTML offset points at `http://` (slashes also
+/// as backslashes);
 /// inspecting a response changes none of what plain decoding finds and adds one entry per bid.
 pub fn markup(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
@@ -35,7 +43,7 @@ pub fn markup(data: &[u8]) {
     let h = html::inspect(&text);
     assert_eq!(h.secure, h.first_insecure.is_none());
     if let Some(at) = h.first_insecure {
-        assert!(text[at..].get(..7).is_some_and(|s| s.eq_ignore_ascii_case("http://")), "{at}");
+        assert!(is_http_at(&text, at), "{at}");
     }
 
     let mut reader = bidscan_json::Reader::default();
@@ -49,8 +57,15 @@ pub fn markup(data: &[u8]) {
             assert_eq!(i.markup.len(), i.bid_count());
             let limit = bidscan_openrtb::validate::MAX_ISSUES;
             if i.issues.len() <= limit {
-                assert!(p.issues.iter().all(|issue| i.issues.contains(issue)), "an issue was lost");
-                assert!(i.issues[p.issues.len()..].iter().all(|issue| issue.path.ends_with("/adm")));
+                assert!(
+                    p.issues.iter().all(|issue| i.issues.contains(issue)),
+                    "an issue was lost"
+                );
+                assert!(
+                    i.issues[p.issues.len()..]
+                        .iter()
+                        .all(|issue| issue.path.ends_with("/adm"))
+                );
             }
             let _ = serde_json::to_string(&i.summary()).expect("the summary serializes");
         }

@@ -20,7 +20,7 @@ fn markup_inputs_keep_their_properties() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    assert!(names.len() >= 7, "{names:?}");
+    assert!(names.len() >= 8, "{names:?}");
     let mut inspector = Inspector::new();
     for name in &names {
         let text = read(name);
@@ -37,6 +37,15 @@ fn markup_inputs_keep_their_properties() {
         );
         let h = html::inspect(&text);
         assert_eq!(h.secure, h.first_insecure.is_none(), "{name}");
+        if let Some(at) = h.first_insecure {
+            let url = text.as_bytes().get(at..at + 7).unwrap_or_default();
+            assert!(
+                url.len() == 7
+                    && url[..5].eq_ignore_ascii_case(b"http:")
+                    && url[5..].iter().all(|&c| c == b'/' || c == b'\\'),
+                "{name}: {at}"
+            );
+        }
         let (mut a, mut b) = (text.clone().into_bytes(), text.clone().into_bytes());
         let mut reader = bidscan_json::Reader::default();
         if let (Ok(plain), Ok(inspected)) = (
@@ -72,6 +81,8 @@ fn pinned_answers() {
     let text = read("native_escaped_ver.json");
     let n = Inspector::new().native(&text);
     assert_eq!((n.ver.as_deref(), n.assets, n.link), (Some("1.2"), 1, true));
+    let text = read("html_backslash_slashes.html");
+    assert_eq!(html::inspect(&text).first_insecure, text.find("http:"));
     let h = html::inspect(&read("html_http_at_end.html"));
     assert_eq!(
         h.first_insecure,
