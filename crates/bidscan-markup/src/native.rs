@@ -117,11 +117,19 @@ impl<'de> Visitor<'de> for Seed<'_> {
     }
     fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
         let model = self.0;
+        // The legacy root: when `native` holds the response, it alone is read (the members beside it are not
+        // the response's; a fresh tester saw them mixed in).
+        let mut legacy: Option<Model> = None;
         while let Some(key) = map.next_key::<&'de str>()? {
             match key {
                 "native" => {
-                    model.legacy_root = true;
-                    map.next_value_seed(Seed(&mut *model))?;
+                    let mut inner = Model {
+                        base: model.base,
+                        ..Model::default()
+                    };
+                    map.next_value_seed(Seed(&mut inner))?;
+                    inner.legacy_root = true;
+                    legacy = Some(inner);
                 }
                 "ver" => {
                     model.ver = Some(match map.next_value::<VerValue<'de>>()?.0 {
@@ -138,6 +146,9 @@ impl<'de> Visitor<'de> for Seed<'_> {
                     map.next_value::<IgnoredAny>()?;
                 }
             }
+        }
+        if let Some(inner) = legacy {
+            *model = inner;
         }
         Ok(())
     }
@@ -280,6 +291,26 @@ mod tests {
         let info =
             inspector.native_with(|buf| buf.extend_from_slice(br#"{"ver":"1\u002e2","link":{}}"#));
         assert_eq!(info.ver.as_deref(), Some("1.2"));
+    }
+
+    #[test]
+    fn the_legacy_root_alone_is_the_response() {
+        let mut inspector = Inspector::new();
+        let info = inspector.native(
+            r#"{"native":{"ver":"1.2","link":{"url":"x"},"imptrackers":["a"]},"link":null,"ver":"9.9","imptrackers":["b","c"]}"#,
+        );
+        assert!(info.well_formed);
+        assert_eq!(
+            (
+                info.ver.as_deref(),
+                info.link,
+                info.trackers,
+                info.legacy_root
+            ),
+            (Some("1.2"), true, 1, true)
+        );
+        let info = inspector.native(r#"{"link":{},"native":{}}"#);
+        assert_eq!((info.link, info.legacy_root), (false, true));
     }
 
     #[test]

@@ -60,7 +60,8 @@ pub struct SeatBid<'a> {
     /// ID of the buyer seat (e.g. advertiser, agency) the bids are made for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seat: Option<Cow<'a, str>>,
-    /// 0 (default): impressions can be won individually; 1: won or lost as a group.
+    /// 0 (default): impressions can be won individually; 1: won or lost as a group (`true`/`false` read as 1/0,
+    /// `bool_as_flag`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub group: Option<i64>,
     /// Bidder-specific extensions, verbatim (written compact: see [`crate::compact`]).
@@ -133,7 +134,7 @@ impl<'de> FromMap<'de> for SeatBid<'de> {
                         s.seat = lenient::scalar::<A, Ident<'de>>(m, c, f)?.map(|v| v.0)
                     }
                     SeatBidMember::Group => {
-                        s.group = lenient::scalar::<A, Int>(m, c, f)?.map(|v| v.0)
+                        s.group = lenient::scalar::<A, lenient::Flag>(m, c, f)?.map(|v| v.0)
                     }
                     SeatBidMember::Ext => s.ext = lenient::raw_object(m, c, f)?,
                 }

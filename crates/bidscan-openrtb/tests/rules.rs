@@ -661,6 +661,29 @@ fn a_response_to_another_request_is_a_warning() {
         !o.findings.iter().any(|f| f.1 == "response_id_mismatch"),
         "{o:?}"
     );
+    // A no-bid answers a request too; a long id is quoted cut (a fresh tester: 1 MB ids made a 2 MB message).
+    let long = "x".repeat(100_000);
+    let nobid = json!({"id": long, "nbr": 2});
+    let text = envelope(&request(), &nobid);
+    let mut buf = text.into_bytes();
+    let mut reader = bidscan_json::Reader::default();
+    let pair = bidscan_openrtb::decode_pair(&mut reader, &mut buf, bidscan_openrtb::Mode::Lenient)
+        .expect("decodes");
+    let validated = bidscan_openrtb::rules::Validated::new(pair, &Policy::default());
+    let issue = validated
+        .pair
+        .decoded
+        .issues
+        .iter()
+        .find(|i| i.code == "response_id_mismatch")
+        .expect("the warning on a no-bid");
+    assert_eq!(
+        issue.message,
+        format!(
+            "the response's id \"{}…\" is not the request's id \"req-1\" (OpenRTB 2.6 §4.2.1)",
+            "x".repeat(64)
+        )
+    );
 }
 
 /// A seat that bids as a group (`seatbid.group` = 1, OpenRTB 2.6 §4.2.2) is won or lost as one: once a bid of it
@@ -687,6 +710,13 @@ fn group_300() {
     assert_eq!(o.verdicts, vec![rejected(300), rejected(301)], "{o:?}");
     let finding = (B0.to_owned(), "group_rejected", Severity::Error, Some(300));
     assert!(o.findings.contains(&finding), "{o:?}");
+    // `"group": true` is the flag set, as `imp.secure` and `private_auction` are.
+    let o = validate(&request(), &{
+        let mut r = two(None);
+        r["seatbid"][0]["group"] = json!(true);
+        r
+    });
+    assert_eq!(o.verdicts, vec![rejected(300), rejected(301)], "{o:?}");
     // Every bid accepted: the group stands.
     let mut fine = two(Some(1));
     fine["seatbid"][0]["bid"][1]["price"] = json!(2.0);

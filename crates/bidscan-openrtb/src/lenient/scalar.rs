@@ -186,8 +186,9 @@ impl<'de> Scalar<'de> for Int {
     }
 }
 
-/// A 0/1 flag of the bid request (`imp.secure`, OpenRTB 2.6 §3.2.4): an [`Int`], or a boolean (`true` is 1,
-/// `false` 0, `bool_as_flag`), as exchanges' JSON encoders write flags of their own typed models.
+/// A 0/1 flag (`imp.secure`, OpenRTB 2.6 §3.2.4; `pmp.private_auction`; the response's `seatbid.group`): an
+/// [`Int`], or a boolean (`true` is 1, `false` 0, `bool_as_flag`), as exchanges' JSON encoders write flags of
+/// their own typed models.
 pub(crate) struct Flag(pub i64);
 
 impl<'de> Scalar<'de> for Flag {

@@ -221,20 +221,21 @@ pub(super) fn check(
     }
     // OpenRTB 2.6 §4.2.1: the response's `id` is "the ID of the bid request to which this is a response". A
     // warning: it judges no bid, but a response to another request is worth knowing of (a fresh tester).
-    if let (true, Some(asked), Some(answered)) =
-        (has_bids, request.id.as_deref(), response.id.as_deref())
+    if let (Some(asked), Some(answered)) = (request.id.as_deref(), response.id.as_deref())
         && asked != answered
         && !answered.is_empty()
     {
+        // Quoted up to ID_QUOTED bytes each: ids have no length bound.
+        let (asked, answered) = (clipped(asked), clipped(answered));
         let issue = Issue {
             path: paths::field(response, Object::Response, "id"),
             code: "response_id_mismatch",
             severity: Severity::Warning,
             message: message(&[
                 Part::Text("the response's id "),
-                Part::Quoted(answered),
+                Part::Quoted(&answered),
                 Part::Text(" is not the request's id "),
-                Part::Quoted(asked),
+                Part::Quoted(&asked),
                 Part::Text(" (OpenRTB 2.6 §4.2.1)"),
             ])
             .into(),
@@ -288,6 +289,21 @@ pub(super) fn check(
             group(response, si, policy, out, &mut verdicts[first..position]);
         }
     }
+}
+
+/// Bytes of an id a message quotes (then `…`).
+const ID_QUOTED: usize = 64;
+
+/// `id` cut to at most [`ID_QUOTED`] bytes at a character boundary, with `…` when cut.
+fn clipped(id: &str) -> Cow<'_, str> {
+    if id.len() <= ID_QUOTED {
+        return Cow::Borrowed(id);
+    }
+    let mut end = ID_QUOTED;
+    while !id.is_char_boundary(end) {
+        end -= 1;
+    }
+    Cow::Owned(format!("{}…", &id[..end]))
 }
 
 /// A seat that bids as a group (OpenRTB 2.6 §4.2.2 `group` = 1: "impressions must be won or lost as a group"):

@@ -5,13 +5,21 @@
 //! (`htt<![CDATA[p://…]]>`); a native renderer's JSON parser decodes `\u0068ttp://` and `http:\/\/`. The decoded
 //! reading runs only when the text has something to decode and no literal `http://` was found.
 
+use std::borrow::Cow;
+
 use crate::adm::{Adm, AdmKind};
 
-/// Starts with `http://`, scheme in any case.
+/// Starts with `http://`, scheme in any case, each slash also as a backslash (`http:\\x` and `http:\/\/x` load as
+/// `http://x`: the URL parser reads `\` as `/` in an `http` URL, URL Living Standard §4.4).
 pub(super) fn is_http(url: &str) -> bool {
-    url.trim_start()
-        .get(..7)
-        .is_some_and(|s| s.eq_ignore_ascii_case("http://"))
+    http_at(url.trim_start().as_bytes(), 0)
+}
+
+/// `http:` (any case) at `at` of `b`, then two slashes, each `/` or `\`.
+fn http_at(b: &[u8], at: usize) -> bool {
+    b.get(at..at + 7).is_some_and(|s| {
+        s[..5].eq_ignore_ascii_case(b"http:") && s[5..].iter().all(|&c| c == b'/' || c == b'\\')
+    })
 }
 
 /// True when the markup loads something over plain HTTP: HTML by its URL attributes and CSS (bidscan-markup),
@@ -24,7 +32,17 @@ pub(super) fn insecure_markup(adm: &Adm<'_>) -> bool {
                 contains_http(text) || (text.contains(['&', '<']) && contains_http(&xml_text(text)))
             }
             AdmKind::Native => {
-                contains_http(text) || (text.contains('\\') && contains_http(&json_text(text)))
+                if contains_http(text) {
+                    return true;
+                }
+                // A video asset's `vasttag` is VAST inside a JSON string: XML after the JSON is decoded.
+                let decoded = if text.contains('\\') {
+                    Cow::Owned(json_text(text))
+                } else {
+                    Cow::Borrowed(&**text)
+                };
+                contains_http(&decoded)
+                    || (decoded.contains(['&', '<']) && contains_http(&xml_text(&decoded)))
             }
             AdmKind::None => false,
         },
@@ -33,17 +51,15 @@ pub(super) fn insecure_markup(adm: &Adm<'_>) -> bool {
     }
 }
 
-/// An `http://` anywhere (any case; also `http:\/\/`, as written inside JSON text).
+/// An `http://` anywhere (any case; each slash also as a backslash, see [`is_http`]: `http:\/\/` is also how
+/// JSON text writes `http://`).
 ///
 /// Found from each `:` (std's `memchr` search) rather than by comparing every 5-byte window: markup holds few
 /// colons, and a VAST document is mostly text between them.
 fn contains_http(text: &str) -> bool {
     let b = text.as_bytes();
-    text.match_indices(':').any(|(colon, _)| {
-        colon >= 4
-            && b[colon - 4..colon].eq_ignore_ascii_case(b"http")
-            && (b[colon + 1..].starts_with(b"//") || b[colon + 1..].starts_with(br"\/\/"))
-    })
+    text.match_indices(':')
+        .any(|(colon, _)| colon >= 4 && http_at(b, colon - 4))
 }
 
 /// XML markup as its parser's text reads (XML 1.0 §2.7, §4.1, §2.5): CDATA sections' content kept and their
@@ -73,29 +89,46 @@ fn xml_text(markup: &str) -> String {
     out
 }
 
-/// The character of the reference `rest` starts with (`&#104;`, `&#x68;`, `&amp;` …) and the reference's
-/// length; `None` when it starts with none.
+/// The character of the reference `rest` starts with (`&#104;`, `&#x68;`, `&#0000104;`, `&amp;` …) and the
+/// reference's length; `None` when it starts with none. Leading zeros are allowed in any number (XML 1.0 §4.1), so
+/// a character reference is read to the end of its digits: each `&` reads only its own, and the walk stays linear.
 fn reference(rest: &str) -> Option<(char, usize)> {
-    // The longest reference read is `&#x10FFFF;` (10 bytes): a bounded look keeps the walk linear.
-    let head = &rest.as_bytes()[..rest.len().min(12)];
-    let semi = head.iter().position(|&c| c == b';')?;
-    let name = &rest[1..semi];
-    let c = match name {
-        "amp" => '&',
-        "lt" => '<',
-        "gt" => '>',
-        "quot" => '"',
-        "apos" => '\'',
-        _ => {
-            let digits = name.strip_prefix('#')?;
-            let code = match digits.strip_prefix(['x', 'X']) {
-                Some(hex) => u32::from_str_radix(hex, 16).ok()?,
-                None => digits.parse().ok()?,
-            };
-            char::from_u32(code)?
-        }
+    let b = rest.as_bytes();
+    if b.get(1) != Some(&b'#') {
+        let head = &b[..b.len().min(6)];
+        let semi = head.iter().position(|&c| c == b';')?;
+        let c = match &rest[1..semi] {
+            "amp" => '&',
+            "lt" => '<',
+            "gt" => '>',
+            "quot" => '"',
+            "apos" => '\'',
+            _ => return None,
+        };
+        return Some((c, semi + 1));
+    }
+    let (radix, start) = if b.get(2) == Some(&b'x') {
+        (16, 3)
+    } else {
+        (10, 2)
     };
-    Some((c, semi + 1))
+    let len = b[start..]
+        .iter()
+        .take_while(|c| c.is_ascii_digit() || (radix == 16 && c.is_ascii_hexdigit()))
+        .count();
+    let end = start + len;
+    if len == 0 || b.get(end) != Some(&b';') {
+        return None;
+    }
+    let digits = rest[start..end].trim_start_matches('0');
+    let code = if digits.is_empty() {
+        0
+    } else if digits.len() > 8 {
+        return None;
+    } else {
+        u32::from_str_radix(digits, radix).ok()?
+    };
+    Some((char::from_u32(code)?, end + 1))
 }
 
 /// JSON text with its string escapes decoded (RFC 8259 §7: `\uXXXX`, `\/` and the rest); a malformed or lone
@@ -155,6 +188,17 @@ mod tests {
             "<VAST><MediaFile>https://a.example/v.mp4</MediaFile></VAST>"
         ));
         assert!(!contains_http("http:"));
+        assert!(is_http("http:\\\\x") && is_http(r"HTTP:\/\/x") && is_http(" http:/\\x"));
+        assert!(!is_http(r"http:\x") && !is_http("https://x") && !is_http("http:"));
+        assert_eq!(reference("&#0000000000104;"), Some(('h', 16)));
+        assert_eq!(reference("&#x0068;"), Some(('h', 8)));
+        assert_eq!(reference("&#;"), None);
+        assert_eq!(reference("&#x;"), None);
+        assert_eq!(reference("&#1234567890;"), None);
+        assert_eq!(reference("&#0;"), Some(('\0', 4)));
+        assert_eq!(reference("&#104"), None);
+        assert_eq!(reference("&amp;"), Some(('&', 5)));
+        assert_eq!(reference("&ampx;"), None);
     }
 
     /// A fresh tester's cases (session 18): an `http://` a VAST player's XML parser or a native renderer's JSON
@@ -182,6 +226,23 @@ mod tests {
         ] {
             assert!(!markup(secure), "{secure}");
         }
+        for vast in [
+            "<VAST><Ad><InLine><Impression>&#0000000104;ttp://x</Impression></InLine></Ad></VAST>",
+            "<VAST><Ad><InLine><Impression>&#x000000068;ttp://x</Impression></InLine></Ad></VAST>",
+            "<VAST><Ad><InLine><MediaFile>http:\\\\x.example/a.mp4</MediaFile></InLine></Ad></VAST>",
+        ] {
+            assert!(markup(vast), "{vast}");
+        }
+        // A native video asset's `vasttag`: VAST in a JSON string (a fresh tester, session 18).
+        assert!(markup(
+            r#"{"native":{"assets":[{"id":1,"video":{"vasttag":"<VAST><MediaFile>&#104;ttp://x/a.mp4</MediaFile></VAST>"}}]}}"#
+        ));
+        assert!(markup(
+            r#"{"assets":[{"video":{"vasttag":"<VAST><MediaFile><![CDATA[htt]]>p:\/\/x</MediaFile></VAST>"}}]}"#
+        ));
+        assert!(!markup(
+            r#"{"assets":[{"video":{"vasttag":"<VAST><MediaFile>&#104;ttps://x/a.mp4</MediaFile></VAST>"}}]}"#
+        ));
         assert!(markup(r#"{"native":{"link":{"url":"\u0068ttp://x"}}}"#));
         assert!(markup(r#"{"link":{"url":"http\u003a//x"}}"#));
         assert!(!markup(r#"{"link":{"url":"\u0068ttps://x"}}"#));
