@@ -29,6 +29,25 @@ fn rejects(request: &Value, response: &Value, path: &str, code: &str, statuscode
     assert!(found, "no {code} at {path} with {statuscode}: {o:?}");
 }
 
+/// The message of the first finding `code` of the pair (default policy); panics when there is none.
+fn message_of(request: &Value, response: &Value, code: &str) -> String {
+    let mut text = envelope(request, response).into_bytes();
+    let mut reader = bidscan_json::Reader::default();
+    let pair = bidscan_openrtb::decode_pair(&mut reader, &mut text, bidscan_openrtb::Mode::Lenient)
+        .expect("decodes");
+    let validated = bidscan_openrtb::rules::Validated::new(pair, &Policy::default());
+    let issue = validated
+        .pair
+        .decoded
+        .issues
+        .iter()
+        .find(|i| i.code == code);
+    issue
+        .unwrap_or_else(|| panic!("no {code}"))
+        .message
+        .to_string()
+}
+
 fn with_bid(change: impl FnOnce(&mut Value)) -> Value {
     let mut r = response();
     change(bid0(&mut r));
@@ -620,20 +639,8 @@ fn long_format_lists_accept_reject_and_name_ten_sizes() {
         b["h"] = json!(1)
     });
     rejects(&long, &small, &format!("{B0}/w"), "size_not_allowed", 351);
-    let mut text = envelope(&long, &small).into_bytes();
-    let mut reader = bidscan_json::Reader::default();
-    let pair = bidscan_openrtb::decode_pair(&mut reader, &mut text, bidscan_openrtb::Mode::Lenient)
-        .expect("decodes");
-    let validated = bidscan_openrtb::rules::Validated::new(pair, &Policy::default());
-    let issue = validated
-        .pair
-        .decoded
-        .issues
-        .iter()
-        .find(|i| i.code == "size_not_allowed")
-        .expect("a size finding");
     assert_eq!(
-        issue.message,
+        message_of(&long, &small, "size_not_allowed"),
         "banner size 1x1 is not among the imp's sizes 100x50, 101x50, 102x50, 103x50, 104x50, 105x50, \
          106x50, 107x50, 108x50, 109x50 and 30 more"
     );
@@ -664,21 +671,8 @@ fn a_response_to_another_request_is_a_warning() {
     // A no-bid answers a request too; a long id is quoted cut (a fresh tester: 1 MB ids made a 2 MB message).
     let long = "x".repeat(100_000);
     let nobid = json!({"id": long, "nbr": 2});
-    let text = envelope(&request(), &nobid);
-    let mut buf = text.into_bytes();
-    let mut reader = bidscan_json::Reader::default();
-    let pair = bidscan_openrtb::decode_pair(&mut reader, &mut buf, bidscan_openrtb::Mode::Lenient)
-        .expect("decodes");
-    let validated = bidscan_openrtb::rules::Validated::new(pair, &Policy::default());
-    let issue = validated
-        .pair
-        .decoded
-        .issues
-        .iter()
-        .find(|i| i.code == "response_id_mismatch")
-        .expect("the warning on a no-bid");
     assert_eq!(
-        issue.message,
+        message_of(&request(), &nobid, "response_id_mismatch"),
         format!(
             "the response's id \"{}…\" is not the request's id \"req-1\" (OpenRTB 2.6 §4.2.1)",
             "x".repeat(64)
