@@ -46,10 +46,10 @@ pub struct HtmlInfo {
 /// panics.
 ///
 /// A URL is insecure when it starts with `http://` (scheme in any case) after the attribute's `=`, after
-/// `url(` or (quoted) after `@import`, skipping whitespace and one opening quote (`"` or `'`, also `\"` / `\'` as written inside a
-/// JavaScript string such as `document.write('<img src=\"http://…\">')`); the `//` may be written with
-/// backslashes (`http:\/\/`, `http:\\`: see [`SCHEME`]). Attribute names are matched in any case, quoted or
-/// unquoted values alike. Protocol-relative (`//host/…`) and `https://` URLs are secure.
+/// `url(` or (quoted) after `@import`, skipping whitespace and one opening quote (`"` or `'`, also `\"` / `\'`
+/// as written inside a JavaScript string such as `document.write('<img src=\"http://…\">')`); the `//` may be
+/// written with backslashes (`http:\/\/`, `http:\\`: see [`http_url_at`]). Attribute names are matched in any
+/// case, quoted or unquoted values alike. Protocol-relative (`//host/…`) and `https://` URLs are secure.
 /// Markup that is not well-formed HTML is read the same way; there is no error.
 ///
 /// Only an `http://` can make markup insecure, so the URL pass visits each `://` and reads the context before
@@ -67,9 +67,8 @@ pub fn inspect(markup: &str) -> HtmlInfo {
         if b[at] == b'<' {
             scripts += usize::from(is_script_tag(&b[at + 1..]));
         } else if first_insecure.is_none()
-            && slashes(&b[at + 1..])
             && let Some(start) = at.checked_sub(4)
-            && b[start..at].eq_ignore_ascii_case(b"http")
+            && http_url_at(b, start)
             && let Some(trigger) = loaded_at(b, start)
             && trigger.confirmed(cursor.get_or_insert_with(Cursor::new), b, start)
         {
@@ -83,10 +82,13 @@ pub fn inspect(markup: &str) -> HtmlInfo {
     }
 }
 
-/// Whether `rest` (after a scheme's `:`) starts with two bytes that are each `/` or `\` (`//`, `\/\/`, `\\`):
-/// what the URL parser reads as the `//` before an `http` URL's host.
-fn slashes(rest: &[u8]) -> bool {
-    matches!(rest, [b'/' | b'\\', b'/' | b'\\', ..])
+/// Whether `b` holds at `at` an `http` URL's start: `http:` (scheme in any case), then two bytes that are each
+/// `/` or `\` (`//`, `\/\/`, `\\`), what the URL parser reads as the `//` before the host (see [`SCHEME`]).
+/// Shared with bidscan-openrtb's `secure` rule, which reads VAST, native and the bid's URLs the same way.
+pub fn http_url_at(b: &[u8], at: usize) -> bool {
+    b.get(at..at + 7).is_some_and(|s| {
+        s[..5].eq_ignore_ascii_case(b"http:") && matches!(s[5..], [b'/' | b'\\', b'/' | b'\\'])
+    })
 }
 
 /// What the bytes before a candidate `http://` make of it (read backwards by [`loaded_at`]).
@@ -142,8 +144,8 @@ const ENTITY_QUOTES: [&[u8]; 6] = [
 /// How the `http://` at `at` looks loaded, read backwards: whitespace, optionally a quote (`"`, `'`, `\"`/`\'`,
 /// or one of [`ENTITY_QUOTES`]) and whitespace, then an `=` after a URL attribute's name ([`Trigger::Attribute`]),
 /// a `,` ([`Trigger::SrcsetComma`]), a `(` after `url` or a quote after `@import` ([`Trigger::Css`]); `None`
-/// otherwise. Only a necessary condition: [`Trigger::confirmed`] then checks where the candidate really is (`alt="src=http://…"` passes here).
-/// Nothing here reads further back than the attribute's name, so the whole pass stays linear however many
+/// otherwise. Only a necessary condition: [`Trigger::confirmed`] then checks where the candidate really is
+/// (`alt="src=http://…"` passes here). Nothing here reads further back than the attribute's name, so the whole pass stays linear however many
 /// candidates the markup holds (a backward search per candidate was quadratic: found by a fresh tester).
 fn loaded_at(b: &[u8], at: usize) -> Option<Trigger> {
     let mut k = at - trailing(&b[..at], is_space);

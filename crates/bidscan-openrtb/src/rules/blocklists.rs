@@ -88,14 +88,19 @@ impl Labels {
             .chain(category.into_iter().flatten())
     }
 
+    /// The key of the edge from `node` by `label`, written into `edge`.
+    fn edge(edge: &mut Vec<u8>, node: u32, label: &str) {
+        edge.clear();
+        edge.extend_from_slice(&node.to_le_bytes());
+        edge.extend_from_slice(label.as_bytes());
+    }
+
     /// Indexes the lower-cased `key` of the entry at `at` (an earlier entry with the same key stays).
     fn insert(&mut self, key: &str, at: usize) {
         let mut node = 0u32;
         let mut edge = Vec::new();
         for label in Self::labels(self.order, key) {
-            edge.clear();
-            edge.extend_from_slice(&node.to_le_bytes());
-            edge.extend_from_slice(label.as_bytes());
+            Self::edge(&mut edge, node, label);
             let next = self.first.len() as u32;
             node = *self.children.entry(edge.clone()).or_insert(next);
             if node == next {
@@ -112,9 +117,7 @@ impl Labels {
         let mut best = usize::MAX;
         let mut edge = Vec::new();
         for label in Self::labels(self.order, key) {
-            edge.clear();
-            edge.extend_from_slice(&node.to_le_bytes());
-            edge.extend_from_slice(label.as_bytes());
+            Self::edge(&mut edge, node, label);
             let Some(&next) = self.children.get(&edge[..]) else {
                 break;
             };

@@ -7,19 +7,14 @@
 
 use std::borrow::Cow;
 
+use bidscan_markup::html::http_url_at;
+
 use crate::adm::{Adm, AdmKind};
 
 /// Starts with `http://`, scheme in any case, each slash also as a backslash (`http:\\x` and `http:\/\/x` load as
 /// `http://x`: the URL parser reads `\` as `/` in an `http` URL, URL Living Standard §4.4).
 pub(super) fn is_http(url: &str) -> bool {
-    http_at(url.trim_start().as_bytes(), 0)
-}
-
-/// `http:` (any case) at `at` of `b`, then two slashes, each `/` or `\`.
-fn http_at(b: &[u8], at: usize) -> bool {
-    b.get(at..at + 7).is_some_and(|s| {
-        s[..5].eq_ignore_ascii_case(b"http:") && s[5..].iter().all(|&c| c == b'/' || c == b'\\')
-    })
+    http_url_at(url.trim_start().as_bytes(), 0)
 }
 
 /// True when the markup loads something over plain HTTP: HTML by its URL attributes and CSS (bidscan-markup),
@@ -59,7 +54,7 @@ pub(super) fn insecure_markup(adm: &Adm<'_>) -> bool {
 fn contains_http(text: &str) -> bool {
     let b = text.as_bytes();
     text.match_indices(':')
-        .any(|(colon, _)| colon >= 4 && http_at(b, colon - 4))
+        .any(|(colon, _)| colon >= 4 && http_url_at(b, colon - 4))
 }
 
 /// XML markup as its parser's text reads (XML 1.0 §2.7, §4.1, §2.5): CDATA sections' content kept and their
