@@ -129,6 +129,44 @@ fn truncations_and_corruptions_agree() {
     assert!(checked > 1000, "{checked}");
 }
 
+/// ` a0="0" a1="1" …`: `n` attributes with different names.
+fn attributes(n: usize) -> String {
+    (0..n).map(|k| format!(" a{k}=\"{k}\"")).collect()
+}
+
+#[test]
+fn duplicate_attributes_are_not_well_formed() {
+    // (markup, the attribute given twice, the start of its tag)
+    for (m, name, tag) in [
+        ("<VAST version=\"4.2\" version=\"4.1\"/>", "version", "<VAST"),
+        ("<VAST><a b='1' c='2' b='3'></a></VAST>", "b", "<a"),
+        ("<VAST><a b='1' b='1'/></VAST>", "b", "<a"),
+        (
+            "<VAST><Ad><InLine><MediaFile delivery=\"progressive\" type=\"video/mp4\" width=\"1920\" \
+             height=\"1080\" type=\"video/webm\"></MediaFile></InLine></Ad></VAST>",
+            "type",
+            "<MediaFile",
+        ),
+    ] {
+        let info = vast::inspect(m);
+        assert!(!info.well_formed, "{m}");
+        let error = info.error.expect(m);
+        assert_eq!(
+            error.message,
+            format!("duplicated attribute `{name}` (XML 1.0 §3.1, Unique Att Spec)"),
+            "{m}"
+        );
+        let column = m.find(tag).expect(tag) + 1;
+        assert_eq!((error.at.line, error.at.column), (1, column), "{m}");
+    }
+    for m in [
+        "<VAST version=\"4.2\"><a ab=\"1\" a=\"2\" x:y='3' z:y='4'/></VAST>",
+        &format!("<VAST><a{}/></VAST>", attributes(17)),
+    ] {
+        assert!(vast::inspect(m).well_formed, "{m}");
+    }
+}
+
 #[test]
 fn edge_cases_agree() {
     let deep = format!(
@@ -165,6 +203,21 @@ fn edge_cases_agree() {
             true,
         ),
         ("<VAST version=\"4.2\"><Ad id=\"a>b\" x='\"'/></VAST>".into(), true),
+        // Attribute names: different ones (a prefix, another qualified name) are read; one given twice (XML
+        // 1.0 §3.1, Unique Att Spec) is left to the exact path, in a short tag or a long one; more attributes
+        // than the fast path keeps names for are read word by word, or left to the exact path.
+        ("<VAST version=\"4.2\"><a ab=\"1\" a=\"2\" x:y='3' z:y='4'/></VAST>".into(), true),
+        ("<VAST version=\"4.2\" version=\"4.1\"/>".into(), false),
+        ("<VAST><a b='1' c='2' b='3'></a></VAST>".into(), false),
+        (
+            "<VAST><MediaFile delivery=\"progressive\" type=\"video/mp4\" width=\"1920\" height=\"1080\" \
+             type=\"video/webm\"></MediaFile></VAST>"
+                .into(),
+            false,
+        ),
+        (format!("<VAST><a{}/></VAST>", attributes(9)), true),
+        (format!("<VAST><a{}/></VAST>", attributes(16)), true),
+        (format!("<VAST><a{}/></VAST>", attributes(17)), false),
         ("<VAST><![CDATA[]]></VAST>".into(), true),
         ("<VAST version=\"4.2\"><??><?pi?></VAST>".into(), true),
         ("<!----><VAST/><!-- a -- b -->".into(), true),
@@ -321,6 +374,8 @@ fn markupish() -> impl Strategy<Value = String> {
             Just("</Duration>"),
             Just("Linear"),
             Just("version"),
+            Just(" a='1'"),
+            Just(" a=\"2\""),
             Just("\u{feff}"),
             Just("\n"),
             Just("x"),

@@ -3,7 +3,10 @@
 //! document to it whenever the fast path cannot answer for it (a violation whose quick-xml reading it does not
 //! reproduce, a DOCTYPE, nesting deeper than its stack).
 
+use std::borrow::Cow;
+
 use quick_xml::Reader;
+use quick_xml::events::attributes::AttrError;
 use quick_xml::events::{BytesStart, Event};
 
 use super::VastInfo;
@@ -73,7 +76,8 @@ fn event_into<'a>(
     Ok(true)
 }
 
-/// Checks every attribute of `e` (syntax, references and `<` in values) and returns the root's `version`.
+/// Checks every attribute of `e` (syntax, duplicate names, references and `<` in values) and returns the
+/// root's `version`.
 fn check_attributes<'a>(
     walk: &Walk<'a>,
     markup: &'a str,
@@ -81,8 +85,8 @@ fn check_attributes<'a>(
     at: usize,
 ) -> Result<Option<&'a str>, Violation> {
     let mut version = None;
-    for attribute in e.attributes().with_checks(false) {
-        let attribute = attribute.map_err(|err| (at, err.to_string().into()))?;
+    for attribute in e.attributes().with_checks(true) {
+        let attribute = attribute.map_err(|err| (at, attribute_error(e, err)))?;
         let value: &str = &attribute.value;
         if let Err(message) = check_value(value.as_bytes()) {
             return Err((at, message.into()));
@@ -92,6 +96,22 @@ fn check_attributes<'a>(
         }
     }
     Ok(version)
+}
+
+/// quick-xml's attribute error as a message; a duplicate (whose positions count from inside the tag) names the
+/// attribute instead.
+fn attribute_error(e: &BytesStart<'_>, err: AttrError) -> Cow<'static, str> {
+    if let AttrError::Duplicated(key, _) = err {
+        let tag: &str = e;
+        let rest = tag.as_bytes().get(key..).unwrap_or_default();
+        let end = rest
+            .iter()
+            .position(|&c| c == b'=' || c.is_ascii_whitespace())
+            .unwrap_or(rest.len());
+        let name = String::from_utf8_lossy(&rest[..end]);
+        return format!("duplicated attribute `{name}` (XML 1.0 §3.1, Unique Att Spec)").into();
+    }
+    err.to_string().into()
 }
 
 /// `slice` (a part of the markup, as quick-xml hands it out) as a `&'a str` of the markup.

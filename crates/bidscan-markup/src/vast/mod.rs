@@ -7,8 +7,8 @@
 //!
 //! Well-formedness (XML 1.0 §2.1) is checked as the stream goes: mismatched or unclosed tags, unknown entity or
 //! character references, a bare `&`, `<` in an attribute value, several root elements, text outside the root,
-//! truncation. The first violation stops the walk: [`VastInfo::error`] says what and where, and the counts are
-//! those of the part before it. Duplicate attribute names are not checked (that check allocates per element).
+//! truncation, an attribute given twice in one tag. The first violation stops the walk: [`VastInfo::error`] says
+//! what and where, and the counts are those of the part before it.
 //!
 //! Two tokenizers drive one walk (`walk.rs`, what the elements mean): `scan.rs`, our own `memchr` pass, reads
 //! well-formed documents (the traffic) and reports the common violations (truncation, bare `&`, mismatched

@@ -34,6 +34,27 @@ use super::walk::{Root, Tag, Violation, Walk, check_value};
 /// about 8 deep).
 pub(super) const MAX_DEPTH: usize = 32;
 
+/// Attributes a start tag read from masks may have ([`Scan::short_start_tag`]); a tag with more is read word
+/// by word.
+const SHORT_ATTRIBUTES: usize = 8;
+
+/// Attributes a start tag read word by word may have ([`Scan::long_start_tag`]); a tag with more goes to the
+/// exact path.
+const MAX_ATTRIBUTES: usize = 16;
+
+/// True when two of `names` (starts and ends of a tag's attribute names in `b`) are the same name, byte for
+/// byte as written: a duplicate attribute (XML 1.0 §3.1, "Unique Att Spec"; qualified names compared as
+/// written, as quick-xml's check does), which the fast path leaves to the exact path to report. Out of line:
+/// most tags have one attribute or none and never come here.
+#[inline(never)]
+fn repeated<T: Copy + Into<usize>>(b: &[u8], names: &[(T, T)]) -> bool {
+    let name = |&(s, e): &(T, T)| b.get(s.into()..e.into());
+    names
+        .iter()
+        .enumerate()
+        .any(|(k, later)| names[..k].iter().any(|earlier| name(earlier) == name(later)))
+}
+
 /// quick-xml's whitespace inside tags (`is_whitespace`: space, tab, CR, LF).
 fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n')
@@ -444,6 +465,9 @@ impl<'a> Scan<'a> {
             return Err(Short::Shape);
         }
         let mut version = None;
+        // The attribute names read so far (start and end in the window), for the duplicate check.
+        let mut names = [(0u8, 0u8); SHORT_ATTRIBUTES];
+        let mut count = 0;
         let mut p = end;
         loop {
             match w[p] {
@@ -477,10 +501,18 @@ impl<'a> Scan<'a> {
                     _ => close = stop(close + 1),
                 }
             }
+            if count == SHORT_ATTRIBUTES {
+                return Err(Short::Shape);
+            }
+            names[count] = (name as u8, name_end as u8);
+            count += 1;
             if self.walk.depth == 0 && &w[name..name_end] == b"version" {
                 version = self.markup.get(at + value..at + close);
             }
             p = close + 1;
+        }
+        if count > 1 && repeated(w, &names[..count]) {
+            return Err(Short::Shape);
         }
         Ok(StartTag {
             local: at + 1,
@@ -501,6 +533,8 @@ impl<'a> Scan<'a> {
             return None;
         }
         let mut version = None;
+        let mut names = [(0, 0); MAX_ATTRIBUTES];
+        let mut count = 0;
         let mut p = end;
         let empty = loop {
             match *self.b.get(p)? {
@@ -509,7 +543,12 @@ impl<'a> Scan<'a> {
                 c if is_space(c) => p = self.skip_space(p),
                 _ if p == end => return None,
                 _ => {
-                    let (value_end, value) = self.attribute(p)?;
+                    let (name_end, value_end, value) = self.attribute(p)?;
+                    if count == MAX_ATTRIBUTES {
+                        return None;
+                    }
+                    names[count] = (p, name_end);
+                    count += 1;
                     if let Some(v) = value {
                         version = Some(v);
                     }
@@ -517,6 +556,9 @@ impl<'a> Scan<'a> {
                 }
             }
         };
+        if count > 1 && repeated(self.b, &names[..count]) {
+            return None;
+        }
         Some(StartTag {
             local,
             name_end: end,
@@ -526,10 +568,11 @@ impl<'a> Scan<'a> {
         })
     }
 
-    /// The attribute whose name starts at `from`: the offset of its value's closing quote, and its value when
-    /// it is the root's `version` (local name after the first `:`, as quick-xml's `local_name`).
+    /// The attribute whose name starts at `from`: where its name ends, the offset of its value's closing quote,
+    /// and its value when it is the root's `version` (local name after the first `:`, as quick-xml's
+    /// `local_name`).
     #[inline(always)]
-    fn attribute(&self, from: usize) -> Option<(usize, Option<&'a str>)> {
+    fn attribute(&self, from: usize) -> Option<(usize, usize, Option<&'a str>)> {
         let (name_end, local) = self.name_end(from);
         if name_end == from {
             return None;
@@ -561,7 +604,7 @@ impl<'a> Scan<'a> {
         let version = (self.walk.depth == 0 && &self.b[local..name_end] == b"version")
             .then(|| self.markup.get(value_start..close))
             .flatten();
-        Some((close, version))
+        Some((name_end, close, version))
     }
 
     /// `<![CDATA[…]]>` (the caller saw `<![`), as quick-xml reads it: anything but a complete CDATA section is
