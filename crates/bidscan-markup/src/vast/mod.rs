@@ -240,6 +240,38 @@ mod tests {
     }
 
     #[test]
+    fn extensions_are_opaque_and_the_tag_uri_is_the_wrappers() {
+        // An extension's `<Linear>`, `<MediaFile>`, `<Impression>`, `<Error>` and `<VASTAdTagURI>` are not the
+        // ad's (tester B, session 19: a 45 s extension `Linear` before the real 15 s one was reported).
+        let inline = r#"<VAST version="4.2"><Ad><InLine><Impression>i</Impression><Extensions><Extension>
+<Linear><Duration>00:00:45</Duration></Linear><MediaFile>x</MediaFile><Impression>j</Impression><Error>e</Error>
+<VASTAdTagURI>https://ext</VASTAdTagURI></Extension></Extensions><VASTAdTagURI>https://inline</VASTAdTagURI>
+<Creatives><Creative><CreativeExtensions><CreativeExtension><MediaFile>y</MediaFile></CreativeExtension>
+</CreativeExtensions><Linear><Duration>00:00:15</Duration><MediaFiles><MediaFile>m</MediaFile></MediaFiles>
+</Linear></Creative></Creatives></InLine></Ad></VAST>"#;
+        let wrapper = r#"<VAST version="4.2"><Ad><Wrapper><Impression>i</Impression><Extensions><Extension>
+<VASTAdTagURI>https://ext</VASTAdTagURI></Extension></Extensions><Extensions/>
+<VASTAdTagURI>https://real</VASTAdTagURI><Creatives><Creative><Linear><TrackingEvents/></Linear></Creative>
+</Creatives></Wrapper></Ad></VAST>"#;
+        for info in [inspect(inline), inspect_with_quick_xml(inline)] {
+            assert!(info.well_formed, "{:?}", info.error);
+            assert_eq!(info.duration_secs, Some(15.0));
+            assert_eq!(
+                (info.media_files, info.impressions, info.error_urls),
+                (1, 1, 0)
+            );
+            assert_eq!((info.wrapper, info.wrapper_uri), (false, None));
+            assert!(info.warnings.is_empty(), "{:?}", info.warnings);
+        }
+        for info in [inspect(wrapper), inspect_with_quick_xml(wrapper)] {
+            assert!(info.well_formed, "{:?}", info.error);
+            assert!(info.wrapper);
+            assert_eq!(info.wrapper_uri.as_deref(), Some("https://real"));
+            assert!(info.warnings.is_empty(), "{:?}", info.warnings);
+        }
+    }
+
+    #[test]
     fn warns_about_what_will_not_play() {
         let m = r#"<VAST version="5.1"><Ad><Wrapper></Wrapper></Ad><Ad><InLine><Impression>x</Impression><Creatives><Creative>
 <Linear><Duration>0:15</Duration></Linear><Linear></Linear></Creative></Creatives></InLine></Ad></VAST>"#;

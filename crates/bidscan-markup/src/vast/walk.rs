@@ -29,6 +29,9 @@ pub(super) enum Tag {
     Linear,
     Duration,
     MediaFile,
+    /// `<Extensions>` (of an `<InLine>` or `<Wrapper>`) or `<CreativeExtensions>`: opaque, whatever they hold
+    /// means nothing to the walk (VAST 4.2 §3.18, §3.7.3).
+    Extensions,
     Other,
 }
 
@@ -46,6 +49,8 @@ impl Tag {
             8 if local == b"Duration" => Tag::Duration,
             9 if local == b"MediaFile" => Tag::MediaFile,
             10 if local == b"Impression" => Tag::Impression,
+            10 if local == b"Extensions" => Tag::Extensions,
+            18 if local == b"CreativeExtensions" => Tag::Extensions,
             12 if local == b"VASTAdTagURI" => Tag::VastAdTagUri,
             _ => Tag::Other,
         }
@@ -94,9 +99,14 @@ pub(super) struct Walk<'a> {
     /// A `<Linear>` of the first `<Ad>` has been read.
     first_linear_seen: bool,
     capture: Capture,
-    /// The depths whose end means something beyond the first two: the capture's and the `<Linear>`'s (0 for
-    /// none), kept with `capture` and `linear` so that [`end`](Self::end) decides with two compares.
-    watch: [usize; 2],
+    /// The depths whose end means something beyond the first two: the capture's, the `<Linear>`'s and the
+    /// opaque extension's (0 for none), kept with `capture`, `linear` and `opaque` so that [`end`](Self::end)
+    /// decides with three compares.
+    watch: [usize; 3],
+    /// The depth of the content of the `<Extensions>` or `<CreativeExtensions>` element being read (0 for
+    /// none): elements in it mean nothing (a `<Linear>`, `<MediaFile>` or `<VASTAdTagURI>` of an extension is
+    /// not the ad's).
+    opaque: usize,
     /// The non-blank text pieces of the capture, joined.
     captured: Option<Cow<'a, str>>,
 }
@@ -123,7 +133,8 @@ impl<'a> Walk<'a> {
             linear: None,
             first_linear_seen: false,
             capture: Capture::None,
-            watch: [0, 0],
+            watch: [0, 0, 0],
+            opaque: 0,
             captured: None,
         }
     }
@@ -279,7 +290,15 @@ impl<'a> Walk<'a> {
             }
             _ => {}
         }
+        if self.opaque != 0 {
+            return Ok(());
+        }
         match tag {
+            Tag::Extensions => {
+                self.opaque = self.depth + 1;
+                self.watch[2] = self.opaque;
+                return Ok(());
+            }
             Tag::Impression => self.info.impressions += 1,
             Tag::Error => self.info.error_urls += 1,
             _ => {}
@@ -294,9 +313,12 @@ impl<'a> Walk<'a> {
                 self.info.wrapper |= ad.first;
             }
             Tag::Impression => ad.impressions += 1,
-            Tag::VastAdTagUri => self.begin_capture(Capture::TagUri {
-                depth: self.depth + 1,
-            }),
+            // A child of the `<Wrapper>` (VAST 4.2 §3.19.1); elsewhere it means nothing.
+            Tag::VastAdTagUri if ad.wrapper && self.depth == 3 => {
+                self.begin_capture(Capture::TagUri {
+                    depth: self.depth + 1,
+                })
+            }
             Tag::Linear => {
                 self.watch[1] = self.depth + 1;
                 self.linear = Some(Linear {
@@ -340,7 +362,7 @@ impl<'a> Walk<'a> {
         let depth = self.depth;
         self.depth -= 1;
         // Below the `<Ad>`, only the end of a capture or of the `<Linear>` being read means anything.
-        if depth > 2 && depth != self.watch[0] && depth != self.watch[1] {
+        if depth > 2 && !self.watch.contains(&depth) {
             return;
         }
         self.close(depth);
@@ -367,6 +389,10 @@ impl<'a> Walk<'a> {
         }
         if self.linear.as_ref().is_some_and(|l| l.depth == depth) {
             self.end_linear();
+        }
+        if self.opaque == depth {
+            self.opaque = 0;
+            self.watch[2] = 0;
         }
         if depth == 2 {
             self.end_ad();
