@@ -138,7 +138,11 @@ fn attributes(n: usize) -> String {
 fn duplicate_attributes_are_not_well_formed() {
     // (markup, the attribute given twice, the start of its tag)
     for (m, name, tag) in [
-        ("<VAST version=\"4.2\" version=\"4.1\"/>", "version", "<VAST"),
+        (
+            "<VAST version=\"4.2\" version=\"4.1\"/>",
+            "version",
+            "<VAST",
+        ),
         ("<VAST><a b='1' c='2' b='3'></a></VAST>", "b", "<a"),
         ("<VAST><a b='1' b='1'/></VAST>", "b", "<a"),
         (

@@ -81,6 +81,10 @@ pub enum CoercionKind {
     NumericId,
     /// A member that appears twice in one object; the last value is kept. Warning.
     DuplicateField,
+    /// A member sent under its name in another case or form (`Seatbid`, `seat_bid`, `bids`, `Price`); not read
+    /// (member names compare case-sensitively, RFC 8259 §8.3), so what it held is lost. Error, at the member's
+    /// path as the spec names it.
+    MisnamedMember,
     /// A boolean sent for a 0/1 flag (`"secure":true`, bid requests only); read as 1 or 0. Warning.
     BoolAsFlag,
     /// A value of the wrong JSON type (`"price":"abc"`, `"w":{}`, `"adomain":5`); treated as absent (an array
@@ -98,7 +102,7 @@ pub enum CoercionKind {
 
 impl CoercionKind {
     /// The issue code: `number_as_string`, `float_as_integer`, `null_value`, `single_value`, `adm_object`,
-    /// `numeric_id`, `duplicate_field`, `bool_as_flag`, `invalid_type`, `out_of_range`.
+    /// `numeric_id`, `duplicate_field`, `misnamed_member`, `bool_as_flag`, `invalid_type`, `out_of_range`.
     pub fn code(self) -> &'static str {
         match self {
             CoercionKind::NumberAsString => "number_as_string",
@@ -108,6 +112,7 @@ impl CoercionKind {
             CoercionKind::AdmObject => "adm_object",
             CoercionKind::NumericId => "numeric_id",
             CoercionKind::DuplicateField => "duplicate_field",
+            CoercionKind::MisnamedMember => "misnamed_member",
             CoercionKind::BoolAsFlag => "bool_as_flag",
             CoercionKind::InvalidType { .. } => "invalid_type",
             CoercionKind::OutOfRange => "out_of_range",
@@ -117,7 +122,9 @@ impl CoercionKind {
     /// [`Severity::Error`] when the value was dropped, [`Severity::Warning`] when it was kept.
     pub fn severity(self) -> Severity {
         match self {
-            CoercionKind::InvalidType { .. } | CoercionKind::OutOfRange => Severity::Error,
+            CoercionKind::InvalidType { .. }
+            | CoercionKind::OutOfRange
+            | CoercionKind::MisnamedMember => Severity::Error,
             _ => Severity::Warning,
         }
     }
@@ -139,6 +146,10 @@ impl CoercionKind {
             }
             CoercionKind::NumericId => "identifier sent as a number; read as its decimal text",
             CoercionKind::DuplicateField => "member appears more than once; the last value is kept",
+            CoercionKind::MisnamedMember => {
+                "this member was sent under another case or form of its name (e.g. `Seatbid`, `bids`); \
+                 member names are case-sensitive, so it was not read"
+            }
             CoercionKind::BoolAsFlag => "boolean sent for a 0/1 flag; read as 1 or 0",
             CoercionKind::InvalidType { expected, found } => {
                 return Cow::Owned(format!("expected {expected}, found {found}; ignored"));

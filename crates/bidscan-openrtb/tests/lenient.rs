@@ -298,3 +298,64 @@ fn clean_document_has_no_issues_in_either_mode() {
     assert!(common::lenient(&json).issues.is_empty());
     assert!(common::decode(&json, bidscan_openrtb::Mode::Strict).is_ok());
 }
+
+#[test]
+fn a_member_in_another_case_or_form_is_an_error_not_a_silent_no_bid() {
+    // Tester B, session 19: `Seatbid`, `Bid` and `bids` made a clean no-bid with no issue.
+    let bid = r#"{"id":"a","impid":"1","price":1}"#;
+    for (json, path) in [
+        (
+            format!(r#"{{"id":"r","Seatbid":[{{"bid":[{bid}]}}]}}"#),
+            "/seatbid",
+        ),
+        (
+            format!(r#"{{"id":"r","seat_bids":[{{"bid":[{bid}]}}]}}"#),
+            "/seatbid",
+        ),
+        (
+            format!(r#"{{"id":"r","seatbid":[{{"Bid":[{bid}]}}]}}"#),
+            "/seatbid/0/bid",
+        ),
+        (
+            format!(r#"{{"id":"r","seatbid":[{{"bids":[{bid}]}}]}}"#),
+            "/seatbid/0/bid",
+        ),
+        (
+            r#"{"id":"r","seatbid":[{"bid":[{"id":"a","impid":"1","Price":1}]}]}"#.to_owned(),
+            "/seatbid/0/bid/0/price",
+        ),
+    ] {
+        let d = common::lenient(&json);
+        assert_eq!(
+            common::keys(&d).first(),
+            Some(&(path.to_owned(), "misnamed_member", Severity::Error)),
+            "{json}"
+        );
+        assert!(
+            d.response
+                .seatbid
+                .iter()
+                .all(|s| s.bid.iter().all(|b| b.price.is_none())),
+            "{json}"
+        );
+        assert_eq!(
+            common::strict_err(&json),
+            (path.to_owned(), "misnamed_member"),
+            "{json}"
+        );
+    }
+    // A bidder's own members stay silent.
+    for json in [
+        r#"{"id":"r","seatbid":[{"bid":[{"id":"a","impid":"1","price":1,"adm_native":"x","type":"banner"}]}],"adUnits":[]}"#,
+        r#"{"id":"r","bidder":"x","ids":{},"seatbid":[{"bid":[{"id":"a","impid":"1","price":1}],"type":1}]}"#,
+    ] {
+        let d = common::lenient(json);
+        assert!(
+            common::keys(&d)
+                .iter()
+                .all(|(_, code, _)| *code != "misnamed_member"),
+            "{json}"
+        );
+        assert_eq!(d.response.seatbid[0].bid[0].price, Some(1.0), "{json}");
+    }
+}

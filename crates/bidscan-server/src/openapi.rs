@@ -246,7 +246,8 @@ fn bid_response_schema() -> Value {
             (integer), ext (object). Bid (§4.2.3): id, impid, price (number), nurl, burl, lurl, adm (string; an \
             object is accepted with a warning), adid, adomain, bundle, iurl, cid, crid, tactic, cattax, cat, \
             attr, apis, api, protocol, qagmediarating, language, langb, dealid, w, h, wratio, hratio, exp, dur, \
-            mtype, slotinpod, ext. Unknown members are ignored. Lenient mode (default) reports a member of the \
+            mtype, slotinpod, ext. Unknown members are ignored, except one named as a member in another case or \
+            form (`Seatbid`, `seat_bid`, `bids`, `Price`): an error misnamed_member at that member's path. Lenient mode (default) reports a member of the \
             wrong type as an issue and answers 200; strict mode answers 422.",
         "properties": {
             "seatbid": {

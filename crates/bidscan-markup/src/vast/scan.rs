@@ -49,10 +49,11 @@ const MAX_ATTRIBUTES: usize = 16;
 #[inline(never)]
 fn repeated<T: Copy + Into<usize>>(b: &[u8], names: &[(T, T)]) -> bool {
     let name = |&(s, e): &(T, T)| b.get(s.into()..e.into());
-    names
-        .iter()
-        .enumerate()
-        .any(|(k, later)| names[..k].iter().any(|earlier| name(earlier) == name(later)))
+    names.iter().enumerate().any(|(k, later)| {
+        names[..k]
+            .iter()
+            .any(|earlier| name(earlier) == name(later))
+    })
 }
 
 /// quick-xml's whitespace inside tags (`is_whitespace`: space, tab, CR, LF).

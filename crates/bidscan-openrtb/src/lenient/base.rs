@@ -256,17 +256,69 @@ impl<'de, T: FromMap<'de>> Visitor<'de> for Standalone<T> {
 }
 
 /// A member enum declared with [`members!`]: name → member, member → name, and a bit for duplicate detection.
-pub(crate) trait Member: Copy {
+pub(crate) trait Member: Copy + 'static {
     /// The member named `name`, or `None` for an unknown member (skipped undecoded).
     fn parse(name: &str) -> Option<Self>;
     /// The member's JSON name.
     fn name(self) -> &'static str;
     /// The member's bit in [`Seen`] (its declaration index, < 64).
     fn bit(self) -> u8;
+    /// Every member, in declaration order.
+    const ALL: &'static [Self];
 }
 
-/// Reads an object's members in order: unknown names are skipped without decoding, a repeated member is noted
-/// as `duplicate_field`, and each known member is handed to `read` (map, context, member, its JSON name).
+/// A member name read by [`read_members`].
+pub(crate) enum Key<M> {
+    /// A member's name.
+    Known(M),
+    /// Not a member's name, but one in another case or form ([`resembling`]): the member is not read.
+    Misnamed(M),
+}
+
+/// The member `name` names (`None`: an unknown member, skipped).
+fn key<M: Member>(name: &str) -> Option<Key<M>> {
+    match M::parse(name) {
+        Some(member) => Some(Key::Known(member)),
+        None => resembling(name).map(Key::Misnamed),
+    }
+}
+
+/// The member whose name `name` is in another form: ASCII case, `_` and `-` aside, and a final `s` after three
+/// letters or more (`Seatbid`, `seat_bid`, `bids`, `Price`; not `ids`). A bidder that sends one meant that member, and what it sent is lost: worth an
+/// issue where any other unknown member (a bidder's own field) is skipped silently, as the OpenAPI description
+/// says. Out of line: only unknown names come here.
+#[cold]
+#[inline(never)]
+fn resembling<M: Member>(name: &str) -> Option<M> {
+    /// Longest name compared.
+    const MAX: usize = 32;
+    fn fold(name: &str, out: &mut [u8; MAX]) -> Option<usize> {
+        let mut len = 0;
+        for &c in name.as_bytes() {
+            if c == b'_' || c == b'-' {
+                continue;
+            }
+            *out.get_mut(len)? = c.to_ascii_lowercase();
+            len += 1;
+        }
+        // A plural of a name of three letters or more (`bids`, not `ids`).
+        if len > 3 && out[len - 1] == b's' {
+            len -= 1;
+        }
+        Some(len)
+    }
+    let mut sent = [0u8; MAX];
+    let len = fold(name, &mut sent)?;
+    let mut known = [0u8; MAX];
+    M::ALL
+        .iter()
+        .copied()
+        .find(|member| fold(member.name(), &mut known).is_some_and(|k| known[..k] == sent[..len]))
+}
+
+/// Reads an object's members in order: unknown names are skipped without decoding (one that is a member's name
+/// in another case or form is noted as `misnamed_member` at that member), a repeated member is noted as
+/// `duplicate_field`, and each known member is handed to `read` (map, context, member, its JSON name).
 /// Returns the coercions noted on this object's own members. Inlined: each object type calls it once, and out of
 /// line it added a call and a frame to every object (the response's own loop included).
 #[inline(always)]
@@ -282,10 +334,18 @@ where
     let mut coercions = Vec::new();
     let mut ctx = Ctx::new(&mut coercions, doc);
     let mut seen = Seen::default();
-    while let Some(key) = map.next_key_seed(KeySeed(M::parse))? {
-        let Some(member) = key else {
-            map.next_value::<IgnoredAny>()?;
-            continue;
+    while let Some(key) = map.next_key_seed(KeySeed(key::<M>))? {
+        let member = match key {
+            Some(Key::Known(member)) => member,
+            Some(Key::Misnamed(member)) => {
+                ctx.note(member.name(), None, CoercionKind::MisnamedMember);
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            }
+            None => {
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            }
         };
         let field = member.name();
         seen.check(&mut ctx, member.bit(), field);
@@ -326,6 +386,7 @@ macro_rules! members {
             fn bit(self) -> u8 {
                 self as u8
             }
+            const ALL: &'static [Self] = &[$($name::$variant,)*];
         }
     };
 }
