@@ -307,13 +307,21 @@ fn resembling<M: Member>(name: &str) -> Option<M> {
         }
         Some(len)
     }
+    // A lower-case name without `_` or `-` folds to itself: unless it is a plural, no member's name folds to
+    // it (the member's own name was looked up already). Most bidders' own members end here.
+    let b = name.as_bytes();
+    if b.iter().all(|c| c.is_ascii_lowercase()) && (b.len() <= 3 || b[b.len() - 1] != b's') {
+        return None;
+    }
     let mut sent = [0u8; MAX];
     let len = fold(name, &mut sent)?;
+    // Members' names are lower-case letters: one folds to itself, or loses a final `s`.
     let mut known = [0u8; MAX];
-    M::ALL
-        .iter()
-        .copied()
-        .find(|member| fold(member.name(), &mut known).is_some_and(|k| known[..k] == sent[..len]))
+    M::ALL.iter().copied().find(|member| {
+        let n = member.name().len();
+        (n == len || n == len + 1)
+            && fold(member.name(), &mut known).is_some_and(|k| known[..k] == sent[..len])
+    })
 }
 
 /// Reads an object's members in order: unknown names are skipped without decoding (one that is a member's name
