@@ -267,19 +267,28 @@ pub(crate) trait Member: Copy + 'static {
     const ALL: &'static [Self];
 }
 
-/// A member name read by [`read_members`].
-pub(crate) enum Key<M> {
-    /// A member's name.
-    Known(M),
-    /// Not a member's name, but one in another case or form ([`resembling`]): the member is not read.
-    Misnamed(M),
+/// Reads a member name for [`read_members`]: the member it names, or `None` for an unknown member, skipped;
+/// an unknown name that is a member's in another form ([`resembling`]) leaves that member in the slot.
+struct MemberSeed<'s, M>(&'s mut Option<M>);
+
+impl<'de, M: Member> DeserializeSeed<'de> for MemberSeed<'_, M> {
+    type Value = Option<M>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_identifier(self)
+    }
 }
 
-/// The member `name` names (`None`: an unknown member, skipped).
-fn key<M: Member>(name: &str) -> Option<Key<M>> {
-    match M::parse(name) {
-        Some(member) => Some(Key::Known(member)),
-        None => resembling(name).map(Key::Misnamed),
+impl<'de, M: Member> Visitor<'de> for MemberSeed<'_, M> {
+    type Value = Option<M>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a member name")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        let member = M::parse(v);
+        if member.is_none() {
+            *self.0 = resembling(v);
+        }
+        Ok(member)
     }
 }
 
@@ -342,18 +351,14 @@ where
     let mut coercions = Vec::new();
     let mut ctx = Ctx::new(&mut coercions, doc);
     let mut seen = Seen::default();
-    while let Some(key) = map.next_key_seed(KeySeed(key::<M>))? {
-        let member = match key {
-            Some(Key::Known(member)) => member,
-            Some(Key::Misnamed(member)) => {
+    let mut misnamed = None;
+    while let Some(key) = map.next_key_seed(MemberSeed::<M>(&mut misnamed))? {
+        let Some(member) = key else {
+            if let Some(member) = misnamed.take() {
                 ctx.note(member.name(), None, CoercionKind::MisnamedMember);
-                map.next_value::<IgnoredAny>()?;
-                continue;
             }
-            None => {
-                map.next_value::<IgnoredAny>()?;
-                continue;
-            }
+            map.next_value::<IgnoredAny>()?;
+            continue;
         };
         let field = member.name();
         seen.check(&mut ctx, member.bit(), field);
