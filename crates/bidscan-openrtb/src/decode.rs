@@ -244,19 +244,33 @@ fn decode_json<'a>(
         unlisted: Unlisted::default(),
     };
     let mut refused = None;
+    let mut found = None;
     let seed = ResponseSeed {
         response: &mut decoded.response,
         refused: &mut refused,
         whole: "the body",
+        found: Some(&mut found),
     };
     if let Err(e) = reader.decode_seed(input, seed) {
         return Err(map_error(e, refused));
+    }
+    if let Some(found) = found {
+        return Err(not_an_object(found));
     }
     decoded.check(mode, inspector)?;
     if bom {
         decoded.issues.insert(0, bom_issue());
     }
     Ok(decoded)
+}
+
+/// The refusal of a body that is valid JSON but not an object (`found`: `"an array"`, `"a string"`…).
+#[cold]
+fn not_an_object(found: &str) -> DecodeError {
+    DecodeError::NotABidResponse {
+        message: format!("{NOT_A_BID_RESPONSE}: the body is {found}, not a JSON object"),
+        path: String::new(),
+    }
 }
 
 /// A no-bid decided before the reader runs; the reader's stats are reset to this body's.

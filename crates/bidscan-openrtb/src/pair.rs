@@ -307,6 +307,7 @@ impl<'de> Visitor<'de> for PairSeed<'_, 'de> {
                         response: &mut self.pair.decoded.response,
                         refused: self.refused,
                         whole: "`response`",
+                        found: None,
                     }))?;
                     self.seen.response = true;
                 }

@@ -164,6 +164,7 @@ impl<'de> Deserialize<'de> for BidResponse<'de> {
             response: &mut response,
             refused: &mut None,
             whole: "the body",
+            found: None,
         }
         .deserialize(deserializer)?;
         Ok(response)
@@ -181,6 +182,10 @@ pub(crate) struct ResponseSeed<'p, 'de> {
     /// What the response is called in the refusal of a value that is not an object: `"the body"`, or
     /// `` "`response`" `` inside a validation envelope.
     pub(crate) whole: &'static str,
+    /// When set, a value that is not an object is not refused here but named in this slot (`"an array"`) and
+    /// read as valid: the caller refuses it once the reader has checked the rest of the input, so that
+    /// `[1]x` is malformed JSON (400), not a wrong shape (422).
+    pub(crate) found: Option<&'p mut Option<&'static str>>,
 }
 
 impl<'de> DeserializeSeed<'de> for ResponseSeed<'_, 'de> {
@@ -191,7 +196,11 @@ impl<'de> DeserializeSeed<'de> for ResponseSeed<'_, 'de> {
 }
 
 impl ResponseSeed<'_, '_> {
-    fn not_object<E: de::Error>(self, found: &str) -> Result<(), E> {
+    fn not_object<E: de::Error>(self, found: &'static str) -> Result<(), E> {
+        if let Some(slot) = self.found {
+            *slot = Some(found);
+            return Ok(());
+        }
         Err(refuse(
             self.refused,
             Refusal::Response,

@@ -218,8 +218,28 @@ fn top_level_not_an_object() {
         "true",
         "null",
         " \n[1,2]",
+        "[1] \n",
     ] {
         not_a_bid_response(json, "");
+    }
+    // Not JSON at all: bytes after the value make the body malformed (400), whatever the value's shape (tester B,
+    // session 19: these were refused as arrays and numbers).
+    for json in [
+        "[1]x",
+        "[\"\"],",
+        "123\u{0}",
+        "2@",
+        "\"a\"b",
+        "null null",
+        "true}",
+    ] {
+        for mode in [Mode::Lenient, Mode::Strict] {
+            assert!(
+                matches!(decode(json, mode), Err(DecodeError::Malformed(_))),
+                "{json:?}: {:?}",
+                decode(json, mode)
+            );
+        }
     }
 }
 
