@@ -77,7 +77,9 @@ pub enum CoercionKind {
     /// `adm` sent as a JSON object instead of a string; kept as raw JSON. Warning.
     AdmObject,
     /// An identifier (`id`, `impid`, `bidid`, `adid`, `cid`, `crid`, `dealid`, `tactic`, `seat`) sent as a
-    /// number; read as its decimal text. Warning.
+    /// number; read as its decimal text (`1e2` → `"100"`). Warning. A number whose text would not be exact (a
+    /// non-integer, or an integer past the 64-bit integers, of magnitude 2^53 or more) is
+    /// [`OutOfRange`](CoercionKind::OutOfRange) instead.
     NumericId,
     /// A member that appears twice in one object; the last value is kept. Warning.
     DuplicateField,

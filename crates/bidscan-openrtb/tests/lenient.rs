@@ -252,6 +252,39 @@ fn numeric_bidid() {
 }
 
 #[test]
+fn numeric_ids_past_the_integers_are_out_of_range_not_invented_digits() {
+    // Tester B, session 19: `12345678901234567890123` came back as "12345678901234568000000".
+    for (sent, kept) in [
+        ("12345678901234567890123", None),
+        ("18446744073709551616", None),
+        ("-9223372036854775809", None),
+        ("9007199254740992.0", None),
+        ("1e2", Some("100")),
+        ("1.10", Some("1.1")),
+        ("18446744073709551615", Some("18446744073709551615")),
+    ] {
+        let json =
+            one_bid(&[]).replace(r#""cur":"USD""#, &format!(r#""cur":"USD","bidid":{sent}"#));
+        let d = common::lenient(&json);
+        assert_eq!(d.response.bidid.as_deref(), kept, "{sent}");
+        let code = if kept.is_some() {
+            "numeric_id"
+        } else {
+            "out_of_range"
+        };
+        assert!(
+            common::keys(&d).contains(&(
+                "/bidid".to_owned(),
+                code,
+                if kept.is_some() { W } else { Severity::Error }
+            )),
+            "{sent}: {:?}",
+            common::keys(&d)
+        );
+    }
+}
+
+#[test]
 fn numeric_response_id() {
     let json = one_bid(&[]).replace(r#""id":"r1""#, r#""id":-7"#);
     let d = one_coercion(&json, "/id", "numeric_id", W);

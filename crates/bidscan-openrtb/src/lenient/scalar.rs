@@ -83,8 +83,17 @@ impl<'de> Scalar<'de> for Ident<'de> {
             Some(CoercionKind::NumericId),
         ))
     }
+    /// A number past the 64-bit integers, or with a fraction or exponent. Its decimal text is exact while
+    /// its magnitude is below 2^53, where every integer and the sent digits of a short decimal survive the
+    /// binary64 reading; past it (`12345678901234567890123`) the text would have digits never sent, so it is
+    /// out of range, as a 64-bit integer member past `i64` is.
     fn float(v: f64) -> Parsed<Self> {
+        /// 2^53: below it, binary64 holds every integer.
+        const EXACT: f64 = 9_007_199_254_740_992.0;
         let v = finite(v)?;
+        if v.abs() >= EXACT {
+            return Err(Reject::Range);
+        }
         Ok((
             Ident(Cow::Owned(v.to_string())),
             Some(CoercionKind::NumericId),
