@@ -41,6 +41,13 @@ fn first(mask: u64) -> usize {
 /// letters, digits, `-`, `.` and `[\]^_`{|}~` / DEL; bytes 0x80 and above (UTF-8) are name bytes.
 pub(super) use bidscan_json::bytescan::is_name_stop;
 
+/// True when `c` may start a name: a `NameStartChar` of XML 1.0 §2.3 among ASCII bytes (a letter, `_`, `:`),
+/// or the first byte of a non-ASCII character (not checked further, as quick-xml does not).
+#[inline(always)]
+pub(super) fn is_name_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_' || c == b':' || c >= 0x80
+}
+
 /// The mask of [`is_name_stop`] bytes in `w`.
 #[inline(always)]
 fn name_stops(w: u64) -> u64 {

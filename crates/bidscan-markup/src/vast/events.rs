@@ -10,6 +10,7 @@ use quick_xml::events::attributes::AttrError;
 use quick_xml::events::{BytesStart, Event};
 
 use super::VastInfo;
+use super::bytes::is_name_start;
 use super::walk::{Root, Tag, Violation, Walk, check_value};
 
 /// Inspects `markup` with quick-xml (see [`inspect_with_quick_xml`](super::inspect_with_quick_xml)).
@@ -46,16 +47,24 @@ fn event_into<'a>(
 ) -> Result<bool, Violation> {
     match event {
         Event::Start(e) => {
+            check_name(&e, at)?;
             let version = check_attributes(walk, markup, &e, at)?;
             walk.open(Tag::of(e.local_name().as_ref().as_bytes()), version, at)?;
         }
         Event::Empty(e) => {
+            check_name(&e, at)?;
             let version = check_attributes(walk, markup, &e, at)?;
             walk.open(Tag::of(e.local_name().as_ref().as_bytes()), version, at)?;
             walk.end();
         }
         Event::End(_) => walk.end(),
-        Event::Text(t) => walk.text(t.into_inner(), at)?,
+        Event::Text(t) => {
+            let text = t.into_inner();
+            if let Some(k) = memchr::memmem::find(text.as_bytes(), b"]]>") {
+                return Err((at + k, "`]]>` in text (XML 1.0 §2.4)".into()));
+            }
+            walk.text(text, at)?
+        }
         Event::CData(t) => walk.cdata(t.into_inner(), at)?,
         Event::GeneralRef(r) => walk.reference(&r, at)?,
         Event::Decl(_) if at != walk.start_offset() => {
@@ -67,7 +76,24 @@ fn event_into<'a>(
         Event::DocType(_) if walk.root != Root::NotYet => {
             return Err((at, "DOCTYPE after the root element".into()));
         }
-        Event::Decl(_) | Event::DocType(_) | Event::Comment(_) | Event::PI(_) => {}
+        Event::Decl(d) => {
+            if d.version().is_err() {
+                return Err((
+                    at,
+                    "XML declaration without a version first (XML 1.0 §2.8)".into(),
+                ));
+            }
+        }
+        Event::PI(p) if p.target().eq_ignore_ascii_case("xml") => {
+            return Err((
+                at,
+                "processing instruction target `xml` is reserved (XML 1.0 §2.6)".into(),
+            ));
+        }
+        Event::Comment(c) if c.contains("--") || c.ends_with('-') => {
+            return Err((at, "`--` inside a comment (XML 1.0 §2.5)".into()));
+        }
+        Event::DocType(_) | Event::Comment(_) | Event::PI(_) => {}
         Event::Eof => {
             walk.eof(at)?;
             return Ok(false);
@@ -76,8 +102,20 @@ fn event_into<'a>(
     Ok(true)
 }
 
-/// Checks every attribute of `e` (syntax, duplicate names, references and `<` in values) and returns the
-/// root's `version`.
+/// Checks that the name of the start tag `e` starts with a `NameStartChar` (XML 1.0 §2.3: a letter, `_`, `:`
+/// or a non-ASCII character; quick-xml takes any name).
+fn check_name(e: &BytesStart<'_>, at: usize) -> Result<(), Violation> {
+    match e.name().as_ref().as_bytes().first() {
+        Some(&c) if is_name_start(c) => Ok(()),
+        _ => Err((
+            at,
+            "an element name that does not start with a letter, `_` or `:` (XML 1.0 §2.3)".into(),
+        )),
+    }
+}
+
+/// Checks every attribute of `e` (syntax, whitespace before each, duplicate names, references and `<` in
+/// values) and returns the root's `version`.
 fn check_attributes<'a>(
     walk: &Walk<'a>,
     markup: &'a str,
@@ -87,6 +125,21 @@ fn check_attributes<'a>(
     let mut version = None;
     for attribute in e.attributes().with_checks(true) {
         let attribute = attribute.map_err(|err| (at, attribute_error(e, err)))?;
+        // quick-xml reads `a="1"b="2"` as two attributes; XML wants whitespace between them (§3.1).
+        let tag: &str = e;
+        let key = attribute.key.as_ref().as_bytes();
+        let offset = (key.as_ptr() as usize).wrapping_sub(tag.as_ptr() as usize);
+        if offset > 0
+            && tag
+                .as_bytes()
+                .get(offset - 1)
+                .is_some_and(|&c| !c.is_ascii_whitespace())
+        {
+            return Err((
+                at,
+                "no whitespace before an attribute (XML 1.0 §3.1)".into(),
+            ));
+        }
         let value: &str = &attribute.value;
         if let Err(message) = check_value(value.as_bytes()) {
             return Err((at, message.into()));

@@ -21,13 +21,13 @@
 
 use std::borrow::Cow;
 
-use memchr::{memchr, memchr2, memchr3, memchr3_iter};
+use memchr::{memchr, memchr3, memchr3_iter};
 use quick_xml::errors::{Error, IllFormedError, SyntaxError};
 
 use bidscan_json::bytescan;
 
 use super::VastInfo;
-use super::bytes::{closes, name_stop, same, value_stop, window};
+use super::bytes::{closes, is_name_start, name_stop, same, value_stop, window};
 use super::walk::{Root, Tag, Violation, Walk, check_value};
 
 /// Open elements the fast path keeps names for; deeper documents go to the exact path (VAST documents nest
@@ -54,6 +54,25 @@ fn repeated<T: Copy + Into<usize>>(b: &[u8], names: &[(T, T)]) -> bool {
             .iter()
             .any(|earlier| name(earlier) == name(later))
     })
+}
+
+/// True when the XML declaration's content after `xml` starts (after whitespace) with `version="…"` or
+/// `version='…'`, whitespace allowed around `=` (XML 1.0 §2.8, as quick-xml's `BytesDecl::version` reads it).
+fn versioned(rest: &[u8]) -> bool {
+    let skip = |from: usize| from + rest[from..].iter().take_while(|&&c| is_space(c)).count();
+    let name = skip(0);
+    if !rest[name..].starts_with(b"version") {
+        return false;
+    }
+    let eq = skip(name + 7);
+    if rest.get(eq) != Some(&b'=') {
+        return false;
+    }
+    let open = skip(eq + 1);
+    match rest.get(open) {
+        Some(&q @ (b'"' | b'\'')) => memchr(q, &rest[open + 1..]).is_some(),
+        _ => false,
+    }
 }
 
 /// quick-xml's whitespace inside tags (`is_whitespace`: space, tab, CR, LF).
@@ -161,12 +180,11 @@ impl<'a> Scan<'a> {
                 }
                 _ => {}
             }
-            let Some(i) = memchr2(b'<', b'&', &b[pos..]) else {
+            let Some(at) = self.text_end(pos)? else {
                 self.text(pos, b.len())?;
                 let end = self.walk.eof(b.len());
                 return self.walked(end);
             };
-            let at = pos + i;
             if at > pos {
                 self.text(pos, at)?;
             }
@@ -175,6 +193,27 @@ impl<'a> Scan<'a> {
             } else {
                 self.markup(at, b.get(at + 1).copied())?
             };
+        }
+    }
+
+    /// Where the text from `from` ends: the next `<` or `&` (`Some(None)` at the end of the markup); `None`
+    /// when the text holds `]]>` (XML 1.0 §2.4), which the exact path reports.
+    #[inline(always)]
+    fn text_end(&self, from: usize) -> Option<Option<usize>> {
+        let b = self.b;
+        let mut i = from;
+        loop {
+            let Some(k) = memchr3(b'<', b'&', b'>', &b[i..]) else {
+                return Some(None);
+            };
+            let at = i + k;
+            if b[at] != b'>' {
+                return Some(Some(at));
+            }
+            if at >= from + 2 && b[at - 2..at] == *b"]]" {
+                return None;
+            }
+            i = at + 1;
         }
     }
 
@@ -426,11 +465,11 @@ impl<'a> Scan<'a> {
             }
             Some(b'<') => content,
             Some(_) => {
-                let i = memchr2(b'<', b'&', &b[content..]).ok_or(content)?;
-                if b[content + i] == b'&' {
+                let end = self.text_end(content).flatten().ok_or(content)?;
+                if b[end] == b'&' {
                     return Err(content);
                 }
-                content + i
+                end
             }
             None => return Err(content),
         };
@@ -462,7 +501,7 @@ impl<'a> Scan<'a> {
         if end >= N {
             return Err(Short::Window);
         }
-        if end == 1 || w[end] == b':' {
+        if end == 1 || w[end] == b':' || !is_name_start(w[1]) {
             return Err(Short::Shape);
         }
         let mut version = None;
@@ -530,20 +569,26 @@ impl<'a> Scan<'a> {
     fn long_start_tag(&self, at: usize) -> Option<StartTag<'a>> {
         let start = at + 1;
         let (end, local) = self.name_end(start);
-        if end == start {
+        if end == start || !is_name_start(self.b[start]) {
             return None;
         }
         let mut version = None;
         let mut names = [(0, 0); MAX_ATTRIBUTES];
         let mut count = 0;
         let mut p = end;
+        // Whitespace before the next attribute (XML 1.0 §3.1; quick-xml reads `a="1"b="2"` too).
+        let mut spaced = false;
         let empty = loop {
             match *self.b.get(p)? {
                 b'>' => break false,
                 b'/' if self.b.get(p + 1) == Some(&b'>') => break true,
-                c if is_space(c) => p = self.skip_space(p),
-                _ if p == end => return None,
+                c if is_space(c) => {
+                    p = self.skip_space(p);
+                    spaced = true;
+                }
+                _ if !spaced => return None,
                 _ => {
+                    spaced = false;
                     let (name_end, value_end, value) = self.attribute(p)?;
                     if count == MAX_ATTRIBUTES {
                         return None;
@@ -644,6 +689,11 @@ impl<'a> Scan<'a> {
                 let Some(gt) = gt else {
                     return self.stop_xml(at, Error::Syntax(SyntaxError::UnclosedComment));
                 };
+                // `--` inside, or `-` last (XML 1.0 §2.5): the exact path reports it.
+                let content = &self.b[at + 4..gt - 2];
+                if content.last() == Some(&b'-') || memchr::memmem::find(content, b"--").is_some() {
+                    return None;
+                }
                 Some(gt + 1)
             }
             Some(b'D' | b'd') => None,
@@ -681,9 +731,16 @@ impl<'a> Scan<'a> {
             return None;
         }
         let content = &self.b[at + 2..close - 1];
-        let decl = content.starts_with(b"xml") && content.get(3).is_none_or(|&c| is_space(c));
-        if decl && at != self.walk.start_offset() {
-            return None;
+        let target = content
+            .iter()
+            .position(|&c| is_space(c))
+            .map_or(content, |k| &content[..k]);
+        if target.eq_ignore_ascii_case(b"xml") {
+            // The declaration: only at the start, its version first (XML 1.0 §2.8); the target `xml` in another
+            // case is reserved (§2.6). The exact path reports these.
+            if target != b"xml" || at != self.walk.start_offset() || !versioned(&content[3..]) {
+                return None;
+            }
         }
         Some(close + 1)
     }
