@@ -49,6 +49,11 @@ pub struct ServerConfig {
     /// Most bytes of answer lines one batch writes; the line that would pass it is replaced by an error line
     /// that ends the stream (a batch's answer can be far larger than its body: RELIABILITY.md F30).
     pub max_batch_answer_bytes: usize,
+    /// When true, `/decode/batch` and `/validate/batch` read the whole body (answering its lines as they
+    /// arrive, held in memory, at most `max_batch_answer_bytes`) before the answer's head and lines are sent.
+    /// Needed behind a proxy that stops forwarding a request body once the answer has begun (nginx), and for
+    /// clients that send the whole body before reading. Default false: the answer streams as lines complete.
+    pub batch_answer_after_body: bool,
     /// Decode requests served at once before shedding with 503.
     pub max_concurrency: usize,
     /// Seconds a decode request may take (body received and answer started) before 408.
@@ -214,7 +219,9 @@ impl Config {
     /// A missing or unreadable file, invalid TOML, an unknown key or a value of the wrong type; the message
     /// names the key and where its value came from.
     pub fn load(file: Option<&Path>) -> Result<Config, Box<figment::Error>> {
-        if let Some(message) = single_underscore_override(std::env::vars_os().map(|(k, _)| k)) {
+        if let Some(message) = single_underscore_override(std::env::vars_os().map(|(k, _)| k))
+            .or_else(|| malformed_override(std::env::vars_os().map(|(k, _)| k)))
+        {
             return Err(Box::new(figment::Error::from(message)));
         }
         let mut config: Config = Self::figment(file).extract()?;
@@ -387,38 +394,120 @@ fn single_underscore_override(names: impl Iterator<Item = std::ffi::OsString>) -
         let section = SECTIONS
             .into_iter()
             .find(|s| rest.len() > s.len() && rest.starts_with(s) && rest.as_bytes()[s.len()] == b'_')?;
-        let key = &rest[section.len() + 1..];
+        let key = rest[section.len() + 1..].trim_start_matches('_');
         Some(format!(
             "environment variable {name} is not read: overrides use two underscores, {ENV_PREFIX}{section}__{key}"
         ))
     })
 }
 
-/// Checks `log.level` as `tracing_subscriber::EnvFilter` reads it, and refuses a bare word that is not a level:
-/// the filter would take `loud` as a target name at TRACE and so silence every other log line.
+/// The first `BIDSCAN__…` variable whose name figment would split into an empty or underscore-led part
+/// (`BIDSCAN__SERVER____MAX_BODY_BYTES`, `BIDSCAN____SERVER__LISTEN`, a trailing `__`, `BIDSCAN__` alone) and so
+/// silently ignore or misread, as an error naming it.
+fn malformed_override(names: impl Iterator<Item = std::ffi::OsString>) -> Option<String> {
+    names.filter_map(|n| n.into_string().ok()).find_map(|name| {
+        let rest = name.strip_prefix(ENV_PREFIX)?;
+        let parts: Vec<&str> = rest.split("__").collect();
+        let bad = parts.len() < 2
+            || parts
+                .iter()
+                .any(|p| p.is_empty() || p.starts_with('_') || p.ends_with('_'));
+        bad.then(|| {
+            format!(
+                "environment variable {name} is not a setting: overrides are {ENV_PREFIX}SECTION__KEY, two \
+                 underscores between the parts, e.g. {ENV_PREFIX}SERVER__MAX_BODY_BYTES"
+            )
+        })
+    })
+}
+
+/// Checks `log.level` as `tracing_subscriber::EnvFilter` reads it (see [`check_filter`]).
+fn check_log_level(level: &str) -> Result<(), String> {
+    check_filter("log.level", level)
+}
+
+/// Checks a log filter (`log.level`, or `RUST_LOG`, named `what`) as `tracing_subscriber::EnvFilter` reads it,
+/// and refuses a bare word that is not a level (the filter would take `loud` as a target name at TRACE and so
+/// silence every other log line) and a filter with no directive (`""`, `","`: every line, errors included,
+/// would be dropped).
 ///
 /// # Errors
-/// The directive that is neither a level nor `target=level`, or the filter's own parse error.
-fn check_log_level(level: &str) -> Result<(), String> {
+/// The directive that is neither a level nor `target=level`, an empty filter, or the filter's own parse error.
+pub fn check_filter(what: &str, level: &str) -> Result<(), String> {
     const LEVELS: [&str; 6] = ["trace", "debug", "info", "warn", "error", "off"];
+    let mut directives = 0;
     for directive in level.split(',').map(str::trim).filter(|d| !d.is_empty()) {
+        directives += 1;
         let bare = !directive.contains(['=', '[', ':']);
         if bare && !LEVELS.iter().any(|l| directive.eq_ignore_ascii_case(l)) {
             return Err(format!(
-                "log.level {directive:?} is not a level ({}); a target takes one: \"{directive}=debug\"",
+                "{what} {directive:?} is not a level ({}); a target takes one: \"{directive}=debug\"",
                 LEVELS.join(", ")
             ));
         }
     }
+    if directives == 0 {
+        return Err(format!(
+            "{what} {level:?} names no level ({}); \"off\" turns logging off",
+            LEVELS.join(", ")
+        ));
+    }
     tracing_subscriber::EnvFilter::try_new(level)
         .map(drop)
-        .map_err(|e| format!("log.level {level:?}: {e}"))
+        .map_err(|e| format!("{what} {level:?}: {e}"))
 }
 
 #[cfg(test)]
 #[allow(clippy::result_large_err)] // figment::Jail's closures return figment::Result
 mod tests {
     use super::*;
+
+    #[test]
+    fn malformed_overrides_are_named() {
+        let names = |v: &[&str]| {
+            v.iter()
+                .map(std::ffi::OsString::from)
+                .collect::<Vec<_>>()
+                .into_iter()
+        };
+        for bad in [
+            "BIDSCAN__SERVER____MAX_BODY_BYTES",
+            "BIDSCAN____SERVER__MAX_BODY_BYTES",
+            "BIDSCAN__SERVER__MAX_BODY_BYTES__",
+            "BIDSCAN__",
+            "BIDSCAN__SERVER",
+            "BIDSCAN__SERVER___LISTEN",
+        ] {
+            let message = malformed_override(names(&["PATH", bad])).expect(bad);
+            assert!(message.contains(bad), "{message}");
+        }
+        assert_eq!(
+            malformed_override(names(&[
+                "BIDSCAN__SERVER__LISTEN",
+                "BIDSCAN__VALIDATE__RATES__USD__EUR",
+                "BIDSCAN_SCAN"
+            ])),
+            None
+        );
+        let message = single_underscore_override(names(&["BIDSCAN_SERVER__LISTEN"])).unwrap();
+        assert!(message.ends_with("BIDSCAN__SERVER__LISTEN"), "{message}");
+    }
+
+    #[test]
+    fn empty_log_filters_are_refused() {
+        for level in ["", " ", ",", " , "] {
+            let e = check_filter("log.level", level).unwrap_err();
+            assert!(e.contains("names no level"), "{e}");
+        }
+        assert!(
+            check_filter("RUST_LOG", "verbose")
+                .unwrap_err()
+                .starts_with("RUST_LOG \"verbose\"")
+        );
+        for ok in ["info", "off", "bidscan=debug,warn", "WARN"] {
+            check_filter("log.level", ok).unwrap();
+        }
+    }
 
     #[test]
     fn compiled_in_default_parses() {

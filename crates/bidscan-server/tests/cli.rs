@@ -214,6 +214,34 @@ async fn health_probes_a_running_server() {
         bidscan(&["health", "--url", "ftp://x"], b"").status.code(),
         Some(2)
     );
+
+    // Without `--url`, the configured listen port (tester A, session 19: it always probed 8080).
+    let addr = server
+        .url("")
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_owned();
+    let port = addr.rsplit(':').next().unwrap().to_owned();
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new(BIN)
+            .arg("health")
+            .env("BIDSCAN__SERVER__LISTEN", format!("0.0.0.0:{port}"))
+            .env_remove("RUST_LOG")
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains(&format!("127.0.0.1:{}", addr.rsplit(':').next().unwrap()))
+    );
 }
 
 /// A directory without documents is a usage error (exit 2, named on stderr), not a silent success; `bidscan

@@ -125,6 +125,12 @@ async fn sigterm_under_load_loses_no_accepted_request() {
                 if let Ok(res) = ready_client.get(&ready_url).send().await
                     && res.status() == 503
                 {
+                    // Tester A, session 19: the draining 503 carries `Retry-After` like any other.
+                    assert!(
+                        res.headers().contains_key("retry-after"),
+                        "{:?}",
+                        res.headers()
+                    );
                     first_503.lock().unwrap().get_or_insert_with(Instant::now);
                 }
                 tokio::time::sleep(Duration::from_millis(10)).await;

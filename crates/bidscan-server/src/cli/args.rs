@@ -113,9 +113,10 @@ impl From<InspectArg> for Inspect {
 /// `bidscan health`.
 #[derive(Debug, clap::Args)]
 pub struct HealthArgs {
-    /// URL to GET (http only).
-    #[arg(long, default_value = "http://127.0.0.1:8080/healthz")]
-    pub url: String,
+    /// URL to GET (http only). Default: `/healthz` on the configured `server.listen` port (the compiled-in
+    /// default and `BIDSCAN__SERVER__LISTEN`), over loopback when it listens on every address.
+    #[arg(long)]
+    pub url: Option<String>,
     /// Seconds to wait for the answer, 1–3600.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub timeout_secs: u64,

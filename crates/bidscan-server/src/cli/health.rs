@@ -4,6 +4,7 @@
 //! a 2xx status, 1 on anything else (other status, refused connection, timeout, garbage), 2 for a URL that is not
 //! `http://host[:port][/path]`.
 
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -13,9 +14,25 @@ use tokio::net::TcpStream;
 
 use super::args::{EXIT_USAGE, HealthArgs};
 
+/// The probe's URL when none is given: `/healthz` at the configured listen address (the compiled-in default
+/// and the `BIDSCAN__` environment, as `serve` reads them without `--config`), over loopback when the server
+/// listens on every address; the compiled-in default's when the configuration does not load.
+fn default_url() -> String {
+    let listen = crate::config::Config::load(None)
+        .map(|c| c.server.listen)
+        .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 8080)));
+    let ip = match listen.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
+        ip => ip,
+    };
+    format!("http://{}/healthz", SocketAddr::new(ip, listen.port()))
+}
+
 /// Runs `bidscan health`.
 pub fn run(args: &HealthArgs) -> ExitCode {
-    let target = match Target::parse(&args.url) {
+    let url = args.url.clone().unwrap_or_else(default_url);
+    let target = match Target::parse(&url) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("bidscan: {e}");
@@ -36,22 +53,19 @@ pub fn run(args: &HealthArgs) -> ExitCode {
     // The timer must be created inside the runtime.
     match runtime.block_on(async { tokio::time::timeout(timeout, probe(&target)).await }) {
         Ok(Ok(status)) if (200..300).contains(&status) => {
-            println!("{} {status}", args.url);
+            println!("{url} {status}");
             ExitCode::SUCCESS
         }
         Ok(Ok(status)) => {
-            eprintln!("bidscan: {} answered {status}", args.url);
+            eprintln!("bidscan: {url} answered {status}");
             ExitCode::FAILURE
         }
         Ok(Err(e)) => {
-            eprintln!("bidscan: {}: {e}", args.url);
+            eprintln!("bidscan: {url}: {e}");
             ExitCode::FAILURE
         }
         Err(_) => {
-            eprintln!(
-                "bidscan: {}: no answer within {}s",
-                args.url, args.timeout_secs
-            );
+            eprintln!("bidscan: {url}: no answer within {}s", args.timeout_secs);
             ExitCode::FAILURE
         }
     }

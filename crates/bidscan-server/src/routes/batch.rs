@@ -16,7 +16,10 @@
 //! server's `max_concurrency` decode permits for as long as it streams (503 when none is free).
 //!
 //! Lines are decoded as the frames that complete them arrive, and the answers for one frame are written as one
-//! chunk, so memory stays bounded by the longest line whatever the batch size.
+//! chunk, so memory stays bounded by the longest line whatever the batch size. With
+//! `server.batch_answer_after_body` the chunks are held until the body has been read, then sent: the answer's
+//! memory is then bounded by `server.max_batch_answer_bytes` (behind nginx, which stops forwarding a request
+//! body once the answer has begun, a streamed batch past a few MB lost its end: RELIABILITY.md, session 19).
 
 use std::collections::VecDeque;
 
@@ -62,11 +65,12 @@ pub async fn batch(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    stream(state, query, headers, body, Work::Decode)
+    stream(state, query, headers, body, Work::Decode).await
 }
 
-/// The streamed NDJSON answer of `/decode/batch` and `/validate/batch`: `work` on each line.
-pub fn stream(
+/// The streamed NDJSON answer of `/decode/batch` and `/validate/batch`: `work` on each line; with
+/// `server.batch_answer_after_body`, the answer is held until the whole body is read.
+pub async fn stream(
     state: AppState,
     query: Result<Query<DecodeParams>, QueryRejection>,
     headers: HeaderMap,
@@ -94,16 +98,29 @@ pub fn stream(
         options,
         work,
     };
-    let stream = futures_util::stream::unfold(batch, |mut batch| async move {
-        let chunk = batch.next_chunk().await?;
-        Some((Ok::<Bytes, std::convert::Infallible>(chunk), batch))
-    });
+    let body = if batch.state.config.server.batch_answer_after_body {
+        Body::from_stream(futures_util::stream::iter(
+            batch
+                .held()
+                .await
+                .into_iter()
+                .map(Ok::<Bytes, std::convert::Infallible>),
+        ))
+    } else {
+        Body::from_stream(futures_util::stream::unfold(
+            batch,
+            |mut batch| async move {
+                let chunk = batch.next_chunk().await?;
+                Some((Ok::<Bytes, std::convert::Infallible>(chunk), batch))
+            },
+        ))
+    };
     Ok((
         [(
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/x-ndjson"),
         )],
-        Body::from_stream(stream),
+        body,
     )
         .into_response())
 }
@@ -130,6 +147,16 @@ struct Batch {
 }
 
 impl Batch {
+    /// Every chunk of output, the whole body read first (at most `max_batch_answer_bytes` of answer lines,
+    /// and the error line that may end them); the permit is released when they are.
+    async fn held(mut self) -> Vec<Bytes> {
+        let mut chunks = Vec::new();
+        while let Some(chunk) = self.next_chunk().await {
+            chunks.push(chunk);
+        }
+        chunks
+    }
+
     /// The next chunk of output, reading input until some is ready; `None` at the end.
     async fn next_chunk(&mut self) -> Option<Bytes> {
         loop {

@@ -56,7 +56,12 @@ pub async fn healthz() -> Json<StatusBody> {
 )]
 pub async fn readyz(State(state): State<AppState>) -> Response {
     if state.is_draining() {
-        ApiError::of(ErrorCode::Draining).into_response()
+        // A balancer that reads `Retry-After` waits before probing again, as for any other 503.
+        ApiError {
+            retry_after: Some(state.config.server.retry_after_secs),
+            ..ApiError::of(ErrorCode::Draining)
+        }
+        .into_response()
     } else {
         Json(StatusBody { status: "ready" }).into_response()
     }

@@ -113,5 +113,5 @@ pub async fn validate_batch(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    batch::stream(state, query, headers, body, Work::Validate)
+    batch::stream(state, query, headers, body, Work::Validate).await
 }
