@@ -151,7 +151,10 @@ impl DecodeService {
         B::Error: Into<BoxError>,
     {
         let head = Head::of(req.headers());
-        let id = head.id.cloned().unwrap_or_else(request::new_id);
+        let id = match head.id {
+            Some(id) if request::usable_id(id) => id.clone(),
+            _ => request::new_id(),
+        };
         let seen = Seen {
             host_fault: head.host_fault(req.version()),
             version: head.version.cloned(),

@@ -204,6 +204,38 @@ async fn request_id_is_kept_or_made_and_echoed() {
         .unwrap();
     let made = res.headers()["x-request-id"].to_str().unwrap();
     assert_eq!(made.len(), 36, "a UUID: {made}");
+    // An empty id, one over 200 bytes, or one that is not visible ASCII is replaced, on the hot route and the
+    // others alike (tester A, session 19).
+    let long = "x".repeat(201);
+    let kept = "y".repeat(200);
+    for (sent, replaced) in [
+        ("", true),
+        (long.as_str(), true),
+        ("a b", true),
+        (kept.as_str(), false),
+    ] {
+        for path in ["/healthz", "/decode"] {
+            let res = if path == "/decode" {
+                server
+                    .post(path, &[("x-request-id", sent)], b"{}".to_vec())
+                    .await
+            } else {
+                server
+                    .client
+                    .get(server.url(path))
+                    .header("x-request-id", sent)
+                    .send()
+                    .await
+                    .unwrap()
+            };
+            let echoed = res.headers()["x-request-id"].to_str().unwrap().to_owned();
+            if replaced {
+                assert_eq!(echoed.len(), 36, "{path} {sent:?}: {echoed}");
+            } else {
+                assert_eq!(echoed, sent, "{path}");
+            }
+        }
+    }
 }
 
 #[tokio::test]

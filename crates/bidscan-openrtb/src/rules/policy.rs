@@ -127,7 +127,8 @@ impl Rates {
             .or_else(|| rate(to, from).map(|r| amount / r))
     }
 
-    /// The same rates with every code upper-cased (a code given in two cases keeps the last rate read). A
+    /// The same rates with every code upper-cased (a code given in two cases keeps the lower-case one's rate, so
+    /// an environment override wins over the file's upper-case key). A
     /// configuration's environment variable names arrive lower-cased (figment's `Env`: `BIDSCAN__VALIDATE__RATES__
     /// USD__EUR` is `usd.eur`), and ISO 4217 alpha codes are upper case, so the server applies this before [`check`](Self::check).
     pub fn with_upper_case_codes(self) -> Rates {
@@ -148,7 +149,8 @@ impl Rates {
         )
     }
 
-    /// Every rate is finite and > 0, and every code three uppercase letters; otherwise which one is not.
+    /// Every rate is finite and > 0 (1 from a currency to itself), and every code three uppercase letters;
+    /// otherwise which one is not.
     pub fn check(&self) -> Result<(), String> {
         for (from, to) in &self.0 {
             for (code, rate) in to {
@@ -162,6 +164,12 @@ impl Rates {
                 if !(rate.is_finite() && *rate > 0.0) {
                     return Err(format!(
                         "validate.rates.{from}.{code} = {rate} is not a positive rate"
+                    ));
+                }
+                // A currency converts to itself at 1 (`convert`); another self-rate would be ignored silently.
+                if from == code && *rate != 1.0 {
+                    return Err(format!(
+                        "validate.rates.{from}.{code} = {rate}: a currency's rate to itself is 1"
                     ));
                 }
             }
@@ -199,6 +207,18 @@ mod tests {
             .or_default()
             .insert("EUR".into(), 0.0);
         assert!(bad.check().unwrap_err().contains("not a positive rate"));
+        // A self-rate other than 1 would be ignored by `convert` (tester A, session 19): refused.
+        let mut own = Rates::default();
+        own.0
+            .entry("USD".into())
+            .or_default()
+            .insert("USD".into(), 2.0);
+        assert!(own.check().unwrap_err().contains("rate to itself is 1"));
+        own.0
+            .entry("USD".into())
+            .or_default()
+            .insert("USD".into(), 1.0);
+        assert!(own.check().is_ok());
     }
 
     #[test]

@@ -176,7 +176,9 @@ fn gather(input: &Path, ndjson: bool) -> Result<Vec<Doc>, String> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(input)
         .map_err(|e| format!("{}: {e}", input.display()))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.is_file() && extension(p).is_some())
+        // Every entry named as a document: one that cannot be read as a file (a dangling link, a directory
+        // named `x.json`) is an error naming it, not skipped (tester A, session 19).
+        .filter(|p| extension(p).is_some())
         .collect();
     files.sort();
     let mut docs = Vec::new();

@@ -99,11 +99,22 @@ where
     }
 }
 
-/// The request's id: its `x-request-id` when it sends one, otherwise a new one ([`new_id`]), set on the request.
+/// Longest `x-request-id` kept, in bytes; a longer one is replaced.
+pub(crate) const MAX_ID_BYTES: usize = 200;
+
+/// True when the client's `x-request-id` can be kept: not empty, at most [`MAX_ID_BYTES`], and visible ASCII
+/// (what logs and traces can carry as text); any other is replaced by a new id (tester A, session 19: an empty
+/// id was echoed empty, a 3,000-byte one logged whole, a non-UTF-8 one logged as "").
+pub(crate) fn usable_id(id: &HeaderValue) -> bool {
+    !id.is_empty() && id.len() <= MAX_ID_BYTES && id.as_bytes().iter().all(|c| c.is_ascii_graphic())
+}
+
+/// The request's id: its `x-request-id` when it sends a [usable](usable_id) one, otherwise a new one
+/// ([`new_id`]), set on the request.
 pub(crate) fn take_id<B>(req: &mut Request<B>) -> HeaderValue {
     match req.headers().get(&X_REQUEST_ID) {
-        Some(id) => id.clone(),
-        None => {
+        Some(id) if usable_id(id) => id.clone(),
+        _ => {
             let id = new_id();
             req.headers_mut().insert(X_REQUEST_ID, id.clone());
             id
