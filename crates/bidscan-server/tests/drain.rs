@@ -264,3 +264,29 @@ async fn a_second_sigterm_exits_at_once() {
     assert!(logged(&served), "{:?}", served.logs());
     drop(stuck);
 }
+
+/// A connection that has sent nothing when the drain begins does not hold it: the process exits at the end of
+/// the grace, not at `server.drain_timeout_secs` (tester A, session 19: a pre-opened connection, as load
+/// balancers keep, made every stop take the whole drain deadline).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_that_sent_nothing_does_not_hold_the_drain() {
+    let mut served = spawn(&[
+        ("BIDSCAN__SERVER__DRAIN_GRACE_SECS", "0"),
+        ("BIDSCAN__SERVER__DRAIN_TIMEOUT_SECS", "30"),
+    ]);
+    let silent = tokio::net::TcpStream::connect(&served.addr).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let sigterm = Instant::now();
+    served.sigterm();
+    let exit = tokio::task::spawn_blocking(move || served.wait_exit(Duration::from_secs(10)))
+        .await
+        .unwrap()
+        .expect("the drain waited for a connection that sent nothing");
+    assert_eq!(exit.code(), Some(0), "{exit:?}");
+    assert!(
+        sigterm.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        sigterm.elapsed()
+    );
+    drop(silent);
+}

@@ -59,6 +59,13 @@ impl Default for Drain {
 }
 
 impl Watcher {
+    /// Resolves once the drain has begun (at once if it has).
+    pub async fn draining(&self) {
+        let mut rx = self.rx.clone();
+        // `changed` errs only when the `Drain` is gone, which ends the server anyway.
+        let _ = rx.changed().await;
+    }
+
     /// Serves `conn` to its end, calling `graceful_shutdown` on it once the drain begins — but not before its
     /// first poll (see the module docs).
     pub async fn watch<C: Future>(
