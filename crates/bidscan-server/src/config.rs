@@ -54,6 +54,9 @@ pub struct ServerConfig {
     /// Needed behind a proxy that stops forwarding a request body once the answer has begun (nginx), and for
     /// clients that send the whole body before reading. Default false: the answer streams as lines complete.
     pub batch_answer_after_body: bool,
+    /// Most bytes of batch answers held in memory at once, all batches together, under
+    /// `batch_answer_after_body`; a batch whose answer would pass it ends with an `overloaded` error line.
+    pub max_held_answer_bytes: usize,
     /// Decode requests served at once before shedding with 503.
     pub max_concurrency: usize,
     /// Seconds a decode request may take (body received and answer started) before 408.
@@ -247,6 +250,10 @@ impl Config {
                 "server.max_batch_answer_bytes",
                 s.max_batch_answer_bytes as u64,
             ),
+            (
+                "server.max_held_answer_bytes",
+                s.max_held_answer_bytes as u64,
+            ),
             ("server.max_concurrency", s.max_concurrency as u64),
             ("server.request_timeout_secs", s.request_timeout_secs),
             ("server.max_connections", s.max_connections as u64),
@@ -319,6 +326,10 @@ impl Config {
                         s.max_batch_answer_bytes as u64,
                     ),
                     ("pool.global_retained_bytes", p.global_retained_bytes as u64),
+                    (
+                        "server.max_held_answer_bytes",
+                        s.max_held_answer_bytes as u64,
+                    ),
                 ],
             ),
             (

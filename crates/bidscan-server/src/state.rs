@@ -2,7 +2,7 @@
 //! server's wiring: the router, the dispatch, the services and the routes import it.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use axum::http::HeaderName;
@@ -29,6 +29,9 @@ pub struct AppState {
     /// Decode requests in flight, at most `server.max_concurrency`: `/decode` holds a permit (through the
     /// concurrency-limit layer) until its answer is ready, `/decode/batch` until its stream ends.
     pub permits: Arc<Semaphore>,
+    /// Bytes of batch answers held in memory now, by batches under `server.batch_answer_after_body`, at most
+    /// `server.max_held_answer_bytes` in all.
+    pub held_answers: Arc<AtomicUsize>,
 }
 
 impl AppState {
@@ -45,6 +48,7 @@ impl AppState {
             permits: Arc::new(Semaphore::new(config.server.max_concurrency.max(1))),
             config: Arc::new(config),
             draining: Arc::new(AtomicBool::new(false)),
+            held_answers: Arc::new(AtomicUsize::new(0)),
             started: Instant::now(),
         })
     }

@@ -22,6 +22,8 @@
 //! body once the answer has begun, a streamed batch past a few MB lost its end: RELIABILITY.md, session 19).
 
 use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use axum::body::{Body, BodyDataStream};
 use axum::extract::rejection::QueryRejection;
@@ -99,13 +101,13 @@ pub async fn stream(
         work,
     };
     let body = if batch.state.config.server.batch_answer_after_body {
-        Body::from_stream(futures_util::stream::iter(
-            batch
-                .held()
-                .await
-                .into_iter()
-                .map(Ok::<Bytes, std::convert::Infallible>),
-        ))
+        let (chunks, held) = batch.held().await;
+        // The held bytes count until the answer has been sent (or the connection dropped): `held` lives in
+        // the body's stream.
+        Body::from_stream(futures_util::stream::iter(chunks).map(move |chunk| {
+            let _counted = &held;
+            Ok::<Bytes, std::convert::Infallible>(chunk)
+        }))
     } else {
         Body::from_stream(futures_util::stream::unfold(
             batch,
@@ -148,13 +150,34 @@ struct Batch {
 
 impl Batch {
     /// Every chunk of output, the whole body read first (at most `max_batch_answer_bytes` of answer lines,
-    /// and the error line that may end them); the permit is released when they are.
-    async fn held(mut self) -> Vec<Bytes> {
+    /// and the error line that may end them), with their count in the server's held bytes (at most
+    /// `server.max_held_answer_bytes` for all batches: past it the batch ends with an `overloaded` line); the
+    /// permit is released when they are.
+    async fn held(mut self) -> (Vec<Bytes>, Held) {
+        let mut held = Held {
+            bytes: 0,
+            total: self.state.held_answers.clone(),
+        };
+        let cap = self.state.config.server.max_held_answer_bytes;
         let mut chunks = Vec::new();
+        let mut capped = false;
         while let Some(chunk) = self.next_chunk().await {
+            let before = held.total.fetch_add(chunk.len(), Ordering::Relaxed);
+            // Past the cap, the chunk is replaced by the one `overloaded` line (which is then let through).
+            if before + chunk.len() > cap && !capped {
+                capped = true;
+                held.total.fetch_sub(chunk.len(), Ordering::Relaxed);
+                // The lines of this chunk were decoded (and counted); their answers are left out.
+                self.out.clear();
+                let e = ApiError::overloaded(self.state.config.server.retry_after_secs);
+                self.state.engine.count_refused(&e);
+                self.fail(e);
+                continue;
+            }
+            held.bytes += chunk.len();
             chunks.push(chunk);
         }
-        chunks
+        (chunks, held)
     }
 
     /// The next chunk of output, reading input until some is ready; `None` at the end.
@@ -256,6 +279,18 @@ impl Batch {
 
     fn lines_limit(&self) -> usize {
         self.state.config.server.max_body_bytes
+    }
+}
+
+/// Bytes of held batch answers, counted in the server's total until dropped.
+struct Held {
+    bytes: usize,
+    total: Arc<AtomicUsize>,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.total.fetch_sub(self.bytes, Ordering::Relaxed);
     }
 }
 
