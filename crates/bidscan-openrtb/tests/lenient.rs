@@ -357,6 +357,11 @@ fn a_member_in_another_case_or_form_is_an_error_not_a_silent_no_bid() {
             r#"{"id":"r","seatbid":[{"bid":[{"id":"a","impid":"1","Price":1}]}]}"#.to_owned(),
             "/seatbid/0/bid/0/price",
         ),
+        // `Api` is `api`, not a plural of `apis`' stem.
+        (
+            r#"{"id":"r","seatbid":[{"bid":[{"id":"a","impid":"1","Api":3}]}]}"#.to_owned(),
+            "/seatbid/0/bid/0/api",
+        ),
     ] {
         let d = common::lenient(&json);
         assert_eq!(
@@ -381,6 +386,8 @@ fn a_member_in_another_case_or_form_is_an_error_not_a_silent_no_bid() {
     for json in [
         r#"{"id":"r","seatbid":[{"bid":[{"id":"a","impid":"1","price":1,"adm_native":"x","type":"banner"}]}],"adUnits":[]}"#,
         r#"{"id":"r","bidder":"x","ids":{},"seatbid":[{"bid":[{"id":"a","impid":"1","price":1}],"type":1}]}"#,
+        // Tester C, session 19: a document store's `_id` (and `id_`, `__price`) is the bidder's own member.
+        r#"{"id":"r","_id":"m","seatbid":[{"bid":[{"id":"a","impid":"1","price":1,"_id":"x","id_":1,"__price":2}]}]}"#,
     ] {
         let d = common::lenient(json);
         assert!(

@@ -292,44 +292,45 @@ impl<'de, M: Member> Visitor<'de> for MemberSeed<'_, M> {
     }
 }
 
-/// The member whose name `name` is in another form: ASCII case, `_` and `-` aside, and a final `s` after three
-/// letters or more (`Seatbid`, `seat_bid`, `bids`, `Price`; not `ids`). A bidder that sends one meant that member, and what it sent is lost: worth an
-/// issue where any other unknown member (a bidder's own field) is skipped silently, as the OpenAPI description
-/// says. Out of line: only unknown names come here.
+/// The member whose name `name` is in another form: ASCII case, and `_` or `-` between its letters aside
+/// (`Seatbid`, `seat_bid`, `API`), or that form with a final `s` after three letters or more (`bids`, not `ids`).
+/// A name starting or ending with `_` or `-` (`_id`, a document store's own key) is not a form of a member's. A
+/// bidder that sends one meant that member, and what it sent is lost: worth an issue where any other unknown
+/// member (a bidder's own field) is skipped silently, as the OpenAPI description says. Out of line: only unknown
+/// names come here.
 #[cold]
 #[inline(never)]
 fn resembling<M: Member>(name: &str) -> Option<M> {
     /// Longest name compared.
     const MAX: usize = 32;
-    fn fold(name: &str, out: &mut [u8; MAX]) -> Option<usize> {
-        let mut len = 0;
-        for &c in name.as_bytes() {
-            if c == b'_' || c == b'-' {
-                continue;
-            }
-            *out.get_mut(len)? = c.to_ascii_lowercase();
-            len += 1;
-        }
-        // A plural of a name of three letters or more (`bids`, not `ids`).
-        if len > 3 && out[len - 1] == b's' {
-            len -= 1;
-        }
-        Some(len)
-    }
+    let b = name.as_bytes();
     // A lower-case name without `_` or `-` folds to itself: unless it is a plural, no member's name folds to
     // it (the member's own name was looked up already). Most bidders' own members end here.
-    let b = name.as_bytes();
     if b.iter().all(|c| c.is_ascii_lowercase()) && (b.len() <= 3 || b[b.len() - 1] != b's') {
         return None;
     }
+    let edge = |c: Option<&u8>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+    if !edge(b.first()) || !edge(b.last()) {
+        return None;
+    }
     let mut sent = [0u8; MAX];
-    let len = fold(name, &mut sent)?;
-    // Members' names are lower-case letters: one folds to itself, or loses a final `s`.
-    let mut known = [0u8; MAX];
-    M::ALL.iter().copied().find(|member| {
-        let n = member.name().len();
-        (n == len || n == len + 1)
-            && fold(member.name(), &mut known).is_some_and(|k| known[..k] == sent[..len])
+    let mut len = 0;
+    for &c in b.iter().filter(|&&c| c != b'_' && c != b'-') {
+        *sent.get_mut(len)? = c.to_ascii_lowercase();
+        len += 1;
+    }
+    // Members' names are lower-case letters: the folded name itself first (`Api` is `api`, not `apis`), then
+    // without a plural's `s`.
+    let exact = |len: usize| {
+        M::ALL
+            .iter()
+            .copied()
+            .find(|m| m.name().as_bytes() == &sent[..len])
+    };
+    exact(len).or_else(|| {
+        (len > 3 && sent[len - 1] == b's')
+            .then(|| exact(len - 1))
+            .flatten()
     })
 }
 
