@@ -109,14 +109,19 @@ pub(crate) fn fill<'a>(
     let mut seen = Seen::default();
     let mut refused = None;
     let mut imp_fault = None;
+    let mut not_object = false;
     let seed = PairSeed {
         pair: &mut *pair,
         seen: &mut seen,
         refused: &mut refused,
         imp_fault: &mut imp_fault,
+        not_object: &mut not_object,
     };
     if let Err(e) = reader.decode_seed(input, seed) {
         return Err(decode::map_error(e, refused));
+    }
+    if not_object {
+        return Err(not_an_object());
     }
     let missing = match (seen.request, seen.response) {
         (false, _) => Some("request"),
@@ -218,18 +223,27 @@ struct PairSeed<'p, 'de> {
     refused: &'p mut Option<Refusal>,
     /// What made the request's `imp` empty, if it was sent with no object in it.
     imp_fault: &'p mut Option<ImpFault>,
+    /// Set when the top level is not an object: read as valid, refused by the caller once the reader has
+    /// checked the rest of the input (`[1]x` is malformed JSON, `[1]` not an envelope).
+    not_object: &'p mut bool,
 }
 
 impl PairSeed<'_, '_> {
-    /// The top level is not an object. The message is serde's "expected" text for this visitor, as serde's
-    /// default `visit_*` would have given it after "invalid type: …, expected ".
+    /// The top level is not an object: noted, for the caller to refuse ([`not_an_object`]).
     fn not_object<E: de::Error>(self) -> Result<(), E> {
-        Err(refuse(
-            self.refused,
-            Refusal::Envelope,
-            format_args!("{NOT_AN_ENVELOPE}: an object with `request` and `response`"),
-        ))
+        *self.not_object = true;
+        Ok(())
     }
+}
+
+/// The refusal of an envelope that is valid JSON but not an object. The message is serde's "expected" text for
+/// [`PairSeed`], as serde's default `visit_*` would have given it after "invalid type: …, expected ".
+fn not_an_object() -> DecodeError {
+    invalid(
+        "not_an_envelope",
+        format!("{NOT_AN_ENVELOPE}: an object with `request` and `response`"),
+        "",
+    )
 }
 
 impl<'de> DeserializeSeed<'de> for PairSeed<'_, 'de> {

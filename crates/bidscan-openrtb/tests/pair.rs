@@ -452,6 +452,10 @@ fn malformed_json_anywhere_in_the_envelope_is_malformed_json() {
         ("\"x".to_owned(), ""),
         (format!(r#"{{"request":{req},"response":{res}}}x"#), ""),
         (format!(r#"{{"request":{req},"response":{res}}},"#), ""),
+        // Junk after a top level that is not an object (tester C, session 19: 422 before).
+        ("[1]x".to_owned(), ""),
+        ("\"s\"x".to_owned(), ""),
+        ("7 7".to_owned(), ""),
         (
             format!(r#"{{"request":{req} "response":{res}}}"#),
             "/request",
