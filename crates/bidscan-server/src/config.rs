@@ -227,6 +227,13 @@ impl Config {
         {
             return Err(Box::new(figment::Error::from(message)));
         }
+        // `RUST_LOG` wins over `log.level` when set (`cli::init_logging`), so it is held to the same rule, for
+        // every command alike.
+        if let Ok(filter) = std::env::var("RUST_LOG")
+            && !filter.is_empty()
+        {
+            check_filter("RUST_LOG", &filter).map_err(|e| Box::new(figment::Error::from(e)))?;
+        }
         let mut config: Config = Self::figment(file).extract()?;
         // Environment variable names arrive lower-cased; currency codes are upper case.
         config.validate.rates = std::mem::take(&mut config.validate.rates).with_upper_case_codes();

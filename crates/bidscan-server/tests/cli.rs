@@ -242,6 +242,27 @@ async fn health_probes_a_running_server() {
         String::from_utf8_lossy(&out.stdout)
             .contains(&format!("127.0.0.1:{}", addr.rsplit(':').next().unwrap()))
     );
+    // A configuration that does not load is a usage error, not a probe of port 8080 (tester C, session 19);
+    // an invalid `RUST_LOG` is refused by every command, as an invalid `log.level` is.
+    for (var, value, args) in [
+        ("BIDSCAN__SERVER__LISTEN", "localhost:1", vec!["health"]),
+        ("BIDSCAN__LOG__LEVEL", "", vec!["health"]),
+        ("RUST_LOG", "bogus", vec!["decode", "-"]),
+        ("RUST_LOG", "bogus", vec!["validate", "-"]),
+    ] {
+        let out = Command::new(BIN)
+            .args(&args)
+            .env(var, value)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{var}={value} {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 /// A directory without documents is a usage error (exit 2, named on stderr), not a silent success; `bidscan

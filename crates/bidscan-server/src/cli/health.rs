@@ -16,22 +16,32 @@ use super::args::{EXIT_USAGE, HealthArgs};
 
 /// The probe's URL when none is given: `/healthz` at the configured listen address (the compiled-in default
 /// and the `BIDSCAN__` environment, as `serve` reads them without `--config`), over loopback when the server
-/// listens on every address; the compiled-in default's when the configuration does not load.
-fn default_url() -> String {
+/// listens on every address. A configuration that does not load is an error, as for `serve` (probing the
+/// default port instead could pass on another server's answer).
+fn default_url() -> Result<String, String> {
     let listen = crate::config::Config::load(None)
         .map(|c| c.server.listen)
-        .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 8080)));
+        .map_err(|e| format!("the configuration (for the port to probe; or give --url): {e}"))?;
     let ip = match listen.ip() {
         IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
         IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
         ip => ip,
     };
-    format!("http://{}/healthz", SocketAddr::new(ip, listen.port()))
+    Ok(format!(
+        "http://{}/healthz",
+        SocketAddr::new(ip, listen.port())
+    ))
 }
 
 /// Runs `bidscan health`.
 pub fn run(args: &HealthArgs) -> ExitCode {
-    let url = args.url.clone().unwrap_or_else(default_url);
+    let url = match args.url.clone().map_or_else(default_url, Ok) {
+        Ok(url) => url,
+        Err(e) => {
+            eprintln!("bidscan: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
     let target = match Target::parse(&url) {
         Ok(t) => t,
         Err(e) => {

@@ -82,10 +82,8 @@ fn serve(args: ServeArgs) -> ExitCode {
 pub fn init_logging(format: LogFormat, level: &str) -> anyhow::Result<()> {
     use tracing_subscriber::EnvFilter;
     let filter = match std::env::var("RUST_LOG") {
-        Ok(v) if !v.is_empty() => {
-            crate::config::check_filter("RUST_LOG", &v).map_err(anyhow::Error::msg)?;
-            EnvFilter::try_new(v)?
-        }
+        // Checked as `log.level` is by `Config::load`.
+        Ok(v) if !v.is_empty() => EnvFilter::try_new(v)?,
         _ => EnvFilter::try_new(level)?,
     };
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
