@@ -79,7 +79,8 @@ pub enum CoercionKind {
     /// An identifier (`id`, `impid`, `bidid`, `adid`, `cid`, `crid`, `dealid`, `tactic`, `seat`) sent as a
     /// number; read as its decimal text (`1e2` → `"100"`). Warning. A number whose text would not be exact (a
     /// non-integer, or an integer past the 64-bit integers, of magnitude 2^53 or more) is
-    /// [`OutOfRange`](CoercionKind::OutOfRange) instead.
+    /// [`OutOfRange`](CoercionKind::OutOfRange) instead. A number that binary64 rounds to an integer
+    /// (`1.00000000000000001`, `1e-400`) reads as that integer: the digits sent are not kept.
     NumericId,
     /// A member that appears twice in one object; the last value is kept. Warning.
     DuplicateField,

@@ -83,15 +83,16 @@ impl<'de> Scalar<'de> for Ident<'de> {
             Some(CoercionKind::NumericId),
         ))
     }
-    /// A number past the 64-bit integers, or with a fraction or exponent. Its decimal text is exact while
-    /// its magnitude is below 2^53, where every integer and the sent digits of a short decimal survive the
-    /// binary64 reading; past it (`12345678901234567890123`) the text would have digits never sent, so it is
-    /// out of range, as a 64-bit integer member past `i64` is.
+    /// A number past the 64-bit integers, or with a fraction or exponent. Read as its decimal text only when
+    /// that text is exact: an integer value (`1e2` → `"100"`) below 2^53, where binary64 holds every integer.
+    /// A fraction (`123456789.123456789` would read `"123456789.12345679"`) or a magnitude past it
+    /// (`12345678901234567890123`) would give digits never sent, so it is out of range, as a 64-bit integer
+    /// member past `i64` is.
     fn float(v: f64) -> Parsed<Self> {
         /// 2^53: below it, binary64 holds every integer.
         const EXACT: f64 = 9_007_199_254_740_992.0;
         let v = finite(v)?;
-        if v.abs() >= EXACT {
+        if v.fract() != 0.0 || v.abs() >= EXACT {
             return Err(Reject::Range);
         }
         Ok((
