@@ -6,7 +6,7 @@ use bidscan_json::{Error as JsonError, ErrorKind, Reader};
 use bidscan_markup::Inspector;
 
 use crate::issue::{Coercion, Issue, Severity, Unlisted};
-use crate::lenient::{NOT_A_BID_RESPONSE, Refusal};
+use crate::lenient::{Deferred, NOT_A_BID_RESPONSE, Refusal};
 use crate::markup::{self, Markup};
 use crate::paths::{self, Object};
 use crate::response::{BidResponse, ResponseSeed};
@@ -244,18 +244,19 @@ fn decode_json<'a>(
         unlisted: Unlisted::default(),
     };
     let mut refused = None;
-    let mut found = None;
+    let mut deferred = None;
     let seed = ResponseSeed {
         response: &mut decoded.response,
         refused: &mut refused,
         whole: "the body",
-        found: Some(&mut found),
+        path: "",
+        deferred: &mut deferred,
     };
     if let Err(e) = reader.decode_seed(input, seed) {
         return Err(map_error(e, refused));
     }
-    if let Some(found) = found {
-        return Err(not_an_object(found));
+    if let Some(d) = deferred {
+        return Err(deferred_error(d));
     }
     decoded.check(mode, inspector)?;
     if bom {
@@ -264,12 +265,26 @@ fn decode_json<'a>(
     Ok(decoded)
 }
 
-/// The refusal of a body that is valid JSON but not an object (`found`: `"an array"`, `"a string"`…).
+/// The error of a refusal made once the whole input was read ([`Deferred`]).
 #[cold]
-fn not_an_object(found: &str) -> DecodeError {
-    DecodeError::NotABidResponse {
-        message: format!("{NOT_A_BID_RESPONSE}: the body is {found}, not a JSON object"),
-        path: String::new(),
+pub(crate) fn deferred_error(d: Deferred) -> DecodeError {
+    let Deferred {
+        refusal,
+        message,
+        path,
+    } = d;
+    match refusal {
+        Refusal::Response => DecodeError::NotABidResponse { message, path },
+        Refusal::Request => DecodeError::InvalidEnvelope {
+            code: "not_a_bid_request",
+            message,
+            path,
+        },
+        Refusal::Envelope => DecodeError::InvalidEnvelope {
+            code: "not_an_envelope",
+            message,
+            path,
+        },
     }
 }
 

@@ -12,7 +12,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visi
 use bidscan_markup::Inspector;
 
 use crate::decode::{self, DecodeError, Decoded, Mode};
-use crate::lenient::{Doc, MAX_COERCIONS, NOT_A_BID_REQUEST, Refusal, refuse};
+use crate::lenient::{Deferred, Doc, MAX_COERCIONS, NOT_A_BID_REQUEST, Refusal, defer, refuse};
 use crate::request::{BidRequest, ImpFault};
 use crate::response::{BidResponse, ResponseSeed};
 use crate::status::Status;
@@ -109,19 +109,19 @@ pub(crate) fn fill<'a>(
     let mut seen = Seen::default();
     let mut refused = None;
     let mut imp_fault = None;
-    let mut not_object = false;
+    let mut deferred = None;
     let seed = PairSeed {
         pair: &mut *pair,
         seen: &mut seen,
         refused: &mut refused,
         imp_fault: &mut imp_fault,
-        not_object: &mut not_object,
+        deferred: &mut deferred,
     };
     if let Err(e) = reader.decode_seed(input, seed) {
         return Err(decode::map_error(e, refused));
     }
-    if not_object {
-        return Err(not_an_object());
+    if let Some(d) = deferred {
+        return Err(decode::deferred_error(d));
     }
     let missing = match (seen.request, seen.response) {
         (false, _) => Some("request"),
@@ -223,27 +223,35 @@ struct PairSeed<'p, 'de> {
     refused: &'p mut Option<Refusal>,
     /// What made the request's `imp` empty, if it was sent with no object in it.
     imp_fault: &'p mut Option<ImpFault>,
-    /// Set when the top level is not an object: read as valid, refused by the caller once the reader has
-    /// checked the rest of the input (`[1]x` is malformed JSON, `[1]` not an envelope).
-    not_object: &'p mut bool,
+    /// Where a refusal for a shape goes (the top level, `request` or `response` not an object, a member
+    /// twice, a `seatbid` that is not an array): made by the caller once the reader has checked the rest of
+    /// the input ([`Deferred`]: `[1]x` is malformed JSON, `[1]` not an envelope).
+    deferred: &'p mut Option<Deferred>,
 }
 
 impl PairSeed<'_, '_> {
-    /// The top level is not an object: noted, for the caller to refuse ([`not_an_object`]).
+    /// The top level is not an object. The message is serde's "expected" text for this visitor, as serde's
+    /// default `visit_*` would have given it after "invalid type: …, expected ".
     fn not_object<E: de::Error>(self) -> Result<(), E> {
-        *self.not_object = true;
+        defer(
+            self.deferred,
+            Deferred {
+                refusal: Refusal::Envelope,
+                message: format!("{NOT_AN_ENVELOPE}: an object with `request` and `response`"),
+                path: String::new(),
+            },
+        );
         Ok(())
     }
 }
 
-/// The refusal of an envelope that is valid JSON but not an object. The message is serde's "expected" text for
-/// [`PairSeed`], as serde's default `visit_*` would have given it after "invalid type: …, expected ".
-fn not_an_object() -> DecodeError {
-    invalid(
-        "not_an_envelope",
-        format!("{NOT_AN_ENVELOPE}: an object with `request` and `response`"),
-        "",
-    )
+/// The refusal of a second `member` ([`twice`]), at its path.
+fn second(member: &str) -> Deferred {
+    Deferred {
+        refusal: Refusal::Envelope,
+        message: twice(member),
+        path: format!("/{member}"),
+    }
 }
 
 impl<'de> DeserializeSeed<'de> for PairSeed<'_, 'de> {
@@ -300,28 +308,32 @@ impl<'de> Visitor<'de> for PairSeed<'_, 'de> {
             match member {
                 Some(Member::Request) => {
                     if self.seen.request {
-                        // Read first: a malformed second value is malformed JSON.
+                        // Read: a malformed second value is malformed JSON.
                         map.next_value::<IgnoredAny>()?;
-                        return Err(refuse(self.refused, Refusal::Envelope, twice("request")));
+                        defer(self.deferred, second("request"));
+                        continue;
                     }
                     map.next_value_seed(RequestSeed {
                         request: &mut self.pair.request,
                         refused: self.refused,
                         imp_fault: self.imp_fault,
+                        deferred: self.deferred,
                     })?;
                     self.seen.request = true;
                 }
                 Some(Member::Response) => {
                     if self.seen.response {
-                        // Read first: a malformed second value is malformed JSON.
+                        // Read: a malformed second value is malformed JSON.
                         map.next_value::<IgnoredAny>()?;
-                        return Err(refuse(self.refused, Refusal::Envelope, twice("response")));
+                        defer(self.deferred, second("response"));
+                        continue;
                     }
                     map.next_value_seed(OptionalResponse(ResponseSeed {
                         response: &mut self.pair.decoded.response,
                         refused: self.refused,
                         whole: "`response`",
-                        found: None,
+                        path: "/response",
+                        deferred: self.deferred,
                     }))?;
                     self.seen.response = true;
                 }
@@ -365,6 +377,8 @@ struct RequestSeed<'p, 'de> {
     request: &'p mut BidRequest<'de>,
     refused: &'p mut Option<Refusal>,
     imp_fault: &'p mut Option<ImpFault>,
+    /// Where a refusal for the request's shape goes ([`Deferred`]).
+    deferred: &'p mut Option<Deferred>,
 }
 
 impl<'de> DeserializeSeed<'de> for RequestSeed<'_, 'de> {
@@ -376,11 +390,15 @@ impl<'de> DeserializeSeed<'de> for RequestSeed<'_, 'de> {
 
 impl RequestSeed<'_, '_> {
     fn not_object<E: de::Error>(self, found: &str) -> Result<(), E> {
-        Err(refuse(
-            self.refused,
-            Refusal::Request,
-            format_args!("{NOT_A_BID_REQUEST}: `request` is {found}, not a JSON object"),
-        ))
+        defer(
+            self.deferred,
+            Deferred {
+                refusal: Refusal::Request,
+                message: format!("{NOT_A_BID_REQUEST}: `request` is {found}, not a JSON object"),
+                path: "/request".to_owned(),
+            },
+        );
+        Ok(())
     }
 }
 

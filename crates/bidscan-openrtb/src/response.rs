@@ -11,8 +11,8 @@ use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, Seq
 use crate::bid::Bid;
 use crate::issue::Coercion;
 use crate::lenient::{
-    self, Doc, FromMap, Ident, Int, MAX_COERCIONS, NOT_A_BID_RESPONSE, Refusal, Standalone, Text,
-    members, refuse,
+    self, Deferred, Doc, FromMap, Ident, Int, MAX_COERCIONS, NOT_A_BID_RESPONSE, Refusal,
+    Standalone, Text, defer, members, refuse,
 };
 use crate::lists::NoBidReason;
 
@@ -160,14 +160,19 @@ impl<'de> Deserialize<'de> for BidResponse<'de> {
     /// structural errors are custom errors whose message starts with "not a bid response".
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let mut response = BidResponse::default();
+        let mut deferred = None;
         ResponseSeed {
             response: &mut response,
             refused: &mut None,
             whole: "the body",
-            found: None,
+            path: "",
+            deferred: &mut deferred,
         }
         .deserialize(deserializer)?;
-        Ok(response)
+        match deferred {
+            Some(d) => Err(de::Error::custom(d.message)),
+            None => Ok(response),
+        }
     }
 }
 
@@ -182,10 +187,12 @@ pub(crate) struct ResponseSeed<'p, 'de> {
     /// What the response is called in the refusal of a value that is not an object: `"the body"`, or
     /// `` "`response`" `` inside a validation envelope.
     pub(crate) whole: &'static str,
-    /// When set, a value that is not an object is not refused here but named in this slot (`"an array"`) and
-    /// read as valid: the caller refuses it once the reader has checked the rest of the input, so that
-    /// `[1]x` is malformed JSON (400), not a wrong shape (422).
-    pub(crate) found: Option<&'p mut Option<&'static str>>,
+    /// JSON pointer of the response: `""`, or `"/response"` inside a validation envelope.
+    pub(crate) path: &'static str,
+    /// Where a refusal for a shape goes (a value that is not an object, a `seatbid` that is not an array):
+    /// the caller makes it once the reader has checked the rest of the input ([`Deferred`]), so that `[1]x` is
+    /// malformed JSON (400), not a wrong shape (422).
+    pub(crate) deferred: &'p mut Option<Deferred>,
 }
 
 impl<'de> DeserializeSeed<'de> for ResponseSeed<'_, 'de> {
@@ -197,18 +204,18 @@ impl<'de> DeserializeSeed<'de> for ResponseSeed<'_, 'de> {
 
 impl ResponseSeed<'_, '_> {
     fn not_object<E: de::Error>(self, found: &'static str) -> Result<(), E> {
-        if let Some(slot) = self.found {
-            *slot = Some(found);
-            return Ok(());
-        }
-        Err(refuse(
-            self.refused,
-            Refusal::Response,
-            format_args!(
-                "{NOT_A_BID_RESPONSE}: {} is {found}, not a JSON object",
-                self.whole
-            ),
-        ))
+        defer(
+            self.deferred,
+            Deferred {
+                refusal: Refusal::Response,
+                message: format!(
+                    "{NOT_A_BID_RESPONSE}: {} is {found}, not a JSON object",
+                    self.whole
+                ),
+                path: self.path.to_owned(),
+            },
+        );
+        Ok(())
     }
 }
 
@@ -218,10 +225,16 @@ impl<'de> Visitor<'de> for ResponseSeed<'_, 'de> {
         f.write_str("a bid response object")
     }
     fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
-        let mut doc = Doc::default();
+        let mut doc = Doc {
+            base: self.path,
+            ..Doc::default()
+        };
         if let Err(e) = self.response.read_map(map, &mut doc) {
             *self.refused = doc.refused;
             return Err(e);
+        }
+        if let Some(d) = doc.deferred {
+            defer(self.deferred, d);
         }
         if doc.order > MAX_COERCIONS {
             return Err(refuse(

@@ -456,6 +456,18 @@ fn malformed_json_anywhere_in_the_envelope_is_malformed_json() {
         ("[1]x".to_owned(), ""),
         ("\"s\"x".to_owned(), ""),
         ("7 7".to_owned(), ""),
+        // Junk after a wrongly shaped member, or a second one (tester C, session 19: 422 before).
+        (format!(r#"{{"request":5,"response":{res}}}x"#), ""),
+        (format!(r#"{{"request":{req},"response":5}}x"#), ""),
+        (format!(r#"{{"request":{req},"response":[1]}}x"#), ""),
+        (
+            format!(r#"{{"request":{req},"response":{{"seatbid":5}},"x":}}"#),
+            "/x",
+        ),
+        (
+            format!(r#"{{"request":{req},"response":{res},"request":{req}}}x"#),
+            "",
+        ),
         (
             format!(r#"{{"request":{req} "response":{res}}}"#),
             "/request",

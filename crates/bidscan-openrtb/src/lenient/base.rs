@@ -46,6 +46,24 @@ pub(crate) fn refuse<E: de::Error>(
     E::custom(message)
 }
 
+/// A refusal for a value's shape (a `seatbid` that is a number, a `request` that is an array), noted where it is
+/// found and made only once the reader has read the whole input: a body that is also not JSON after it
+/// (`{"seatbid":5,"x":}`) is then malformed (400), as RFC 8259 comes first, not a wrong shape (422). The first
+/// one counts. (The limits, [`MAX_OBJECTS`] and [`MAX_COERCIONS`], refuse at once: they bound the work.)
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Deferred {
+    pub(crate) refusal: Refusal,
+    /// The whole message, starting with the refusal's words ([`NOT_A_BID_RESPONSE`], …).
+    pub(crate) message: String,
+    /// JSON pointer of the refused value.
+    pub(crate) path: String,
+}
+
+/// Notes `deferred` in `slot` unless a refusal is there already.
+pub(crate) fn defer(slot: &mut Option<Deferred>, deferred: Deferred) {
+    slot.get_or_insert(deferred);
+}
+
 /// Most seat bids and bids (together) one document may hold; past it the document is refused as not a bid
 /// response. Bounds what decoding allocates: a `{},` bid is 3 bytes of input but a ~780-byte [`Bid`](crate::Bid)
 /// plus its validation issues, so without a bound a 4 MiB body of empty bids took over 4 GB.
@@ -70,6 +88,12 @@ pub(crate) struct Doc {
     pub(crate) request: bool,
     /// Set when a reader of this document refused it ([`refuse`]); the seed that made the `Doc` hands it on.
     pub(crate) refused: Option<Refusal>,
+    /// A shape refusal noted by a reader of this document ([`Deferred`]); the seed that made the `Doc` hands it
+    /// on.
+    pub(crate) deferred: Option<Deferred>,
+    /// JSON pointer of the object this document is (`""`, or `"/response"` in a validation envelope), for a
+    /// deferred refusal's path.
+    pub(crate) base: &'static str,
 }
 
 /// Where the coercions of the object being decoded go, and the document-wide counters.

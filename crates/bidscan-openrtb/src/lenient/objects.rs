@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::base::{Ctx, FromMap, NOT_A_BID_RESPONSE, Refusal, drain_seq, refuse};
+use super::base::{Ctx, Deferred, FromMap, NOT_A_BID_RESPONSE, Refusal, defer, drain_seq};
 use crate::inline::{InlineItem, InlineVec};
 use crate::issue::{CoercionKind, JsonType};
 
@@ -76,14 +76,19 @@ struct ObjListSeed<'c, 'r, T, L> {
 impl<T, L: ObjList<T>> ObjListSeed<'_, '_, T, L> {
     fn wrong<E: de::Error>(self, found: JsonType) -> Result<L, E> {
         if self.fatal {
-            return Err(refuse(
-                &mut self.ctx.doc.refused,
-                Refusal::Response,
-                format_args!(
-                    "{NOT_A_BID_RESPONSE}: `{}` is {found}, not an array of objects",
-                    self.field
-                ),
-            ));
+            let doc = &mut *self.ctx.doc;
+            defer(
+                &mut doc.deferred,
+                Deferred {
+                    refusal: Refusal::Response,
+                    message: format!(
+                        "{NOT_A_BID_RESPONSE}: `{}` is {found}, not an array of objects",
+                        self.field
+                    ),
+                    path: format!("{}/{}", doc.base, self.field),
+                },
+            );
+            return Ok(L::default());
         }
         self.ctx.note(
             self.field,
