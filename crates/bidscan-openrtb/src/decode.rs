@@ -268,11 +268,11 @@ fn decode_json<'a>(
 /// The error of a refusal made once the whole input was read ([`Deferred`]).
 #[cold]
 pub(crate) fn deferred_error(d: Deferred) -> DecodeError {
-    let Deferred {
-        refusal,
-        message,
-        path,
-    } = d;
+    refusal_error(d.refusal, d.message, d.path)
+}
+
+/// The [`DecodeError`] of `refusal` with its message and path.
+fn refusal_error(refusal: Refusal, message: String, path: String) -> DecodeError {
     match refusal {
         Refusal::Response => DecodeError::NotABidResponse { message, path },
         Refusal::Request => DecodeError::InvalidEnvelope {
@@ -320,21 +320,7 @@ pub(crate) fn map_error(e: JsonError, refused: Option<Refusal>) -> DecodeError {
     let Some(refusal) = refused.filter(|_| e.kind() == ErrorKind::Custom) else {
         return DecodeError::Malformed(e);
     };
-    let message = e.message();
-    let path = e.path().unwrap_or("").to_owned();
-    match refusal {
-        Refusal::Response => DecodeError::NotABidResponse { message, path },
-        Refusal::Request => DecodeError::InvalidEnvelope {
-            code: "not_a_bid_request",
-            message,
-            path,
-        },
-        Refusal::Envelope => DecodeError::InvalidEnvelope {
-            code: "not_an_envelope",
-            message,
-            path,
-        },
-    }
+    refusal_error(refusal, e.message(), e.path().unwrap_or("").to_owned())
 }
 
 impl<'a> Decoded<'a> {
