@@ -281,8 +281,10 @@ impl<'de, T: FromMap<'de>> Visitor<'de> for Standalone<T> {
 
 /// A member enum declared with [`members!`]: name → member, member → name, and a bit for duplicate detection.
 pub(crate) trait Member: Copy + 'static {
-    /// The member named `name`, or `None` for an unknown member (skipped undecoded).
-    fn parse(name: &str) -> Option<Self>;
+    /// The member named `name`, or `None` for an unknown member (skipped undecoded); for an unknown name, the
+    /// member it is a form of ([`resembling`]) goes in `misnamed`, looked for in the unknown names' arm of the
+    /// one match, so a known name pays nothing for it.
+    fn parse_or_note(name: &str, misnamed: &mut Option<Self>) -> Option<Self>;
     /// The member's JSON name.
     fn name(self) -> &'static str;
     /// The member's bit in [`Seen`] (its declaration index, < 64).
@@ -308,11 +310,7 @@ impl<'de, M: Member> Visitor<'de> for MemberSeed<'_, M> {
         f.write_str("a member name")
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        let member = M::parse(v);
-        if member.is_none() {
-            *self.0 = resembling(v);
-        }
-        Ok(member)
+        Ok(M::parse_or_note(v, self.0))
     }
 }
 
@@ -324,7 +322,7 @@ impl<'de, M: Member> Visitor<'de> for MemberSeed<'_, M> {
 /// names come here.
 #[cold]
 #[inline(never)]
-fn resembling<M: Member>(name: &str) -> Option<M> {
+pub(crate) fn resembling<M: Member>(name: &str) -> Option<M> {
     /// Longest name compared.
     const MAX: usize = 32;
     let b = name.as_bytes();
@@ -392,7 +390,7 @@ where
     Ok(coercions)
 }
 
-/// Declares a struct's member enum: `parse` (name → member), `name`, and a bit index for duplicate detection.
+/// Declares a struct's member enum: `parse_or_note` (name → member), `name`, and a bit index for duplicate detection.
 macro_rules! members {
     ($(#[$meta:meta])* $name:ident { $($variant:ident = $json:literal,)* }) => {
         $(#[$meta])*
@@ -401,12 +399,6 @@ macro_rules! members {
         pub(crate) enum $name { $($variant,)* }
 
         impl $name {
-            pub(crate) fn parse(name: &str) -> Option<Self> {
-                match name {
-                    $($json => Some($name::$variant),)*
-                    _ => None,
-                }
-            }
             pub(crate) fn name(self) -> &'static str {
                 match self {
                     $($name::$variant => $json,)*
@@ -415,8 +407,15 @@ macro_rules! members {
         }
 
         impl $crate::lenient::base::Member for $name {
-            fn parse(name: &str) -> Option<Self> {
-                $name::parse(name)
+            #[inline(always)]
+            fn parse_or_note(name: &str, misnamed: &mut Option<Self>) -> Option<Self> {
+                match name {
+                    $($json => Some($name::$variant),)*
+                    _ => {
+                        *misnamed = $crate::lenient::base::resembling(name);
+                        None
+                    }
+                }
             }
             fn name(self) -> &'static str {
                 $name::name(self)
