@@ -331,6 +331,22 @@ mod tests {
     }
 
     #[test]
+    fn a_version_written_with_references_is_read_decoded() {
+        for m in [
+            "<VAST version=\"4&#46;2\"/>",
+            "<VAST version='&#52;.1'/>",
+            "<VAST version=\"4&#x2E;0\"/>",
+        ] {
+            for info in [inspect(m), inspect_with_quick_xml(m)] {
+                assert!(info.well_formed, "{m}");
+                assert_eq!(info.warnings.first(Warning::BadVersion), None, "{m}");
+            }
+        }
+        let info = inspect("<VAST version=\"5&#46;0\"/>");
+        assert_eq!(info.warnings.first(Warning::BadVersion), Some(0));
+    }
+
+    #[test]
     fn versions_in_range() {
         for v in ["2.0", "3.0", "4.0", "4.1", "4.2", "4.3", "2", " 4.2 "] {
             assert!(version_supported(v), "{v}");

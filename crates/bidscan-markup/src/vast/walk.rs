@@ -271,7 +271,7 @@ impl<'a> Walk<'a> {
                     self.info.warnings.add(Warning::NotVast, at);
                 }
                 self.info.version = version;
-                if !version.is_some_and(version_supported) {
+                if !version.is_some_and(|v| version_supported(&decoded(v))) {
                     self.info.warnings.add(Warning::BadVersion, at);
                 }
                 return Ok(());
@@ -454,6 +454,32 @@ fn trim(text: Cow<'_, str>) -> Cow<'_, str> {
         Cow::Owned(t) if t.trim().len() == t.len() => Cow::Owned(t),
         Cow::Owned(t) => Cow::Owned(t.trim().to_owned()),
     }
+}
+
+/// An attribute value as the XML parser reads it: its references decoded (`4&#46;2` is `4.2`, tester B,
+/// session 19); one already checked by [`check_value`], so every reference is well-formed.
+fn decoded(value: &str) -> Cow<'_, str> {
+    if !value.contains('&') {
+        return Cow::Borrowed(value);
+    }
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(amp) = rest.find('&') {
+        out.push_str(&rest[..amp]);
+        let after = &rest[amp + 1..];
+        match after
+            .find(';')
+            .and_then(|semi| Some((semi, reference(&after[..semi])?)))
+        {
+            Some((semi, c)) => {
+                out.push(c);
+                rest = &after[semi + 1..];
+            }
+            None => return Cow::Borrowed(value),
+        }
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
 }
 
 /// An attribute value: no `<` and only well-formed references (XML 1.0 §3.1 `AttValue`).
