@@ -41,6 +41,12 @@ fn first(mask: u64) -> usize {
 /// letters, digits, `-`, `.` and `[\]^_`{|}~` / DEL; bytes 0x80 and above (UTF-8) are name bytes.
 pub(super) use bidscan_json::bytescan::is_name_stop;
 
+/// quick-xml's whitespace inside tags (`is_whitespace`: space, tab, CR, LF), for both tokenizers.
+#[inline(always)]
+pub(super) fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
 /// True when `c` may start a name: a `NameStartChar` of XML 1.0 §2.3 among ASCII bytes (a letter, `_`, `:`),
 /// or the first byte of a non-ASCII character (not checked further, as quick-xml does not).
 #[inline(always)]

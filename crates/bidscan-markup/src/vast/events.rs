@@ -10,8 +10,8 @@ use quick_xml::events::attributes::AttrError;
 use quick_xml::events::{BytesStart, Event};
 
 use super::VastInfo;
-use super::bytes::is_name_start;
-use super::walk::{Root, Tag, Violation, Walk, check_value};
+use super::bytes::{is_name_start, is_space};
+use super::walk::{Root, Tag, Violation, Walk, check_value, comment_allowed};
 
 /// Inspects `markup` with quick-xml (see [`inspect_with_quick_xml`](super::inspect_with_quick_xml)).
 pub(super) fn run(markup: &str) -> VastInfo<'_> {
@@ -90,7 +90,7 @@ fn event_into<'a>(
                 "processing instruction target `xml` is reserved (XML 1.0 §2.6)".into(),
             ));
         }
-        Event::Comment(c) if c.contains("--") || c.ends_with('-') => {
+        Event::Comment(c) if !comment_allowed(c.as_ref().as_bytes()) => {
             return Err((at, "`--` inside a comment (XML 1.0 §2.5)".into()));
         }
         Event::DocType(_) | Event::Comment(_) | Event::PI(_) => {}
@@ -133,7 +133,7 @@ fn check_attributes<'a>(
             && tag
                 .as_bytes()
                 .get(offset - 1)
-                .is_some_and(|&c| !c.is_ascii_whitespace())
+                .is_some_and(|&c| !is_space(c))
         {
             return Err((
                 at,
@@ -159,7 +159,7 @@ fn attribute_error(e: &BytesStart<'_>, err: AttrError) -> Cow<'static, str> {
         let rest = tag.as_bytes().get(key..).unwrap_or_default();
         let end = rest
             .iter()
-            .position(|&c| c == b'=' || c.is_ascii_whitespace())
+            .position(|&c| c == b'=' || is_space(c))
             .unwrap_or(rest.len());
         let name = String::from_utf8_lossy(&rest[..end]);
         return format!("duplicated attribute `{name}` (XML 1.0 §3.1, Unique Att Spec)").into();

@@ -27,8 +27,8 @@ use quick_xml::errors::{Error, IllFormedError, SyntaxError};
 use bidscan_json::bytescan;
 
 use super::VastInfo;
-use super::bytes::{closes, is_name_start, name_stop, same, value_stop, window};
-use super::walk::{Root, Tag, Violation, Walk, check_value};
+use super::bytes::{closes, is_name_start, is_space, name_stop, same, value_stop, window};
+use super::walk::{Root, Tag, Violation, Walk, check_value, comment_allowed};
 
 /// Open elements the fast path keeps names for; deeper documents go to the exact path (VAST documents nest
 /// about 8 deep).
@@ -73,11 +73,6 @@ fn versioned(rest: &[u8]) -> bool {
         Some(&q @ (b'"' | b'\'')) => memchr(q, &rest[open + 1..]).is_some(),
         _ => false,
     }
-}
-
-/// quick-xml's whitespace inside tags (`is_whitespace`: space, tab, CR, LF).
-fn is_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
 }
 
 /// Inspects `markup` on the fast path; `None` when it cannot answer for the document (see the module docs).
@@ -689,9 +684,8 @@ impl<'a> Scan<'a> {
                 let Some(gt) = gt else {
                     return self.stop_xml(at, Error::Syntax(SyntaxError::UnclosedComment));
                 };
-                // `--` inside, or `-` last (XML 1.0 §2.5): the exact path reports it.
-                let content = &self.b[at + 4..gt - 2];
-                if content.last() == Some(&b'-') || memchr::memmem::find(content, b"--").is_some() {
+                // A comment XML 1.0 §2.5 refuses: the exact path reports it.
+                if !comment_allowed(&self.b[at + 4..gt - 2]) {
                     return None;
                 }
                 Some(gt + 1)

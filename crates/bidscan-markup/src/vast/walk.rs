@@ -456,6 +456,12 @@ fn trim(text: Cow<'_, str>) -> Cow<'_, str> {
     }
 }
 
+/// True when a comment's content (between `<!--` and `-->`) is allowed: no `--` in it and no `-` last (XML 1.0
+/// §2.5). One rule for both tokenizers.
+pub(super) fn comment_allowed(content: &[u8]) -> bool {
+    content.last() != Some(&b'-') && memchr::memmem::find(content, b"--").is_none()
+}
+
 /// An attribute value as the XML parser reads it: its references decoded (`4&#46;2` is `4.2`, tester B,
 /// session 19); one already checked by [`check_value`], so every reference is well-formed.
 fn decoded(value: &str) -> Cow<'_, str> {
