@@ -55,7 +55,7 @@ pub fn markup(data: &[u8]) {
         (Ok(p), Ok(i)) => {
             assert_eq!(p.response, i.response, "inspection changed the response");
             assert_eq!(i.markup.len(), i.bid_count());
-            let limit = bidscan_openrtb::validate::MAX_ISSUES;
+            let limit = bidscan_openrtb::checks::MAX_ISSUES;
             if i.issues.len() <= limit {
                 assert!(
                     p.issues.iter().all(|issue| i.issues.contains(issue)),

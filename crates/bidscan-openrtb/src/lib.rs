@@ -38,7 +38,7 @@
 //! value, its message; fixed messages are `&'static str`. Finding duplicate bid ids allocates nothing up to 64
 //! bids.
 //!
-//! Issue codes from decoding: see [`CoercionKind::code`]. Validation codes and their sources: see [`validate`].
+//! Issue codes from decoding: see [`CoercionKind::code`]. Validation codes and their sources: see [`checks`].
 //!
 //! # Against the bid request
 //! [`decode_pair`] decodes the `/validate` envelope `{"request": …, "response": …}` (either order, one buffer)
@@ -51,37 +51,29 @@
 //! request no rule needs, substitute macros, or do any I/O.
 #![forbid(unsafe_code)]
 
-mod adm;
-mod bid;
-pub mod compact;
+pub mod checks;
 mod decode;
-mod inline;
-mod issue;
 mod lenient;
-pub mod lists;
-pub mod markup;
-mod pair;
-mod paths;
-mod request;
-mod response;
+mod model;
+mod output;
 pub mod rules;
-mod status;
-mod summary;
-pub mod validate;
 
-pub use adm::{Adm, AdmKind, AdmObject};
-pub use bid::Bid;
 pub use bidscan_markup::Inspector;
+pub use checks::issue::{Coercion, CoercionKind, Issue, JsonType, Severity, Unlisted};
+pub use checks::markup;
+pub use decode::pair::{Pair, decode_pair, decode_pair_inspected};
 pub use decode::{BOM, DecodeError, Decoded, Mode, decode, decode_inspected};
-pub use inline::{InlineItem, InlineVec};
-pub use issue::{Coercion, CoercionKind, Issue, JsonType, Severity, Unlisted};
 pub use lenient::{MAX_COERCIONS, MAX_OBJECTS};
-pub use lists::{
+pub use model::adm::{Adm, AdmKind, AdmObject};
+pub use model::bid::Bid;
+pub use model::inline::{InlineItem, InlineVec};
+pub use model::lists;
+pub use model::lists::{
     ApiFramework, CategoryTaxonomy, CreativeAttribute, MarkupType, MediaRating, NoBidReason,
     Protocol, SlotPositionInPod,
 };
-pub use pair::{Pair, decode_pair, decode_pair_inspected};
-pub use request::{Banner, BidRequest, Deal, Format, Imp, Native, Pmp, Video};
-pub use response::{BidResponse, SeatBid};
-pub use status::Status;
-pub use summary::{BidSummary, Summary};
+pub use model::request::{Banner, BidRequest, Deal, Format, Imp, Native, Pmp, Video};
+pub use model::response::{BidResponse, SeatBid};
+pub use model::status::Status;
+pub use output::compact;
+pub use output::summary::{BidSummary, Summary};

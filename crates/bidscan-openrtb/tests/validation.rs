@@ -1,4 +1,4 @@
-//! One test per validation rule (see `bidscan_openrtb::validate`): exact pointer, code and severity. Findings
+//! One test per validation rule (see `bidscan_openrtb::checks`): exact pointer, code and severity. Findings
 //! never fail a decode, so each is checked in both modes with the same result.
 
 mod common;
@@ -253,7 +253,7 @@ fn issues_are_capped_with_a_count_of_the_rest() {
     let json = format!(r#"{{"id":"r","seatbid":[{{"bid":[{bids}]}}]}}"#);
     let (decoded, found) = findings(&json);
     assert_eq!(decoded.status, Status::Bid);
-    assert_eq!(found.len(), bidscan_openrtb::validate::MAX_ISSUES + 1);
+    assert_eq!(found.len(), bidscan_openrtb::checks::MAX_ISSUES + 1);
     let (path, code, severity) = found.last().expect("issues");
     assert_eq!(
         (path.as_str(), *code, *severity),

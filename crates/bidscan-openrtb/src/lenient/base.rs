@@ -9,7 +9,7 @@ use std::marker::PhantomData;
 use bidscan_json::RawJson;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use crate::issue::{Coercion, CoercionKind, JsonType};
+use crate::checks::issue::{Coercion, CoercionKind, JsonType};
 
 /// Start of the message of a [`Refusal::Response`] error (what a serde caller other than `decode` sees).
 pub(crate) const NOT_A_BID_RESPONSE: &str = "not a bid response";

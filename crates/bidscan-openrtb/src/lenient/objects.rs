@@ -6,8 +6,8 @@ use std::marker::PhantomData;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::base::{Ctx, Deferred, FromMap, NOT_A_BID_RESPONSE, Refusal, defer, drain_seq};
-use crate::inline::{InlineItem, InlineVec};
-use crate::issue::{CoercionKind, JsonType};
+use crate::checks::issue::{CoercionKind, JsonType};
+use crate::model::inline::{InlineItem, InlineVec};
 
 /// Where the objects of an array member go: a `Vec` (seat bids, bids, imps, deals), or an [`InlineVec`] for
 /// small objects that usually come one or two at a time (a banner's `format`: no allocation up to its `N`).

@@ -7,8 +7,8 @@ use std::marker::PhantomData;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::base::{Ctx, drain_map, drain_seq};
-use crate::inline::{InlineItem, InlineVec};
-use crate::issue::{CoercionKind, JsonType};
+use crate::checks::issue::{CoercionKind, JsonType};
+use crate::model::inline::{InlineItem, InlineVec};
 
 /// A value rejected by a [`Scalar`] reader.
 pub(crate) enum Reject {

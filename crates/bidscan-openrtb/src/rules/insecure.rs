@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use bidscan_markup::html::http_url_at;
 
-use crate::adm::{Adm, AdmKind};
+use crate::model::adm::{Adm, AdmKind};
 
 /// Starts with `http://`, scheme in any case, each slash also as a backslash (`http:\\x` and `http:\/\/x` load as
 /// `http://x`: the URL parser reads `\` as `/` in an `http` URL, URL Living Standard §4.4).

@@ -10,7 +10,7 @@
 //! | rule | code | finding | pointer | when | source |
 //! |---|---|---|---|---|---|
 //! | `unknown_imp` | 300 | `unknown_impid` | `…/bid/N/impid` | `impid` is not the `id` of an `imp` of the request | OpenRTB 2.6 §4.2.3: `impid` is the "ID of the Imp object in the related bid request" |
-//! | `invalid_bid` | 300 | `missing_id`, `missing_impid`, `missing_price`, `price_not_finite`, `negative_price` (decode's findings), `invalid_currency`, `missing_id` at `/id` | as decoded | the response-only rules of [`validate`](crate::validate); the response-level ones reject every bid | §4.2.1, §4.2.3 (required members) |
+//! | `invalid_bid` | 300 | `missing_id`, `missing_impid`, `missing_price`, `price_not_finite`, `negative_price` (decode's findings), `invalid_currency`, `missing_id` at `/id` | as decoded | the response-only rules of [`validate`](crate::checks); the response-level ones reject every bid | §4.2.1, §4.2.3 (required members) |
 //! | `currency` | 300 | `currency_not_allowed` | `/cur` | the response currency (`cur`, `USD` when absent) is not in a non-empty `request.cur`; rejects every bid | §3.2.1: `cur` "array of allowed currencies for bids on this bid request" |
 //! | `floor` | 301 | `below_floor` | `…/price` | `price` < `imp.bidfloor`, converted from `bidfloorcur` (default `USD`) with [`Rates`]; no rate: warning `floor_rate_missing` (no status code); not applied to a bid under a deal of the imp | §3.2.4: `bidfloor` "minimum bid for this impression expressed in CPM" |
 //! | `duplicate_id` | 302 | `duplicate_bid_id` (decode's finding) | `…/id` | the same bid `id` as an earlier bid of the response (the later one) | §4.2.3 `id` (the bid's ID "for logging/tracking"); 302 as issue 14 assigns it |
@@ -30,9 +30,9 @@
 //! Media type of a bid: `mtype` when 1–4; else from the markup (VAST: video, or audio on an audio-only imp;
 //! native JSON: native; `<`-led HTML: banner); else the imp's only slot, if it offers one.
 
-mod bid;
 mod blocklists;
 mod insecure;
+mod per_bid;
 mod policy;
 mod table;
 mod validated;

@@ -155,7 +155,7 @@ impl Rates {
         for (from, to) in &self.0 {
             for (code, rate) in to {
                 for c in [from, code] {
-                    if !crate::validate::is_currency_code(c) {
+                    if !crate::checks::is_currency_code(c) {
                         return Err(format!(
                             "validate.rates: {c:?} is not an ISO 4217 alpha code"
                         ));

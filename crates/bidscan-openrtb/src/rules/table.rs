@@ -94,7 +94,7 @@ impl Rule {
         }
     }
 
-    /// The rule behind one of decode's own findings (see [`validate`](crate::validate)), if one.
+    /// The rule behind one of decode's own findings (see [`validate`](crate::checks)), if one.
     pub(super) fn of_decode_finding(code: &str) -> Option<Rule> {
         match code {
             "missing_id" | "missing_impid" | "missing_price" | "price_not_finite"

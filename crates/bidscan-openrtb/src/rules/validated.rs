@@ -1,14 +1,14 @@
 //! [`Validated`]: a response validated against its request, made by applying every rule of a [`Policy`].
 
-use super::bid;
+use super::per_bid;
 use super::policy::{Action, Policy};
 use super::table::Rule;
 use super::verdict::{BidStatus, Findings, StatusCodes, Verdicts, note_left_out};
 use bidscan_json::Reader;
 use bidscan_markup::Inspector;
 
+use crate::decode::pair::{self, Pair};
 use crate::decode::{DecodeError, Mode};
-use crate::pair::{self, Pair};
 
 /// A response validated against its request.
 #[derive(Clone, Debug, PartialEq)]
@@ -114,7 +114,7 @@ impl<'a> Validated<'a> {
             left_out: 0,
             unlisted: &mut unlisted,
         };
-        bid::check(pair, policy, duplicates_found, &mut findings, verdicts);
+        per_bid::check(pair, policy, duplicates_found, &mut findings, verdicts);
         let left_out = findings.left_out;
         if left_out > 0 {
             note_left_out(&mut issues, statuscodes, left_out);

@@ -5,9 +5,9 @@ use serde::Serialize;
 
 use super::policy::Action;
 use super::table::Rule;
-use crate::inline::{InlineItem, InlineVec};
-use crate::issue::{Issue, Severity, Unlisted};
-use crate::validate::MAX_ISSUES;
+use crate::checks::MAX_ISSUES;
+use crate::checks::issue::{Issue, Severity, Unlisted};
+use crate::model::inline::{InlineItem, InlineVec};
 
 /// Accepted or rejected. Serializes as `"accepted"` or `"rejected"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -28,7 +28,7 @@ pub struct Verdict {
     pub rule: Option<Rule>,
 }
 
-impl crate::inline::sealed::Sealed for Verdict {}
+impl crate::model::inline::sealed::Sealed for Verdict {}
 
 impl InlineItem for Verdict {
     const UNUSED: Self = Verdict {

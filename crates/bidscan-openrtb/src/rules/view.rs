@@ -3,11 +3,11 @@
 
 use serde::Serialize;
 
-use crate::bid::Bid;
-use crate::issue::Issue;
-use crate::lists::NoBidReason;
-use crate::status::Status;
-use crate::summary::{BidSummary, Summary};
+use crate::checks::issue::Issue;
+use crate::model::bid::Bid;
+use crate::model::lists::NoBidReason;
+use crate::model::status::Status;
+use crate::output::summary::{BidSummary, Summary};
 
 use super::validated::Validated;
 use super::verdict::BidStatus;

@@ -19,6 +19,10 @@
 //! | `invalid_size` | error | `…/bid/N/w`, `…/h` | `w` or `h` present and ≤ 0 | §4.2.3: `w`/`h` are the creative's size in device-independent pixels |
 //! | `issues_truncated` | warning | `` (root) | more than [`MAX_ISSUES`] issues: the first `MAX_ISSUES` are listed, this one counts the rest | bidscan's own bound: an answer stays proportional to a real response, not to 10,000 empty bids × 5 findings |
 
+pub(crate) mod issue;
+pub mod markup;
+pub(crate) mod paths;
+
 use std::borrow::Cow;
 
 /// At most this many issues are listed per document (coercions and validation findings together); past it the
@@ -47,11 +51,11 @@ pub(crate) fn truncate(issues: &mut Vec<Issue>, unlisted: &mut Unlisted) {
     );
 }
 
-use crate::bid::Bid;
-use crate::issue::{Issue, Severity, Unlisted};
-use crate::paths::{self, Object};
-use crate::response::BidResponse;
-use crate::status::Status;
+use crate::checks::issue::{Issue, Severity, Unlisted};
+use crate::model::bid::Bid;
+use crate::model::response::BidResponse;
+use crate::model::status::Status;
+use paths::Object;
 
 fn push(
     issues: &mut Vec<Issue>,

@@ -7,11 +7,11 @@ use bidscan_json::RawJson;
 use serde::Serialize;
 use serde::de::{Deserialize, Deserializer, MapAccess};
 
-use crate::adm::{self, Adm};
-use crate::inline::{InlineItem, InlineVec};
-use crate::issue::Coercion;
+use crate::checks::issue::Coercion;
 use crate::lenient::{self, Ctx, Doc, FromMap, Ident, Int, Standalone, Text, members};
-use crate::lists::{
+use crate::model::adm::{self, Adm};
+use crate::model::inline::{InlineItem, InlineVec};
+use crate::model::lists::{
     ApiFramework, CategoryTaxonomy, CreativeAttribute, MarkupType, MediaRating, Protocol,
     SlotPositionInPod,
 };
@@ -135,10 +135,10 @@ pub struct Bid<'a> {
     /// Pod position the bid is eligible for (AdCOM "Slot Position in Pod"); 0 (any) when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slotinpod: Option<SlotPositionInPod>,
-    /// Bidder-specific extensions, verbatim (written compact: see [`crate::compact`]).
+    /// Bidder-specific extensions, verbatim (written compact: see [`crate::output::compact`]).
     #[serde(
         skip_serializing_if = "Option::is_none",
-        serialize_with = "crate::compact::ext"
+        serialize_with = "crate::output::compact::ext"
     )]
     pub ext: Option<RawJson<'a>>,
     /// Coercions applied while decoding this bid (empty for a bid in the spec's shape). Not serialized.

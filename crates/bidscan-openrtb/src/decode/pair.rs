@@ -13,9 +13,9 @@ use bidscan_markup::Inspector;
 
 use crate::decode::{self, DecodeError, Decoded, Mode};
 use crate::lenient::{Deferred, Doc, MAX_COERCIONS, NOT_A_BID_REQUEST, Refusal, defer, refuse};
-use crate::request::{BidRequest, ImpFault};
-use crate::response::{BidResponse, ResponseSeed};
-use crate::status::Status;
+use crate::model::request::{BidRequest, ImpFault};
+use crate::model::response::{BidResponse, ResponseSeed};
+use crate::model::status::Status;
 
 /// A bid request and the decoded response that answers it.
 #[derive(Clone, Debug, PartialEq)]

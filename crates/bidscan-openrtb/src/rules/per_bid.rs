@@ -2,15 +2,15 @@
 
 use std::fmt::Write as _;
 
-use crate::adm::{Adm, AdmKind};
-use crate::bid::Bid;
-use crate::issue::{Issue, Severity};
-use crate::markup::Markup;
-use crate::pair::Pair;
-use crate::paths::{self, Object};
-use crate::request::{Imp, Video};
-use crate::response::BidResponse;
-use crate::status::Status;
+use crate::checks::issue::{Issue, Severity};
+use crate::checks::markup::Markup;
+use crate::checks::paths::{self, Object};
+use crate::decode::pair::Pair;
+use crate::model::adm::{Adm, AdmKind};
+use crate::model::bid::Bid;
+use crate::model::request::{Imp, Video};
+use crate::model::response::BidResponse;
+use crate::model::status::Status;
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -18,8 +18,8 @@ use std::collections::{HashMap, HashSet};
 
 use super::blocklists::{self, Blocklists};
 use super::insecure::{insecure_markup, is_http};
-use crate::lists::CreativeAttribute;
-use crate::validate::{DuplicateIds, is_currency_code};
+use crate::checks::{DuplicateIds, is_currency_code};
+use crate::model::lists::CreativeAttribute;
 
 use super::policy::{Action, Policy};
 use super::table::Rule;
@@ -505,7 +505,7 @@ impl OneBid<'_, '_, '_, '_> {
         &mut self,
         imp: &Imp<'_>,
         dealid: Option<&str>,
-        deal: Option<&crate::request::Deal<'_>>,
+        deal: Option<&crate::model::request::Deal<'_>>,
         price: Option<f64>,
     ) {
         match (dealid, deal) {

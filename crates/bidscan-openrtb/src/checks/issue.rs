@@ -181,7 +181,7 @@ pub struct Coercion {
     pub order: u32,
 }
 
-/// Issues found past [`MAX_ISSUES`](crate::validate::MAX_ISSUES) and not listed: how many of each code and
+/// Issues found past [`MAX_ISSUES`](crate::checks::MAX_ISSUES) and not listed: how many of each code and
 /// severity, so that totals (`summary.errors`/`warnings`, a server's issue metrics) count every issue found,
 /// not only the listed ones (RELIABILITY.md F20). Few distinct codes exist, so a short list.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -54,14 +54,14 @@ macro_rules! inline_codes {
 }
 
 inline_codes!(
-    crate::lists::ApiFramework,
-    crate::lists::CategoryTaxonomy,
-    crate::lists::CreativeAttribute,
-    crate::lists::MarkupType,
-    crate::lists::MediaRating,
-    crate::lists::NoBidReason,
-    crate::lists::Protocol,
-    crate::lists::SlotPositionInPod
+    crate::model::lists::ApiFramework,
+    crate::model::lists::CategoryTaxonomy,
+    crate::model::lists::CreativeAttribute,
+    crate::model::lists::MarkupType,
+    crate::model::lists::MediaRating,
+    crate::model::lists::NoBidReason,
+    crate::model::lists::Protocol,
+    crate::model::lists::SlotPositionInPod
 );
 
 /// A list that holds up to `N` items inline and moves them to a `Vec` when a push exceeds `N` (`N` ≤ 255).
@@ -263,7 +263,7 @@ mod tests {
     use std::borrow::Cow;
 
     use super::*;
-    use crate::lists::CreativeAttribute;
+    use crate::model::lists::CreativeAttribute;
 
     #[test]
     fn stays_inline_up_to_n_then_spills_once() {

@@ -9,11 +9,11 @@ use std::borrow::Cow;
 
 use serde::de::MapAccess;
 
-use crate::bid::{codes, ident, int, text, texts};
-use crate::inline::{InlineItem, InlineVec};
-use crate::issue::{CoercionKind, JsonType};
+use crate::checks::issue::{CoercionKind, JsonType};
 use crate::lenient::{self, Ctx, Doc, FromMap, members};
-use crate::lists::{CategoryTaxonomy, CreativeAttribute, Protocol};
+use crate::model::bid::{codes, ident, int, text, texts};
+use crate::model::inline::{InlineItem, InlineVec};
+use crate::model::lists::{CategoryTaxonomy, CreativeAttribute, Protocol};
 
 /// The top-level bid request (OpenRTB 2.6 §3.2.1): what response validation needs.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -83,7 +83,7 @@ pub struct Format {
     pub h: Option<i64>,
 }
 
-impl crate::inline::sealed::Sealed for Format {}
+impl crate::model::inline::sealed::Sealed for Format {}
 
 impl InlineItem for Format {
     const UNUSED: Self = Format { w: None, h: None };

@@ -22,12 +22,12 @@ use bidscan_markup::native::NativeInfo;
 use bidscan_markup::vast::VastInfo;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
-use crate::adm::{Adm, AdmKind};
-use crate::bid::Bid;
-use crate::issue::{Issue, Severity};
-use crate::lists::MarkupType;
-use crate::paths::{self, Object};
-use crate::response::BidResponse;
+use crate::checks::issue::{Issue, Severity};
+use crate::checks::paths::{self, Object};
+use crate::model::adm::{Adm, AdmKind};
+use crate::model::bid::Bid;
+use crate::model::lists::MarkupType;
+use crate::model::response::BidResponse;
 
 /// What inspecting one bid's `adm` found.
 #[derive(Clone, Debug, PartialEq)]

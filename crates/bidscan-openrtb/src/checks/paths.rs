@@ -6,8 +6,8 @@
 //! Every pointer is written into one `String` of [`CAPACITY`] bytes (one allocation, never grown): no prefix
 //! strings, no `fmt` machinery for the indexes.
 
-use crate::issue::{Coercion, CoercionKind};
-use crate::response::BidResponse;
+use crate::checks::issue::{Coercion, CoercionKind};
+use crate::model::response::BidResponse;
 
 /// Capacity of a new pointer: enough for the longest one this crate writes,
 /// `/seatbid/4294967295/bid/4294967295/qagmediarating/4294967295` (60 bytes).

@@ -1,17 +1,19 @@
 //! The entry point: [`decode`] a body into a [`Decoded`] response, or a [`DecodeError`].
 
+pub(crate) mod pair;
+
 use std::fmt;
 
 use bidscan_json::{Error as JsonError, ErrorKind, Reader};
 use bidscan_markup::Inspector;
 
-use crate::issue::{Coercion, Issue, Severity, Unlisted};
+use crate::checks;
+use crate::checks::issue::{Coercion, Issue, Severity, Unlisted};
+use crate::checks::markup::{self, Markup};
+use crate::checks::paths::{self, Object};
 use crate::lenient::{Deferred, NOT_A_BID_RESPONSE, Refusal};
-use crate::markup::{self, Markup};
-use crate::paths::{self, Object};
-use crate::response::{BidResponse, ResponseSeed};
-use crate::status::Status;
-use crate::validate;
+use crate::model::response::{BidResponse, ResponseSeed};
+use crate::model::status::Status;
 
 /// How deviations from the spec's shape are treated.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -37,7 +39,7 @@ pub struct Decoded<'a> {
     pub issues: Vec<Issue>,
     /// One [`Markup`] per bid in document order, when decoded by [`decode_inspected`]; empty otherwise.
     pub markup: Vec<Markup<'a>>,
-    /// The issues found past [`MAX_ISSUES`](crate::validate::MAX_ISSUES), counted but not in `issues`.
+    /// The issues found past [`MAX_ISSUES`](crate::checks::MAX_ISSUES), counted but not in `issues`.
     pub unlisted: Unlisted,
 }
 
@@ -156,7 +158,7 @@ pub fn decode<'a>(
     decode_with(reader, input, mode, None)
 }
 
-/// [`decode`], then every bid's `adm` inspected with `inspector` (see [`markup`](crate::markup)): `markup` gets one
+/// [`decode`], then every bid's `adm` inspected with `inspector` (see [`markup`](crate::checks::markup)): `markup` gets one
 /// entry per bid, `issues` the markup findings, and the summary's `adm` objects the details. Costs one pass over
 /// each markup and one `Vec` per document; native JSON is copied into the inspector's scratch buffer, so the
 /// response's `adm` is left intact.
@@ -326,7 +328,7 @@ pub(crate) fn map_error(e: JsonError, refused: Option<Refusal>) -> DecodeError {
 impl<'a> Decoded<'a> {
     /// Turns a response decoded by any deserializer (bidscan-json, serde_json) into a [`Decoded`]: the coercions
     /// recorded in the typed values become [`Issue`]s with JSON pointers (or, in [`Mode::Strict`], the first one
-    /// becomes [`DecodeError::Strict`]), then the validation rules run (see [`validate`](crate::validate)).
+    /// becomes [`DecodeError::Strict`]), then the validation rules run (see [`validate`](crate::checks)).
     pub fn from_response(response: BidResponse<'a>, mode: Mode) -> Result<Self, DecodeError> {
         let mut decoded = Decoded {
             status: Status::NoBid,
@@ -360,7 +362,7 @@ impl<'a> Decoded<'a> {
         } else {
             Status::Bid
         };
-        validate::validate(&self.response, self.status, &mut self.issues);
+        checks::validate(&self.response, self.status, &mut self.issues);
         if let Some(inspector) = inspector {
             self.markup = Vec::with_capacity(count_bids(&self.response));
             markup::inspect(
@@ -371,7 +373,7 @@ impl<'a> Decoded<'a> {
             );
         }
         self.unlisted = Unlisted::default();
-        validate::truncate(&mut self.issues, &mut self.unlisted);
+        checks::truncate(&mut self.issues, &mut self.unlisted);
         Ok(())
     }
 

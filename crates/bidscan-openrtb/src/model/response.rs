@@ -8,13 +8,13 @@ use bidscan_json::RawJson;
 use serde::Serialize;
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use crate::bid::Bid;
-use crate::issue::Coercion;
+use crate::checks::issue::Coercion;
 use crate::lenient::{
     self, Deferred, Doc, FromMap, Ident, Int, MAX_COERCIONS, NOT_A_BID_RESPONSE, Refusal,
     Standalone, Text, defer, members, refuse,
 };
-use crate::lists::NoBidReason;
+use crate::model::bid::Bid;
+use crate::model::lists::NoBidReason;
 
 /// The top-level bid response object (OpenRTB 2.6 §4.2.1), every 2.6 member in spec order.
 ///
@@ -40,10 +40,10 @@ pub struct BidResponse<'a> {
     /// Reason for not bidding (OpenRTB 3.0 "List: No-Bid Reason Codes").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nbr: Option<NoBidReason>,
-    /// Bidder-specific extensions, verbatim (written compact: see [`crate::compact`]).
+    /// Bidder-specific extensions, verbatim (written compact: see [`crate::output::compact`]).
     #[serde(
         skip_serializing_if = "Option::is_none",
-        serialize_with = "crate::compact::ext"
+        serialize_with = "crate::output::compact::ext"
     )]
     pub ext: Option<RawJson<'a>>,
     /// Coercions applied to this object's own members while decoding. Not serialized.
@@ -64,10 +64,10 @@ pub struct SeatBid<'a> {
     /// `bool_as_flag`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub group: Option<i64>,
-    /// Bidder-specific extensions, verbatim (written compact: see [`crate::compact`]).
+    /// Bidder-specific extensions, verbatim (written compact: see [`crate::output::compact`]).
     #[serde(
         skip_serializing_if = "Option::is_none",
-        serialize_with = "crate::compact::ext"
+        serialize_with = "crate::output::compact::ext"
     )]
     pub ext: Option<RawJson<'a>>,
     /// Coercions applied to this object's own members while decoding. Not serialized.

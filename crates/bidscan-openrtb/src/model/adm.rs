@@ -7,9 +7,9 @@ use bidscan_json::RawJson;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
-use crate::compact::Compact;
-use crate::issue::{CoercionKind, JsonType};
+use crate::checks::issue::{CoercionKind, JsonType};
 use crate::lenient::{CowStr, Ctx};
+use crate::output::compact::Compact;
 
 /// The ad markup of a bid.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,7 +24,7 @@ pub enum Adm<'a> {
 /// An `adm` sent as a JSON object: its members in input order, each value kept as raw JSON.
 ///
 /// Canonical output writes `{"name":<raw value>,…}`: every member value verbatim but for whitespace outside
-/// strings ([`crate::compact`]), member names re-escaped and the whitespace between members dropped.
+/// strings ([`crate::output::compact`]), member names re-escaped and the whitespace between members dropped.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct AdmObject<'a> {
     /// `(member name, raw value)` pairs in input order (duplicates kept).

@@ -4,12 +4,12 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 
+use crate::checks::issue::Severity;
+use crate::checks::markup::AdmSummary;
+use crate::checks::paths::{self, Object};
 use crate::decode::Decoded;
-use crate::issue::Severity;
-use crate::lists::{MarkupType, NoBidReason};
-use crate::markup::AdmSummary;
-use crate::paths::{self, Object};
-use crate::status::Status;
+use crate::model::lists::{MarkupType, NoBidReason};
+use crate::model::status::Status;
 
 /// Summary of a decoded response, borrowing from it. Every member is always written (`null` when absent).
 #[derive(Clone, Debug, PartialEq, Serialize)]
