@@ -720,7 +720,7 @@ fn group_300() {
     );
     // `warn`: reported with its code, the bid stays accepted.
     let mut policy = Policy::default();
-    *policy.action_mut(Rule::Group) = Action::Warn;
+    policy.set(Rule::Group, Action::Warn);
     let text = envelope(&request(), &two(Some(1)));
     let o = validate_text(&text, &policy).unwrap();
     assert_eq!(o.verdicts, vec![ACCEPTED, rejected(301)], "{o:?}");

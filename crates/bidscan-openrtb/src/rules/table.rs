@@ -1,6 +1,8 @@
-//! [`Rule`]: the rule table of [`super`] (names, order, seat-non-bid status codes, sources). A leaf.
+//! [`Rule`]: the rule table of [`super`] (names, order, defaults, seat-non-bid status codes). A leaf.
 
 use serde::Serialize;
+
+use super::policy::Action;
 
 /// A response-validation rule (see the table in the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -8,21 +10,31 @@ use serde::Serialize;
 pub enum Rule {
     /// `impid` not an `imp.id` of the request (300).
     UnknownImp,
-    /// Missing or invalid price, id, impid, currency (decode's own rules, 300).
+    /// No markup (`missing_markup`), or malformed VAST or native markup (350 Invalid Creative).
+    Creative,
+    /// `mtype` outside 1–4 (353 Incorrect Format).
+    Mtype,
+    /// Any other error on the bid: no `id`/`impid`/`price`, no `crid`, price ≤ 0 without a deal, price not finite, wrong types (300).
     InvalidBid,
-    /// Response currency not allowed by the request (300).
+    /// Response currency not allowed by the request (`request.cur`, USD only when empty) (300).
     Currency,
     /// Price below the imp's floor (301).
     Floor,
+    /// A floor in a currency with no rate to the bid's (300).
+    FloorRate,
     /// A bid id used twice (302).
     DuplicateId,
-    /// Deal unknown, required, or its floor not met (304).
+    /// A `dealid` the imp does not offer, or no deal in a private auction (300).
     Deal,
+    /// Price below the deal's floor (304 Below Deal Floor); follows `deal` unless set.
+    DealFloor,
     /// A creative attribute the slot blocks (350).
     BlockedAttribute,
     /// Video/audio duration outside the slot's range (350).
     Duration,
-    /// Banner size not allowed (351).
+    /// No VAST `MediaFile` of a type in `imp.video.mimes`, or a VAST version outside `imp.video.protocols` (350).
+    VideoFormat,
+    /// Banner size not allowed, or not given where the imp offers several (351).
     Size,
     /// Insecure URL on a secure impression (352).
     Secure,
@@ -30,28 +42,48 @@ pub enum Rule {
     MediaType,
     /// Advertiser domain or app blocked (356).
     BlockedAdvertiser,
-    /// Category blocked (357).
+    /// No `adomain` where the request sets `badv` (356; Prebid's `block_unknown_adomain`).
+    UnknownAdomain,
+    /// An app bid without `bundle` where the request sets `bapp` (356).
+    UnknownBundle,
+    /// A bid `cattax` other than the request's where `bcat` or `acat` is set (303 Category Mapping Invalid).
+    CategoryTaxonomy,
+    /// A category in `bcat`, or none within a set `acat` (357).
     BlockedCategory,
+    /// A `seat` in `bseat`, or not in a set `wseat` (300).
+    Seat,
+    /// DSA transparency missing or inconsistent where `regs.ext.dsa.dsarequired` is 2 or 3 (300).
+    Dsa,
     /// Another bid of a seat that bids as a group (`seatbid.group` = 1) was rejected (300).
     Group,
 }
 
 impl Rule {
     /// Every rule, in the order they are applied.
-    pub const ALL: [Rule; 14] = [
+    pub const ALL: [Rule; 24] = [
         Rule::UnknownImp,
+        Rule::Creative,
+        Rule::Mtype,
         Rule::InvalidBid,
         Rule::Currency,
         Rule::Floor,
+        Rule::FloorRate,
         Rule::DuplicateId,
         Rule::Deal,
+        Rule::DealFloor,
         Rule::BlockedAttribute,
         Rule::Duration,
+        Rule::VideoFormat,
         Rule::Size,
         Rule::Secure,
         Rule::MediaType,
         Rule::BlockedAdvertiser,
+        Rule::UnknownAdomain,
+        Rule::UnknownBundle,
+        Rule::CategoryTaxonomy,
         Rule::BlockedCategory,
+        Rule::Seat,
+        Rule::Dsa,
         Rule::Group,
     ];
 
@@ -59,48 +91,84 @@ impl Rule {
     pub fn name(self) -> &'static str {
         match self {
             Rule::UnknownImp => "unknown_imp",
+            Rule::Creative => "creative",
+            Rule::Mtype => "mtype",
             Rule::InvalidBid => "invalid_bid",
             Rule::Currency => "currency",
             Rule::Floor => "floor",
+            Rule::FloorRate => "floor_rate",
             Rule::DuplicateId => "duplicate_id",
             Rule::Deal => "deal",
+            Rule::DealFloor => "deal_floor",
             Rule::BlockedAttribute => "blocked_attribute",
             Rule::Duration => "duration",
+            Rule::VideoFormat => "video_format",
             Rule::Size => "size",
             Rule::Secure => "secure",
             Rule::MediaType => "media_type",
             Rule::BlockedAdvertiser => "blocked_advertiser",
+            Rule::UnknownAdomain => "unknown_adomain",
+            Rule::UnknownBundle => "unknown_bundle",
+            Rule::CategoryTaxonomy => "category_taxonomy",
             Rule::BlockedCategory => "blocked_category",
+            Rule::Seat => "seat",
+            Rule::Dsa => "dsa",
             Rule::Group => "group",
         }
     }
 
     /// The seat-non-bid status code of a bid this rule rejects, from the extension's "List: Non-Bid Status
-    /// Codes": 300 Response Rejected (general), 301 below floor, 350 Creative Filtered (general), 351 size not
-    /// allowed, 352 not secure, 353 incorrect creative format, 356 advertiser blocked, 357 category blocked; 302
-    /// (duplicate bid id) and 304 (deal) as issue 14 assigns them.
+    /// Codes" (openrtb `extensions/community_extensions/seat-non-bid.md`): 300 Response Rejected - General, 301
+    /// Below Floor, 302 Duplicate, 303 Category Mapping Invalid, 304 Below Deal Floor, 350 Invalid Creative, 351
+    /// Size Not Allowed, 352 Not Secure, 353 Incorrect Creative Format, 356 Advertiser Blocked, 357 Category
+    /// Exclusion.
     pub fn statuscode(self) -> u16 {
         match self {
-            Rule::UnknownImp | Rule::InvalidBid | Rule::Currency | Rule::Group => 300,
+            Rule::UnknownImp
+            | Rule::InvalidBid
+            | Rule::Currency
+            | Rule::FloorRate
+            | Rule::Deal
+            | Rule::Seat
+            | Rule::Dsa
+            | Rule::Group => 300,
             Rule::Floor => 301,
             Rule::DuplicateId => 302,
-            Rule::Deal => 304,
-            Rule::BlockedAttribute | Rule::Duration => 350,
+            Rule::CategoryTaxonomy => 303,
+            Rule::DealFloor => 304,
+            Rule::Creative | Rule::BlockedAttribute | Rule::Duration | Rule::VideoFormat => 350,
             Rule::Size => 351,
             Rule::Secure => 352,
-            Rule::MediaType => 353,
-            Rule::BlockedAdvertiser => 356,
+            Rule::Mtype | Rule::MediaType => 353,
+            Rule::BlockedAdvertiser | Rule::UnknownAdomain | Rule::UnknownBundle => 356,
             Rule::BlockedCategory => 357,
         }
     }
 
-    /// The rule behind one of decode's own findings (see [`validate`](crate::checks)), if one.
-    pub(super) fn of_decode_finding(code: &str) -> Option<Rule> {
-        match code {
-            "missing_id" | "missing_impid" | "missing_price" | "price_not_finite"
-            | "negative_price" | "invalid_currency" => Some(Rule::InvalidBid),
-            "duplicate_bid_id" => Some(Rule::DuplicateId),
-            _ => None,
+    /// The action of the rule when the configuration names none: `enforce`, but `skip` for the rules that
+    /// need an exchange's opt-in (`unknown_adomain`, `unknown_bundle`), as Prebid Server's defaults are.
+    pub fn default_action(self) -> Action {
+        match self {
+            Rule::UnknownAdomain | Rule::UnknownBundle => Action::Skip,
+            _ => Action::Enforce,
         }
+    }
+
+    /// The rule with configuration name `name`.
+    pub fn from_name(name: &str) -> Option<Rule> {
+        Rule::ALL.into_iter().find(|r| r.name() == name)
+    }
+}
+
+/// The rule that claims an error-severity issue decode or the markup inspection reported on a bid (by its code),
+/// so that every error on a bid rejects it: markup findings are `creative`'s, `invalid_mtype` is `mtype`'s, a
+/// repeated id `duplicate_id`'s, and every other error (`missing_crid`, `zero_price`, `invalid_type`, …) the
+/// general rule `invalid_bid`'s.
+pub(super) fn claiming(code: &str) -> Rule {
+    match code {
+        "missing_markup" | "vast_malformed" | "native_malformed" => Rule::Creative,
+        "invalid_mtype" => Rule::Mtype,
+        "duplicate_bid_id" => Rule::DuplicateId,
+        _ => Rule::InvalidBid,
     }
 }

@@ -98,7 +98,8 @@ impl<'a> Validated<'a> {
         let mut issues = std::mem::take(&mut pair.decoded.issues);
         let mut duplicates_found = false;
         statuscodes.extend(issues.iter().map(|i| {
-            let rule = Rule::of_decode_finding(i.code);
+            let rule =
+                (i.severity == crate::Severity::Error).then(|| super::table::claiming(i.code));
             duplicates_found |= rule == Some(Rule::DuplicateId);
             rule.filter(|r| policy.action(*r) != Action::Skip)
                 .map(Rule::statuscode)
@@ -107,7 +108,7 @@ impl<'a> Validated<'a> {
         // Past `MAX_ISSUES`, decode's findings are counted, not listed.
         duplicates_found |= unlisted
             .iter()
-            .any(|(code, _, _)| Rule::of_decode_finding(code) == Some(Rule::DuplicateId));
+            .any(|(code, _, _)| code == "duplicate_bid_id");
         let mut findings = Findings {
             issues: &mut issues,
             statuscodes,
