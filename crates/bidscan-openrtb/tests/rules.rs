@@ -127,19 +127,29 @@ fn floor_301() {
 }
 
 #[test]
-fn floor_in_another_currency_uses_the_rates_or_warns() {
+fn floor_in_another_currency_uses_the_rates_or_rejects() {
     let eur_floor = with_request(|r| {
         r["imp"][0]["bidfloor"] = json!(1.0);
         r["imp"][0]["bidfloorcur"] = json!("EUR");
     });
     let text = envelope(&eur_floor, &response());
-    let o = validate_text(&text, &Policy::default()).unwrap();
-    assert_eq!(o.verdicts, vec![ACCEPTED], "no rate: not enforced");
+    // No rate: the floor cannot be compared, and the bid does not pass (floor_rate, 300).
+    rejects(
+        &eur_floor,
+        &response(),
+        &format!("{B0}/price"),
+        "floor_rate_missing",
+        300,
+    );
+    let mut warned = Policy::default();
+    warned.set(Rule::FloorRate, Action::Warn);
+    let o = validate_text(&text, &warned).unwrap();
+    assert_eq!(o.verdicts, vec![ACCEPTED], "{o:?}");
     let warning = (
         format!("{B0}/price"),
         "floor_rate_missing",
         Severity::Warning,
-        None,
+        Some(300),
     );
     assert!(o.findings.contains(&warning), "{o:?}");
 
@@ -211,14 +221,14 @@ fn deal_304() {
         &with_bid(|b| b["dealid"] = json!("deal-z")),
         &format!("{B0}/dealid"),
         "unknown_deal",
-        304,
+        300,
     );
     rejects(
         &pmp,
         &response(),
         &format!("{B0}/dealid"),
         "deal_required",
-        304,
+        300,
     );
     rejects(
         &pmp,
@@ -235,7 +245,7 @@ fn deal_304() {
         &with_bid(|b| b["dealid"] = json!("deal-a")),
         &format!("{B0}/dealid"),
         "unknown_deal",
-        304,
+        300,
     );
     // `"private_auction": true` is the flag set (a fresh tester, session 18), as `"secure": true` is.
     let as_true = with_request(|r| {
@@ -246,7 +256,7 @@ fn deal_304() {
         &response(),
         &format!("{B0}/dealid"),
         "deal_required",
-        304,
+        300,
     );
     let as_false = with_request(|r| {
         r["imp"][0]["pmp"] = json!({"private_auction": false, "deals": [{"id": "d"}]})
@@ -520,14 +530,23 @@ fn blocked_category_357() {
         "blocked_category",
         357,
     );
-    // Another taxonomy (cattax 2 on the bid, 1 by default on the request): not compared.
-    accepts(
+    // Another taxonomy (cattax 2 on the bid, 1 by default on the request): not comparable, so rejected by
+    // category_taxonomy (303) whatever the categories, and accepted when that rule is skipped.
+    let other_taxonomy = with_bid(|b| {
+        b["cat"] = json!(["IAB25-3"]);
+        b["cattax"] = json!(2)
+    });
+    rejects(
         &bcat,
-        &with_bid(|b| {
-            b["cat"] = json!(["IAB25-3"]);
-            b["cattax"] = json!(2)
-        }),
+        &other_taxonomy,
+        &format!("{B0}/cattax"),
+        "category_taxonomy_mismatch",
+        303,
     );
+    let mut policy = Policy::default();
+    policy.set(Rule::CategoryTaxonomy, Action::Skip);
+    let o = validate_text(&envelope(&bcat, &other_taxonomy), &policy).unwrap();
+    assert_eq!(o.verdicts, vec![ACCEPTED], "{o:?}");
 }
 
 #[test]
@@ -731,4 +750,487 @@ fn group_300() {
         Some(300),
     );
     assert!(o.findings.contains(&warned), "{o:?}");
+}
+
+/// `docs/validation-rules.md`'s rule table is the registry: every rule in order, with its code and default.
+#[test]
+fn the_rule_table_in_the_docs_is_the_registry() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/validation-rules.md"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let rows: Vec<(String, String, String)> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("| rule | code | default |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            (
+                cells[1].trim_matches('`').to_owned(),
+                cells[2].to_owned(),
+                cells[3].to_owned(),
+            )
+        })
+        .collect();
+    let policy = Policy::default();
+    let registry: Vec<(String, String, String)> = Rule::ALL
+        .iter()
+        .map(|r| {
+            let default = match r {
+                Rule::DealFloor => "`deal`'s".to_owned(),
+                _ => format!("{:?}", policy.action(*r)).to_lowercase(),
+            };
+            (r.name().to_owned(), r.statuscode().to_string(), default)
+        })
+        .collect();
+    assert_eq!(rows, registry);
+}
+
+/// Inline VAST of `version` with one 15 s linear of `media_type`.
+fn vast(version: &str, media_type: &str) -> String {
+    format!(
+        "<VAST version=\"{version}\"><Ad><InLine><Impression>https://i.example/</Impression><Creatives><Creative>\
+         <Linear><Duration>00:00:15</Duration><MediaFiles><MediaFile type=\"{media_type}\">https://m.example/a\
+         </MediaFile></MediaFiles></Linear></Creative></Creatives></InLine></Ad></VAST>"
+    )
+}
+
+/// The base response's bid moved to the video imp `"2"` with `adm` as its markup.
+fn vast_bid(adm: &str) -> Value {
+    with_bid(|b| {
+        let bid = b.as_object_mut().unwrap();
+        for k in ["w", "h", "attr"] {
+            bid.remove(k);
+        }
+        bid.insert("impid".into(), json!("2"));
+        bid.insert("mtype".into(), json!(2));
+        bid.insert("adm".into(), json!(adm));
+    })
+}
+
+#[test]
+fn every_error_on_a_bid_rejects_it() {
+    // No markup: creative (350).
+    let no_markup = with_bid(|b| {
+        b.as_object_mut().unwrap().remove("adm");
+    });
+    rejects(&request(), &no_markup, B0, "missing_markup", 350);
+    // Malformed VAST: creative (350), found by the markup inspection.
+    rejects(
+        &request(),
+        &vast_bid("<VAST version=\"4.0\"><Ad><InLine></Ad></VAST>"),
+        &format!("{B0}/adm"),
+        "vast_malformed",
+        350,
+    );
+    // Malformed native: creative (350).
+    let native = with_request(|r| r["imp"][0]["native"] = json!({"request": "{}"}));
+    rejects(
+        &native,
+        &with_bid(|b| {
+            b["mtype"] = json!(4);
+            b["adm"] = json!("{\"native\":{\"assets\":5}}");
+        }),
+        &format!("{B0}/adm"),
+        "native_malformed",
+        350,
+    );
+    // mtype 9: mtype (353).
+    rejects(
+        &request(),
+        &with_bid(|b| b["mtype"] = json!(9)),
+        &format!("{B0}/mtype"),
+        "invalid_mtype",
+        353,
+    );
+    // A wrong type on a member: the general rule (300).
+    rejects(
+        &request(),
+        &with_bid(|b| b["w"] = json!({})),
+        &format!("{B0}/w"),
+        "invalid_type",
+        300,
+    );
+    // An error on the seat bid's own member rejects its bids; an error on a dropped element names none.
+    let mut seat_error = response();
+    seat_error["seatbid"][0]["seat"] = json!({});
+    let o = validate(&request(), &seat_error);
+    assert_eq!(o.verdicts, vec![rejected(300)], "{o:?}");
+    let mut dropped = response();
+    dropped["seatbid"][0]["bid"]
+        .as_array_mut()
+        .unwrap()
+        .insert(0, json!(5));
+    let o = validate(&request(), &dropped);
+    assert_eq!(o.verdicts, vec![ACCEPTED], "{o:?}");
+    // warn keeps the bid, with the code on the finding; skip drops the code.
+    let mut policy = Policy::default();
+    policy.set(Rule::Creative, Action::Warn);
+    let o = validate_text(&envelope(&request(), &no_markup), &policy).unwrap();
+    assert_eq!(o.verdicts, vec![ACCEPTED], "{o:?}");
+    assert!(
+        o.findings
+            .iter()
+            .any(|f| f.1 == "missing_markup" && f.3 == Some(350))
+    );
+    policy.set(Rule::Creative, Action::Skip);
+    let o = validate_text(&envelope(&request(), &no_markup), &policy).unwrap();
+    assert_eq!(o.verdicts, vec![ACCEPTED], "{o:?}");
+    assert_eq!(o.coded(), vec![], "{o:?}");
+}
+
+#[test]
+fn currency_empty_request_cur_allows_usd_only() {
+    let mut eur = response();
+    eur["cur"] = json!("EUR");
+    rejects(&request(), &eur, "/cur", "currency_not_allowed", 300);
+    let message = message_of(&request(), &eur, "currency_not_allowed");
+    assert!(message.contains("allows USD only"), "{message}");
+    let eur_allowed = with_request(|r| {
+        r["cur"] = json!(["EUR"]);
+        r["imp"][0].as_object_mut().unwrap().remove("bidfloor");
+    });
+    accepts(&eur_allowed, &eur);
+    // An empty response cur is USD.
+    let mut empty = response();
+    empty["cur"] = json!("");
+    let o = validate(&request(), &empty);
+    assert!(
+        !o.findings.iter().any(|f| f.1 == "currency_not_allowed"),
+        "{o:?}"
+    );
+    rejects(
+        &with_request(|r| r["cur"] = json!(["EUR"])),
+        &empty,
+        "/cur",
+        "currency_not_allowed",
+        300,
+    );
+}
+
+#[test]
+fn floor_rate_300_and_cross_rates() {
+    let jpy_floor = with_request(|r| {
+        r["imp"][0]["bidfloor"] = json!(5.0);
+        r["imp"][0]["bidfloorcur"] = json!("JPY");
+    });
+    rejects(
+        &jpy_floor,
+        &response(),
+        &format!("{B0}/price"),
+        "floor_rate_missing",
+        300,
+    );
+    // JPY → GBP → USD: no direct rate, none through USD from JPY, one through GBP.
+    let mut policy = Policy::default();
+    policy
+        .rates
+        .0
+        .entry("JPY".into())
+        .or_default()
+        .insert("GBP".into(), 0.005);
+    policy
+        .rates
+        .0
+        .entry("GBP".into())
+        .or_default()
+        .insert("USD".into(), 1.25);
+    // 5 JPY = 0.025 GBP = 0.03125 USD: a 1.25 USD bid clears it.
+    let o = validate_text(&envelope(&jpy_floor, &response()), &policy).unwrap();
+    assert_eq!(o.verdicts, vec![ACCEPTED], "{o:?}");
+    let big = with_request(|r| {
+        r["imp"][0]["bidfloor"] = json!(500.0);
+        r["imp"][0]["bidfloorcur"] = json!("JPY");
+    });
+    let o = validate_text(&envelope(&big, &response()), &policy).unwrap();
+    assert_eq!(o.verdicts, vec![rejected(301)], "{o:?}");
+    // A deal's floor in a currency without a rate: floor_rate too.
+    let deal = with_request(|r| {
+        r["imp"][0]["pmp"] = json!({"deals": [{"id": "d", "bidfloor": 1.0, "bidfloorcur": "CHF"}]})
+    });
+    rejects(
+        &deal,
+        &with_bid(|b| b["dealid"] = json!("d")),
+        &format!("{B0}/price"),
+        "floor_rate_missing",
+        300,
+    );
+}
+
+#[test]
+fn deal_floor_304_follows_deal_unless_set() {
+    let pmp =
+        with_request(|r| r["imp"][0]["pmp"] = json!({"deals": [{"id": "d", "bidfloor": 2.0}]}));
+    let low = with_bid(|b| b["dealid"] = json!("d"));
+    rejects(&pmp, &low, &format!("{B0}/price"), "below_deal_floor", 304);
+    let mut policy = Policy::default();
+    policy.set(Rule::Deal, Action::Warn);
+    let o = validate_text(&envelope(&pmp, &low), &policy).unwrap();
+    assert_eq!(o.verdicts, vec![ACCEPTED], "deal = warn sets both: {o:?}");
+    policy.set(Rule::DealFloor, Action::Enforce);
+    let o = validate_text(&envelope(&pmp, &low), &policy).unwrap();
+    assert_eq!(o.verdicts, vec![rejected(304)], "{o:?}");
+}
+
+#[test]
+fn category_acat_and_taxonomy() {
+    let acat = with_request(|r| r["acat"] = json!(["IAB2"]));
+    accepts(&acat, &with_bid(|b| b["cat"] = json!(["IAB2-1"])));
+    rejects(
+        &acat,
+        &with_bid(|b| b["cat"] = json!(["IAB3"])),
+        &format!("{B0}/cat"),
+        "category_not_allowed",
+        357,
+    );
+    rejects(
+        &acat,
+        &with_bid(|b| {
+            b.as_object_mut().unwrap().remove("cat");
+        }),
+        &format!("{B0}/cat"),
+        "category_not_allowed",
+        357,
+    );
+    // A request cattax 6 (Content Taxonomy 3.0) against a bid without cattax (1).
+    let v3 = with_request(|r| {
+        r["bcat"] = json!(["1"]);
+        r["cattax"] = json!(6)
+    });
+    rejects(
+        &v3,
+        &response(),
+        &format!("{B0}/cattax"),
+        "category_taxonomy_mismatch",
+        303,
+    );
+    accepts(&v3, &with_bid(|b| b["cattax"] = json!(6)));
+}
+
+#[test]
+fn unknown_adomain_and_bundle_356_when_enabled() {
+    let badv = with_request(|r| r["badv"] = json!(["blocked.example"]));
+    let no_adomain = with_bid(|b| {
+        b.as_object_mut().unwrap().remove("adomain");
+    });
+    accepts(&badv, &no_adomain);
+    let mut policy = Policy::default();
+    policy.set(Rule::UnknownAdomain, Action::Enforce);
+    policy.set(Rule::UnknownBundle, Action::Enforce);
+    let o = validate_text(&envelope(&badv, &no_adomain), &policy).unwrap();
+    assert_eq!(o.verdicts, vec![rejected(356)], "{o:?}");
+    assert!(o.findings.iter().any(|f| f.1 == "unknown_adomain"));
+    let app = with_request(|r| {
+        r.as_object_mut().unwrap().remove("site");
+        r["app"] = json!({"bundle": "com.pub.app"});
+        r["bapp"] = json!(["com.blocked"]);
+    });
+    let o = validate_text(&envelope(&app, &response()), &policy).unwrap();
+    assert_eq!(o.verdicts, vec![rejected(356)], "{o:?}");
+    assert!(o.findings.iter().any(|f| f.1 == "unknown_bundle"));
+    let o = validate_text(
+        &envelope(&app, &with_bid(|b| b["bundle"] = json!("com.ok"))),
+        &policy,
+    )
+    .unwrap();
+    assert_eq!(o.verdicts, vec![ACCEPTED], "{o:?}");
+}
+
+#[test]
+fn seat_300() {
+    rejects(
+        &with_request(|r| r["bseat"] = json!(["seat-a"])),
+        &response(),
+        "/seatbid/0/seat",
+        "seat_blocked",
+        300,
+    );
+    rejects(
+        &with_request(|r| r["wseat"] = json!(["seat-b"])),
+        &response(),
+        "/seatbid/0/seat",
+        "seat_not_allowed",
+        300,
+    );
+    accepts(
+        &with_request(|r| r["wseat"] = json!(["seat-a"])),
+        &response(),
+    );
+}
+
+#[test]
+fn dsa_300_where_required() {
+    let required =
+        with_request(|r| r["regs"] = json!({"ext": {"dsa": {"dsarequired": 2, "pubrender": 0}}}));
+    rejects(
+        &required,
+        &response(),
+        &format!("{B0}/ext"),
+        "dsa_missing",
+        300,
+    );
+    let with_dsa = |dsa: Value| with_bid(|b| b["ext"] = json!({"dsa": dsa}));
+    accepts(
+        &required,
+        &with_dsa(json!({"behalf": "Brand", "paid": "Agency", "adrender": 1})),
+    );
+    rejects(
+        &required,
+        &with_dsa(json!("yes")),
+        &format!("{B0}/ext"),
+        "dsa_invalid",
+        300,
+    );
+    rejects(
+        &required,
+        &with_dsa(json!({"behalf": "x".repeat(101), "adrender": 1})),
+        &format!("{B0}/ext"),
+        "dsa_invalid",
+        300,
+    );
+    rejects(
+        &required,
+        &with_dsa(json!({"behalf": "B", "adrender": 0})),
+        &format!("{B0}/ext"),
+        "dsa_render_conflict",
+        300,
+    );
+    let publisher_renders =
+        with_request(|r| r["regs"] = json!({"ext": {"dsa": {"dsarequired": 3, "pubrender": 2}}}));
+    rejects(
+        &publisher_renders,
+        &with_dsa(json!({"adrender": 1})),
+        &format!("{B0}/ext"),
+        "dsa_render_conflict",
+        300,
+    );
+    // Not required: not checked.
+    accepts(
+        &with_request(|r| r["regs"] = json!({"ext": {"dsa": {"dsarequired": 1}}})),
+        &response(),
+    );
+}
+
+#[test]
+fn video_format_350_protocols() {
+    accepts(&request(), &vast_bid(&vast("4.0", "video/mp4")));
+    rejects(
+        &request(),
+        &vast_bid(&vast("4.2", "video/mp4")),
+        &format!("{B0}/adm"),
+        "vast_version_not_offered",
+        350,
+    );
+    rejects(
+        &with_request(|r| r["imp"][1]["video"]["protocols"] = json!([2, 3])),
+        &vast_bid(&vast("4.0", "video/mp4")),
+        &format!("{B0}/adm"),
+        "vast_version_not_offered",
+        350,
+    );
+}
+
+#[test]
+fn size_351_when_the_bid_leaves_its_size_out() {
+    let no_size = with_bid(|b| {
+        let bid = b.as_object_mut().unwrap();
+        bid.remove("w");
+        bid.remove("h");
+    });
+    // The base imp offers 300x250 and 728x90.
+    rejects(
+        &request(),
+        &no_size,
+        &format!("{B0}/w"),
+        "size_missing",
+        351,
+    );
+    let one = with_request(|r| r["imp"][0]["banner"] = json!({"format": [{"w": 300, "h": 250}]}));
+    accepts(&one, &no_size);
+}
+
+#[test]
+fn media_type_inferred_so_omission_does_not_bypass_blocking() {
+    // Without mtype, ext.prebid.type says video: the video slot's battr applies.
+    let both = with_request(|r| {
+        r["imp"][0]["video"] = json!({"mimes": ["video/mp4"], "battr": [6]});
+        r["imp"][0]["banner"]["battr"] = json!([]);
+    });
+    let typed = with_bid(|b| {
+        b.as_object_mut().unwrap().remove("mtype");
+        b["attr"] = json!([6]);
+        b["ext"] = json!({"prebid": {"type": "video"}});
+    });
+    rejects(
+        &both,
+        &typed,
+        &format!("{B0}/attr"),
+        "blocked_attribute",
+        350,
+    );
+    // No type at all (no mtype, no ext.prebid.type, two slots, markup served on the win notice): the union of
+    // the offered slots' battr.
+    let untyped = with_bid(|b| {
+        let bid = b.as_object_mut().unwrap();
+        bid.remove("mtype");
+        bid.remove("adm");
+        bid.insert("nurl".into(), json!("https://win.example/"));
+        bid.insert("attr".into(), json!([6]));
+    });
+    rejects(
+        &both,
+        &untyped,
+        &format!("{B0}/attr"),
+        "blocked_attribute",
+        350,
+    );
+    // A companion banner's battr binds a video bid.
+    let companion = with_request(|r| {
+        r["imp"][1]["video"]["companionad"] = json!([{"w": 300, "h": 250, "battr": [9]}])
+    });
+    rejects(
+        &companion,
+        &vast_bid(&vast("4.0", "video/mp4")).tap(|r| bid0(r)["attr"] = json!([9])),
+        &format!("{B0}/attr"),
+        "blocked_attribute",
+        350,
+    );
+}
+
+/// `value` changed by `f`, for building test values inline.
+trait Tap: Sized {
+    fn tap(self, f: impl FnOnce(&mut Self)) -> Self;
+}
+
+impl Tap for Value {
+    fn tap(mut self, f: impl FnOnce(&mut Self)) -> Self {
+        f(&mut self);
+        self
+    }
+}
+
+#[test]
+fn seatnonbid_carries_the_trimmed_bid_where_prebid_does() {
+    let text = envelope(&request(), &with_bid(|b| b["price"] = json!(0.1)));
+    let mut buf = text.into_bytes();
+    let pair = bidscan_openrtb::decode_pair(
+        &mut bidscan_json::Reader::default(),
+        &mut buf,
+        bidscan_openrtb::Mode::Lenient,
+    )
+    .unwrap();
+    let v = bidscan_openrtb::rules::Validated::new(pair.clone(), &Policy::default());
+    let json = serde_json::to_value(v.seatnonbid()).unwrap();
+    assert_eq!(json[0]["seat"], "seat-a");
+    assert_eq!(json[0]["nonbid"][0]["statuscode"], 301);
+    let bid = &json[0]["nonbid"][0]["ext"]["prebid"]["bid"];
+    assert_eq!(bid["id"], "b1");
+    assert!(bid.get("adm").is_none(), "{bid}");
+    let mut keep = Policy::default();
+    keep.nonbid_markup = true;
+    let v = bidscan_openrtb::rules::Validated::new(pair, &keep);
+    let json = serde_json::to_value(v.seatnonbid()).unwrap();
+    assert!(json[0]["nonbid"][0]["ext"]["prebid"]["bid"]["adm"].is_string());
 }

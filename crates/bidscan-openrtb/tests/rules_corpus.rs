@@ -114,7 +114,7 @@ type Mutation = fn(&mut Value, &mut Value, usize, usize, usize) -> Option<u16>;
 
 /// Each rule's mutation: changes request and/or response so that bid (seat, bid) of imp `k` breaks only that
 /// rule's check; returns the code expected, or `None` when the pair cannot be mutated for the rule.
-const MUTATIONS: [(&str, Mutation); 13] = [
+const MUTATIONS: [(&str, Mutation); 27] = [
     ("unknown_imp", |_, r, s, b, _| {
         r["seatbid"][s]["bid"][b]["impid"] = json!("bidscan-no-such-imp");
         Some(300)
@@ -144,7 +144,59 @@ const MUTATIONS: [(&str, Mutation); 13] = [
     ("deal", |q, r, s, b, k| {
         q["imp"][k].as_object_mut()?.remove("bidfloor");
         r["seatbid"][s]["bid"][b]["dealid"] = json!("bidscan-no-such-deal");
+        Some(300)
+    }),
+    ("deal_floor", |q, r, s, b, k| {
+        let cur = r["cur"]
+            .as_str()
+            .filter(|c| !c.is_empty())
+            .unwrap_or("USD")
+            .to_owned();
+        let bid = &mut r["seatbid"][s]["bid"][b];
+        let floor = price(bid) * 2.0 + 1.0;
+        bid["dealid"] = json!("bidscan-deal");
+        q["imp"][k]["pmp"] =
+            json!({"deals": [{"id": "bidscan-deal", "bidfloor": floor, "bidfloorcur": cur}]});
         Some(304)
+    }),
+    ("floor_rate", |q, r, s, b, k| {
+        r["seatbid"][s]["bid"][b].as_object_mut()?.remove("dealid");
+        q["imp"][k]["bidfloor"] = json!(0.01);
+        q["imp"][k]["bidfloorcur"] = json!("XTS");
+        Some(300)
+    }),
+    ("creative", |_, r, s, b, _| {
+        let bid = r["seatbid"][s]["bid"][b].as_object_mut()?;
+        bid.remove("adm");
+        bid.remove("nurl");
+        Some(350)
+    }),
+    ("creative_vast", |q, r, s, b, k| {
+        q["imp"][k]["video"].as_object()?;
+        let bid = r["seatbid"][s]["bid"][b].as_object_mut()?;
+        bid.insert("mtype".into(), json!(2));
+        bid.insert(
+            "adm".into(),
+            json!("<VAST version=\"4.0\"><Ad><InLine></Ad></VAST>"),
+        );
+        Some(350)
+    }),
+    ("mtype", |_, r, s, b, _| {
+        r["seatbid"][s]["bid"][b]["mtype"] = json!(9);
+        Some(353)
+    }),
+    ("invalid_bid_crid", |_, r, s, b, _| {
+        r["seatbid"][s]["bid"][b].as_object_mut()?.remove("crid");
+        Some(300)
+    }),
+    ("invalid_bid_type", |_, r, s, b, _| {
+        r["seatbid"][s]["bid"][b]["w"] = json!({});
+        Some(300)
+    }),
+    ("currency_no_request_cur", |q, r, _, _, _| {
+        q.as_object_mut()?.remove("cur");
+        r["cur"] = json!("EUR");
+        Some(300)
     }),
     ("blocked_attribute", |q, r, s, b, k| {
         let (mtype, slot) = *slots(&q["imp"][k]).first()?;
@@ -190,6 +242,48 @@ const MUTATIONS: [(&str, Mutation); 13] = [
         r["seatbid"][s]["bid"][b]["adomain"] = json!(["ads.bidscan-blocked.example"]);
         Some(356)
     }),
+    ("unknown_adomain", |q, r, s, b, _| {
+        q["badv"] = json!(["bidscan-blocked.example"]);
+        r["seatbid"][s]["bid"][b].as_object_mut()?.remove("adomain");
+        Some(356)
+    }),
+    ("category_taxonomy", |q, r, s, b, _| {
+        q.as_object_mut()?.remove("cattax");
+        q["bcat"] = json!(["IAB25"]);
+        r["seatbid"][s]["bid"][b]["cattax"] = json!(2);
+        Some(303)
+    }),
+    ("category_acat", |q, r, s, b, _| {
+        q.as_object_mut()?.remove("cattax");
+        q["acat"] = json!(["IAB1"]);
+        let bid = r["seatbid"][s]["bid"][b].as_object_mut()?;
+        bid.remove("cattax");
+        bid.insert("cat".into(), json!(["IAB2"]));
+        Some(357)
+    }),
+    ("seat", |q, _, _, _, _| {
+        q["wseat"] = json!(["bidscan-only-seat"]);
+        Some(300)
+    }),
+    ("dsa", |q, r, s, b, _| {
+        q["regs"] = json!({"ext": {"dsa": {"dsarequired": 2}}});
+        if let Some(ext) = r["seatbid"][s]["bid"][b]["ext"].as_object_mut() {
+            ext.remove("dsa");
+        }
+        Some(300)
+    }),
+    ("size_missing", |q, r, s, b, k| {
+        q["imp"][k]["banner"].as_object_mut()?.insert(
+            "format".into(),
+            json!([{"w": 300, "h": 250}, {"w": 728, "h": 90}]),
+        );
+        let bid = r["seatbid"][s]["bid"][b].as_object_mut()?;
+        bid.remove("attr");
+        bid.remove("w");
+        bid.remove("h");
+        bid.insert("mtype".into(), json!(1));
+        Some(351)
+    }),
     ("blocked_category", |q, r, s, b, _| {
         q.as_object_mut()?.remove("cattax");
         q["bcat"] = json!(["IAB25"]);
@@ -202,7 +296,8 @@ const MUTATIONS: [(&str, Mutation); 13] = [
 
 #[test]
 fn each_rule_rejects_a_mutated_real_pair_with_its_code() {
-    let policy = Policy::default();
+    // Every rule enforced, the opt-in ones (unknown_adomain) included.
+    let policy = Policy::all(bidscan_openrtb::rules::Action::Enforce);
     let mut applied = [0usize; MUTATIONS.len()];
     for (name, text) in pairs() {
         let (req, res) = split(&text);
@@ -232,7 +327,10 @@ fn each_rule_rejects_a_mutated_real_pair_with_its_code() {
         }
     }
     for ((rule, _), n) in MUTATIONS.iter().zip(applied) {
-        let least = if *rule == "duration" { 10 } else { 50 };
+        let least = match *rule {
+            "duration" | "creative_vast" => 10,
+            _ => 50,
+        };
         assert!(n >= least, "{rule}: only {n} real pairs mutated");
     }
 }

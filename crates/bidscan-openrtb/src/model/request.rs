@@ -22,7 +22,8 @@ pub struct BidRequest<'a> {
     pub id: Option<Cow<'a, str>>,
     /// The impressions offered; 1+ required (a request without any is refused: `request_without_imp`).
     pub imp: Vec<Imp<'a>>,
-    /// Currencies allowed for bids, ISO-4217 alpha codes; empty: any (§3.2.1 `cur`).
+    /// Currencies allowed for bids, ISO-4217 alpha codes (§3.2.1 `cur`). OpenRTB leaves an empty list to the
+    /// exchange; the gate allows USD only then, as Prebid Server does.
     pub cur: InlineVec<Cow<'a, str>, 2>,
     /// Blocked advertiser categories, in the `cattax` taxonomy (§3.2.1 `bcat`).
     pub bcat: InlineVec<Cow<'a, str>, 2>,
@@ -34,6 +35,32 @@ pub struct BidRequest<'a> {
     pub cattax: Option<CategoryTaxonomy>,
     /// Time the exchange waits for bids, in milliseconds (§3.2.1 `tmax`).
     pub tmax: Option<i64>,
+    /// Allowed advertiser categories, in the `cattax` taxonomy (§3.2.1 `acat`); empty: any.
+    pub acat: InlineVec<Cow<'a, str>, 2>,
+    /// Buyer seats allowed to bid (§3.2.1 `wseat`); empty: any.
+    pub wseat: InlineVec<Cow<'a, str>, 1>,
+    /// Buyer seats blocked from bidding (§3.2.1 `bseat`).
+    pub bseat: InlineVec<Cow<'a, str>, 1>,
+    /// The request is for an app (§3.2.1 `app` present, §3.2.14); its members are not read.
+    pub app: bool,
+    /// The DSA transparency terms of `regs.ext.dsa` (IAB Tech Lab, "DSA Transparency" OpenRTB extension).
+    pub dsa: Option<Dsa>,
+}
+
+/// The request's DSA transparency terms (`regs.ext.dsa`, IAB Tech Lab "DSA Transparency" extension).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Dsa {
+    /// 0 not required, 1 supported, 2 required, 3 required and the publisher is an online platform.
+    pub dsarequired: Option<i64>,
+    /// 0 the publisher cannot render the DSA transparency, 1 could, 2 will render it.
+    pub pubrender: Option<i64>,
+}
+
+impl Dsa {
+    /// `dsarequired` is 2 or 3: every bid must carry its DSA transparency (`bid.ext.dsa`).
+    pub fn required(&self) -> bool {
+        matches!(self.dsarequired, Some(2 | 3))
+    }
 }
 
 /// One impression offered (OpenRTB 2.6 §3.2.4).
@@ -102,6 +129,8 @@ pub struct Video<'a> {
     pub protocols: InlineVec<Protocol, 4>,
     /// Blocked creative attributes.
     pub battr: InlineVec<CreativeAttribute, 4>,
+    /// Companion banners offered with the video (§3.2.7 `companionad`); their `battr` also binds the bid.
+    pub companionad: Vec<Banner>,
 }
 
 /// A native slot (OpenRTB 2.6 §3.2.9): only its blocked attributes matter here.
@@ -142,7 +171,7 @@ members! {
     /// The members of `BidRequest` that are read.
     RequestMember {
         Id = "id", Imp = "imp", Cur = "cur", Bcat = "bcat", Badv = "badv", Bapp = "bapp", Cattax = "cattax",
-        Tmax = "tmax",
+        Tmax = "tmax", Acat = "acat", Wseat = "wseat", Bseat = "bseat", App = "app", Regs = "regs",
     }
 }
 
@@ -158,7 +187,14 @@ members! {
     /// The members of `Banner`, `Format`, `Video`/audio and `Native` that are read.
     SlotMember {
         W = "w", H = "h", Format = "format", Battr = "battr", Mimes = "mimes", Minduration = "minduration",
-        Maxduration = "maxduration", Protocols = "protocols",
+        Maxduration = "maxduration", Protocols = "protocols", Companionad = "companionad",
+    }
+}
+
+members! {
+    /// The members of `regs`, its `ext` and the `dsa` object that are read.
+    RegsMember {
+        Ext = "ext", Dsa = "dsa", Dsarequired = "dsarequired", Pubrender = "pubrender",
     }
 }
 
@@ -215,6 +251,18 @@ impl<'de> BidRequest<'de> {
                 RequestMember::Bapp => r.bapp = texts(m, c, f)?,
                 RequestMember::Cattax => r.cattax = int(m, c, f)?.map(CategoryTaxonomy),
                 RequestMember::Tmax => r.tmax = int(m, c, f)?,
+                RequestMember::Acat => r.acat = texts(m, c, f)?,
+                RequestMember::Wseat => r.wseat = texts(m, c, f)?,
+                RequestMember::Bseat => r.bseat = texts(m, c, f)?,
+                RequestMember::App => {
+                    m.next_value::<serde::de::IgnoredAny>()?;
+                    r.app = true;
+                }
+                RequestMember::Regs => {
+                    let mut regs: Option<Regs> = None;
+                    lenient::object(m, c, f, &mut regs)?;
+                    r.dsa = regs.and_then(|r| r.dsa);
+                }
             }
             Ok(())
         })?;
@@ -312,6 +360,49 @@ impl<'de> FromMap<'de> for Video<'de> {
                 SlotMember::Maxduration => v.maxduration = int(m, c, f)?,
                 SlotMember::Protocols => v.protocols = codes(m, c, f)?,
                 SlotMember::Battr => v.battr = codes(m, c, f)?,
+                SlotMember::Companionad => v.companionad = lenient::objects(m, c, f, false)?,
+                _ => m.next_value::<serde::de::IgnoredAny>().map(drop)?,
+            }
+            Ok(())
+        })?;
+        Ok(())
+    }
+}
+
+/// `regs` and `regs.ext`: only the DSA terms are read, from `regs.ext.dsa` (also `regs.dsa`).
+#[derive(Default)]
+struct Regs {
+    dsa: Option<Dsa>,
+}
+
+impl<'de> FromMap<'de> for Regs {
+    fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error> {
+        let r = self;
+        lenient::read_members(map, doc, move |m, c, member: RegsMember, f| {
+            match member {
+                RegsMember::Ext => {
+                    let mut ext: Option<Regs> = None;
+                    lenient::object(m, c, f, &mut ext)?;
+                    if let Some(dsa) = ext.and_then(|e| e.dsa) {
+                        r.dsa = Some(dsa);
+                    }
+                }
+                RegsMember::Dsa => lenient::object(m, c, f, &mut r.dsa)?,
+                _ => m.next_value::<serde::de::IgnoredAny>().map(drop)?,
+            }
+            Ok(())
+        })?;
+        Ok(())
+    }
+}
+
+impl<'de> FromMap<'de> for Dsa {
+    fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error> {
+        let d = self;
+        lenient::read_members(map, doc, move |m, c, member: RegsMember, f| {
+            match member {
+                RegsMember::Dsarequired => d.dsarequired = int(m, c, f)?,
+                RegsMember::Pubrender => d.pubrender = int(m, c, f)?,
                 _ => m.next_value::<serde::de::IgnoredAny>().map(drop)?,
             }
             Ok(())

@@ -30,8 +30,10 @@
 //! Media type of a bid: `mtype` when 1–4; else from the markup (VAST: video, or audio on an audio-only imp;
 //! native JSON: native; `<`-led HTML: banner); else the imp's only slot, if it offers one.
 
+mod bid_ext;
 mod blocklists;
 mod insecure;
+mod media;
 mod per_bid;
 mod policy;
 mod table;
@@ -43,4 +45,6 @@ pub use policy::{Action, Policy, Rates};
 pub use table::Rule;
 pub use validated::Validated;
 pub use verdict::{BidStatus, STATUSCODES_INLINE, StatusCodes, VERDICTS_INLINE, Verdict, Verdicts};
-pub use view::{NonBid, NonBidExt, SeatNonBid, ValidatedBid, ValidatedIssue, ValidatedSummary};
+pub use view::{
+    NonBid, NonBidExt, NonBidPrebid, SeatNonBid, ValidatedBid, ValidatedIssue, ValidatedSummary,
+};

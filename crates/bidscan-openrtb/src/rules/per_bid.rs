@@ -18,87 +18,14 @@ use std::collections::{HashMap, HashSet};
 
 use super::blocklists::{self, Blocklists};
 use super::insecure::{insecure_markup, is_http};
-use crate::checks::{DuplicateIds, is_currency_code};
+use crate::checks::DuplicateIds;
 use crate::model::lists::CreativeAttribute;
 
+use super::bid_ext::{self, DSA_TEXT_BYTES, DsaFault};
+use super::media::{self, Media, markup_media};
 use super::policy::{Action, Policy};
 use super::table::Rule;
 use super::verdict::{BidStatus, Findings, Verdict, Verdicts};
-
-/// The slot a bid fills.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Media {
-    Banner,
-    Video,
-    Audio,
-    Native,
-}
-
-impl Media {
-    fn of_mtype(mtype: i64) -> Option<Media> {
-        Some(match mtype {
-            1 => Media::Banner,
-            2 => Media::Video,
-            3 => Media::Audio,
-            4 => Media::Native,
-            _ => return None,
-        })
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Media::Banner => "banner",
-            Media::Video => "video",
-            Media::Audio => "audio",
-            Media::Native => "native",
-        }
-    }
-
-    fn offered(self, imp: &Imp<'_>) -> bool {
-        match self {
-            Media::Banner => imp.banner.is_some(),
-            Media::Video => imp.video.is_some(),
-            Media::Audio => imp.audio.is_some(),
-            Media::Native => imp.native.is_some(),
-        }
-    }
-}
-
-/// What the markup itself says the bid is: VAST, native JSON, or `<`-led HTML; `None` for no markup or text that
-/// is none of these (`"some-test-ad"`), which contradicts nothing.
-fn markup_media(adm: Option<&Adm<'_>>, imp: &Imp<'_>) -> Option<Media> {
-    let adm = adm?;
-    match adm.kind() {
-        AdmKind::Vast if imp.video.is_none() && imp.audio.is_some() => Some(Media::Audio),
-        AdmKind::Vast => Some(Media::Video),
-        AdmKind::Native => Some(Media::Native),
-        AdmKind::Html
-            if adm
-                .as_markup()
-                .is_some_and(|t| t.trim_start().starts_with('<')) =>
-        {
-            Some(Media::Banner)
-        }
-        AdmKind::Html | AdmKind::None => None,
-    }
-}
-
-/// The bid's media type: `mtype`, else the markup's, else the imp's only slot.
-fn media(bid: &Bid<'_>, imp: &Imp<'_>) -> Option<Media> {
-    if let Some(m) = bid.mtype.and_then(|m| Media::of_mtype(m.0)) {
-        return Some(m);
-    }
-    if let Some(m) = markup_media(bid.adm.as_ref(), imp) {
-        return Some(m);
-    }
-    let mut offered = [Media::Banner, Media::Video, Media::Audio, Media::Native]
-        .into_iter()
-        .filter(|m| m.offered(imp));
-    match (offered.next(), offered.next()) {
-        (Some(only), None) => Some(only),
-        _ => None,
-    }
-}
 
 /// One piece of a finding's message: text as is, or a value quoted as `{:?}` quotes it.
 #[derive(Clone, Copy)]
@@ -186,30 +113,43 @@ impl<'r, 'a> ImpIndex<'r, 'a> {
 
 /// Applies the rules to every bid of `pair`, reporting findings into `out` and one verdict per bid, in document
 /// order, into `verdicts`. `duplicates_found`: decode reported a `duplicate_bid_id` (else no bid repeats an id,
-/// and they are not looked for again).
+/// and they are not looked for again). `claims`: the rule each bid's errors from decoding reject it by (empty:
+/// none has any).
 pub(super) fn check(
     pair: &Pair<'_>,
     policy: &Policy,
     duplicates_found: bool,
+    claims: &[Option<Rule>],
     out: &mut Findings<'_>,
     verdicts: &mut Verdicts,
 ) {
     let request = &pair.request;
     let response = &pair.decoded.response;
-    let cur = response.cur.as_deref().unwrap_or("USD");
+    // An empty or absent `cur` is USD (OpenRTB 2.6 §4.2.1 default; Prebid Server reads `""` so too).
+    let cur = response
+        .cur
+        .as_deref()
+        .filter(|c| !c.is_empty())
+        .unwrap_or("USD");
     let has_bids = pair.decoded.status == Status::Bid;
-    let response_invalid = (has_bids && is_blank(response.id.as_deref()))
-        || response
-            .cur
-            .as_deref()
-            .is_some_and(|c| !is_currency_code(c));
-    let currency_refused =
-        has_bids && !request.cur.is_empty() && !request.cur.iter().any(|c| currency_key(c) == cur);
+    // An empty `request.cur` allows USD only: OpenRTB 2.6 §3.2.1 leaves it to the exchange, and this is Prebid
+    // Server's policy (`exchange/bidder_validate_bids.go`).
+    let currency_refused = has_bids
+        && if request.cur.is_empty() {
+            cur != "USD"
+        } else {
+            !request.cur.iter().any(|c| currency_key(c) == cur)
+        };
     let action = policy.action(Rule::Currency);
     if currency_refused && action != Action::Skip {
-        let allowed: Vec<&str> = request.cur.iter().map(|c| &**c).collect();
-        let message =
-            format!("the response currency {cur} is not among the request's cur {allowed:?}");
+        let message = if request.cur.is_empty() {
+            format!(
+                "the response currency {cur} is not allowed: the request names no cur, which allows USD only"
+            )
+        } else {
+            let allowed: Vec<&str> = request.cur.iter().map(|c| &**c).collect();
+            format!("the response currency {cur} is not among the request's cur {allowed:?}")
+        };
         let path = paths::field(response, Object::Response, "cur");
         out.rule(
             Rule::Currency,
@@ -244,6 +184,7 @@ pub(super) fn check(
     }
     let imps = ImpIndex::new(&request.imp);
     let blocklists = Blocklists::new(&request.badv, &request.bcat, &request.bapp);
+    let allowed_categories = Blocklists::new(&[], &request.acat, &[]);
     let battr_sets = RefCell::new(HashMap::new());
     let size_sets = RefCell::new(HashMap::new());
     let duplicates = if duplicates_found {
@@ -265,13 +206,13 @@ pub(super) fn check(
                 markup: pair.decoded.markup.get(position),
                 battr_sets: &battr_sets,
                 size_sets: &size_sets,
-                rule: None,
+                rule: claims.get(position).copied().flatten(),
             };
             one.run(
                 pair,
+                si,
                 &imps,
-                &blocklists,
-                response_invalid,
+                (&blocklists, &allowed_categories),
                 currency_refused,
                 duplicates.contains(position),
             );
@@ -388,9 +329,10 @@ impl OneBid<'_, '_, '_, '_> {
         self.reject(rule);
     }
 
-    /// Rejects the bid for `rule` when it is enforced (its finding is already reported).
+    /// Rejects the bid for `rule` when it is enforced (its finding is already reported); of several, the first
+    /// in table order gives the bid its status code.
     fn reject(&mut self, rule: Rule) {
-        if self.policy.action(rule) == Action::Enforce && self.rule.is_none() {
+        if self.policy.action(rule) == Action::Enforce && self.rule.is_none_or(|r| rule < r) {
             self.rule = Some(rule);
         }
     }
@@ -398,9 +340,9 @@ impl OneBid<'_, '_, '_, '_> {
     fn run(
         &mut self,
         pair: &Pair<'_>,
+        seat: usize,
         imps: &ImpIndex<'_, '_>,
-        blocklists: &Blocklists<'_>,
-        response_invalid: bool,
+        (blocklists, allowed_categories): (&Blocklists<'_>, &Blocklists<'_>),
         currency_refused: bool,
         duplicate: bool,
     ) {
@@ -415,8 +357,10 @@ impl OneBid<'_, '_, '_, '_> {
             ]);
             self.flag(Rule::UnknownImp, "impid", "unknown_impid", message);
         }
+        // Decode reports these as errors, which reject the bid through `claims`; they are checked here again so
+        // that a bid past the listed issues is judged the same.
         let price = bid.price.filter(|p| p.is_finite() && *p >= 0.0);
-        if response_invalid || is_blank(bid.id.as_deref()) || impid.is_none() || price.is_none() {
+        if is_blank(bid.id.as_deref()) || impid.is_none() || price.is_none() {
             self.reject(Rule::InvalidBid);
         }
         if currency_refused {
@@ -444,15 +388,23 @@ impl OneBid<'_, '_, '_, '_> {
         }
         if let Some(imp) = imp {
             self.deal(imp, dealid, deal, price);
-            let media = media(bid, imp);
+            let declared = if bid.mtype.is_none() {
+                bid_ext::prebid_type(bid.ext.as_ref())
+            } else {
+                None
+            };
+            let media = media::infer(bid, declared, imp);
             self.attributes(imp, media);
             self.duration(imp, media);
+            self.video_format(imp, media);
             self.size(imp, media);
             self.secure(imp);
-            self.media_type(imp);
+            self.media_type(imp, declared);
         }
-        self.advertiser(blocklists);
-        self.category(pair, blocklists);
+        self.advertiser(pair, blocklists);
+        self.category(pair, blocklists, allowed_categories);
+        self.seat(pair, seat);
+        self.dsa(pair);
     }
 
     /// `price` against `floor` in `floorcur`; a floor in another currency without a rate is a warning.
@@ -487,16 +439,11 @@ impl OneBid<'_, '_, '_, '_> {
             }
             Some(_) => {}
             None => {
-                let issue = Issue {
-                    path: self.path("price"),
-                    code: "floor_rate_missing",
-                    severity: Severity::Warning,
-                    message: format!(
-                        "the {what} {floor} {floorcur} cannot be compared with a price in {cur}: no rate in validate.rates"
-                    )
-                    .into(),
-                };
-                self.out.push(issue, None);
+                let message = format!(
+                    "the {what} {floor} {floorcur} cannot be compared with a price in {cur}: no rate (validate.rates \
+                     or a fresh rates source)"
+                );
+                self.flag(Rule::FloorRate, "price", "floor_rate_missing", message);
             }
         }
     }
@@ -522,7 +469,7 @@ impl OneBid<'_, '_, '_, '_> {
                 if let (Some(price), Some(floor)) = (price, deal.bidfloor.filter(|f| *f > 0.0)) {
                     let floorcur = currency_key(deal.bidfloorcur.as_deref().unwrap_or("USD"));
                     self.floor(
-                        Rule::Deal,
+                        Rule::DealFloor,
                         price,
                         floor,
                         &floorcur,
@@ -545,15 +492,47 @@ impl OneBid<'_, '_, '_, '_> {
     }
 
     fn attributes(&mut self, imp: &Imp<'_>, media: Option<Media>) {
-        let battr = match media {
-            Some(Media::Banner) => imp.banner.as_ref().map(|b| &b.battr[..]),
-            Some(Media::Video) => imp.video.as_ref().map(|v| &v.battr[..]),
-            Some(Media::Audio) => imp.audio.as_ref().map(|v| &v.battr[..]),
-            Some(Media::Native) => imp.native.as_ref().map(|n| &n.battr[..]),
-            None => None,
+        // The slot's own `battr`, then its companion banners' (Google openrtb's validator: battr on every slot,
+        // companions included); with the media type unknown, every offered slot's.
+        let want = |m: Media| media.is_none_or(|x| x == m);
+        let mut blocked = None;
+        let mut look = |name: &'static str, battr: &[CreativeAttribute]| {
+            if blocked.is_none() {
+                blocked = self.blocked_attribute(battr).map(|a| (name, a));
+            }
         };
-        let Some(battr) = battr else { return };
-        let blocked = if battr.len() > blocklists::SCAN {
+        if let Some(b) = imp.banner.as_ref().filter(|_| want(Media::Banner)) {
+            look("banner", &b.battr);
+        }
+        for (m, name, slot) in [
+            (Media::Video, "video", imp.video.as_ref()),
+            (Media::Audio, "audio", imp.audio.as_ref()),
+        ] {
+            if let Some(v) = slot.filter(|_| want(m)) {
+                look(name, &v.battr);
+                for companion in &v.companionad {
+                    look("companionad", &companion.battr);
+                }
+            }
+        }
+        if let Some(n) = imp.native.as_ref().filter(|_| want(Media::Native)) {
+            look("native", &n.battr);
+        }
+        if let Some((name, a)) = blocked {
+            let message = format!(
+                "creative attribute {} is blocked by the imp's {name}.battr",
+                a.0
+            );
+            self.flag(Rule::BlockedAttribute, "attr", "blocked_attribute", message);
+        }
+    }
+
+    /// The first of the bid's `attr` in `battr` (long lists searched through a set made once per list).
+    fn blocked_attribute(&self, battr: &[CreativeAttribute]) -> Option<CreativeAttribute> {
+        if battr.is_empty() {
+            return None;
+        }
+        if battr.len() > blocklists::SCAN {
             let mut sets = self.battr_sets.borrow_mut();
             let set = sets
                 .entry(battr.as_ptr() as usize)
@@ -561,14 +540,6 @@ impl OneBid<'_, '_, '_, '_> {
             self.bid.attr.iter().find(|a| set.contains(a)).copied()
         } else {
             self.bid.attr.iter().find(|a| battr.contains(a)).copied()
-        };
-        if let Some(a) = blocked {
-            let media = media.map_or("", Media::name);
-            let message = format!(
-                "creative attribute {} is blocked by the imp's {media}.battr",
-                a.0
-            );
-            self.flag(Rule::BlockedAttribute, "attr", "blocked_attribute", message);
         }
     }
 
@@ -609,6 +580,66 @@ impl OneBid<'_, '_, '_, '_> {
         }
     }
 
+    /// `video_format`: a video bid's VAST must be one the slot plays (OpenRTB 2.6 §3.2.7): its version, as an
+    /// AdCOM protocol (inline or wrapper), among `video.protocols`, and, for inline markup with media files, one
+    /// `MediaFile` of a type among `video.mimes`. Markup that is not VAST, or not well-formed (the `creative`
+    /// rule's), is not judged here.
+    fn video_format(&mut self, imp: &Imp<'_>, media: Option<Media>) {
+        let (Some(Media::Video), Some(video)) = (media, imp.video.as_ref()) else {
+            return;
+        };
+        if (video.mimes.is_empty() && video.protocols.is_empty())
+            || self.policy.action(Rule::VideoFormat) == Action::Skip
+        {
+            return;
+        }
+        let finding = self.with_vast(|info| {
+            if !info.well_formed {
+                return None;
+            }
+            if !video.protocols.is_empty() {
+                let protocol = info
+                    .version
+                    .and_then(|v| media::vast_protocol(v, info.wrapper));
+                if !protocol.is_some_and(|p| video.protocols.contains(&p)) {
+                    let kind = if info.wrapper { "wrapper" } else { "inline" };
+                    let offered: Vec<i64> = video.protocols.iter().map(|p| p.0).collect();
+                    let message = match (info.version, protocol) {
+                        (Some(v), Some(p)) => format!(
+                            "VAST {v} {kind} (protocol {}) is not among the imp's video.protocols {offered:?}",
+                            p.0
+                        ),
+                        (Some(v), None) => format!(
+                            "VAST version {v:?} is no protocol of the imp's video.protocols {offered:?}"
+                        ),
+                        (None, _) => format!(
+                            "the VAST root has no version, so it matches none of the imp's video.protocols {offered:?}"
+                        ),
+                    };
+                    return Some(("vast_version_not_offered", message));
+                }
+            }
+            None
+        });
+        if let Some(Some((code, message))) = finding {
+            self.flag(Rule::VideoFormat, "adm", code, message);
+        }
+    }
+
+    /// `f` of the bid's VAST inspection: the pair's when it was decoded with one, else made here; `None` when
+    /// the markup is not VAST.
+    fn with_vast<R>(&self, f: impl FnOnce(&bidscan_markup::vast::VastInfo<'_>) -> R) -> Option<R> {
+        if let Some(Markup::Vast(info)) = self.markup {
+            return Some(f(info));
+        }
+        match self.bid.adm.as_ref() {
+            Some(Adm::Markup(text)) if matches!(AdmKind::sniff(text), AdmKind::Vast) => {
+                Some(f(&bidscan_markup::vast::inspect(text)))
+            }
+            _ => None,
+        }
+    }
+
     /// The first `Linear`'s `Duration` in seconds of the bid's VAST markup (`VastInfo::duration_secs`): from the
     /// inspection when the pair was decoded with one, else read here.
     fn vast_duration(&self) -> Option<f64> {
@@ -627,9 +658,6 @@ impl OneBid<'_, '_, '_, '_> {
         let (Some(Media::Banner), Some(banner)) = (media, imp.banner.as_ref()) else {
             return;
         };
-        let (Some(w), Some(h)) = (self.bid.w, self.bid.h) else {
-            return;
-        };
         // Iterated again rather than collected: an accepted size allocates nothing.
         let allowed = || {
             banner
@@ -638,9 +666,19 @@ impl OneBid<'_, '_, '_, '_> {
                 .filter_map(|f| Some((f.w?, f.h?)))
                 .chain(banner.w.zip(banner.h))
         };
-        if allowed().next().is_none() {
+        let Some(first) = allowed().next() else {
             return;
-        }
+        };
+        let (Some(w), Some(h)) = (self.bid.w, self.bid.h) else {
+            // Without its size a bid could fill any of several sizes (Prebid Server Java's
+            // `ResponseBidValidator`: a banner bid needs its size): rejected where the imp offers two or more.
+            if allowed().any(|s| s != first) {
+                let message =
+                    "the bid gives no w and h and the imp offers several banner sizes".to_owned();
+                self.flag(Rule::Size, "w", "size_missing", message);
+            }
+            return;
+        };
         let listed = if banner.format.len() > blocklists::SCAN {
             let mut sets = self.size_sets.borrow_mut();
             sets.entry(banner.format.as_ptr() as usize)
@@ -696,17 +734,18 @@ impl OneBid<'_, '_, '_, '_> {
         }
     }
 
-    fn media_type(&mut self, imp: &Imp<'_>) {
+    fn media_type(&mut self, imp: &Imp<'_>, prebid_type: Option<Media>) {
         let bid = self.bid;
-        let declared = bid.mtype.and_then(|m| Media::of_mtype(m.0));
+        let declared = bid.mtype.and_then(|m| Media::of_mtype(m.0)).or(prebid_type);
         let from_markup = markup_media(bid.adm.as_ref(), imp);
         match (declared, from_markup) {
             (Some(m), _) if !m.offered(imp) => {
-                let message = format!(
-                    "mtype {} ({}) is not offered by the imp",
-                    bid.mtype.map_or(0, |m| m.0),
-                    m.name()
-                );
+                let message = match bid.mtype {
+                    Some(mtype) => {
+                        format!("mtype {} ({}) is not offered by the imp", mtype.0, m.name())
+                    }
+                    None => format!("ext.prebid.type {} is not offered by the imp", m.name()),
+                };
                 self.flag(Rule::MediaType, "mtype", "media_type_not_offered", message);
             }
             (Some(m), Some(k)) if m != k && !(m == Media::Audio && k == Media::Video) => {
@@ -736,7 +775,8 @@ impl OneBid<'_, '_, '_, '_> {
         }
     }
 
-    fn advertiser(&mut self, blocklists: &Blocklists<'_>) {
+    fn advertiser(&mut self, pair: &Pair<'_>, blocklists: &Blocklists<'_>) {
+        let request = &pair.request;
         let bid = self.bid;
         let blocked = bid
             .adomain
@@ -764,13 +804,50 @@ impl OneBid<'_, '_, '_, '_> {
             ]);
             self.flag(Rule::BlockedAdvertiser, "bundle", "blocked_app", message);
         }
+        // Leaving the member out must not pass a blocklist (Prebid's `ortb2blocking` `block_unknown_adomain`).
+        if !request.badv.is_empty() && bid.adomain.iter().all(|d| d.is_empty()) {
+            let message = "the request blocks advertisers (badv) and the bid names no adomain";
+            self.flag(
+                Rule::UnknownAdomain,
+                "adomain",
+                "unknown_adomain",
+                message.to_owned(),
+            );
+        }
+        if request.app && !request.bapp.is_empty() && is_blank(bid.bundle.as_deref()) {
+            let message =
+                "the request is for an app and blocks apps (bapp), and the bid names no bundle";
+            self.flag(
+                Rule::UnknownBundle,
+                "bundle",
+                "unknown_bundle",
+                message.to_owned(),
+            );
+        }
     }
 
-    fn category(&mut self, pair: &Pair<'_>, blocklists: &Blocklists<'_>) {
+    fn category(&mut self, pair: &Pair<'_>, blocklists: &Blocklists<'_>, allowed: &Blocklists<'_>) {
         let request = &pair.request;
         let bid = self.bid;
-        let same_taxonomy = bid.cattax.map_or(1, |t| t.0) == request.cattax.map_or(1, |t| t.0);
-        if !same_taxonomy {
+        if request.bcat.is_empty() && request.acat.is_empty() {
+            return;
+        }
+        // Categories compare only within one taxonomy (§3.2.1, §4.2.3 `cattax`, 1 when absent): a bid in
+        // another cannot be checked, so it does not pass (Prebid's `ortb2blocking`).
+        let (theirs, ours) = (
+            bid.cattax.map_or(1, |t| t.0),
+            request.cattax.map_or(1, |t| t.0),
+        );
+        if theirs != ours {
+            let message = format!(
+                "the bid's categories are in cattax {theirs}, the request's bcat/acat in cattax {ours}"
+            );
+            self.flag(
+                Rule::CategoryTaxonomy,
+                "cattax",
+                "category_taxonomy_mismatch",
+                message,
+            );
             return;
         }
         let blocked = bid
@@ -785,6 +862,104 @@ impl OneBid<'_, '_, '_, '_> {
                 Part::Quoted(b),
             ]);
             self.flag(Rule::BlockedCategory, "cat", "blocked_category", message);
+        }
+        if !request.acat.is_empty() && !bid.cat.iter().any(|c| allowed.category(c).is_some()) {
+            let message = if bid.cat.is_empty() {
+                "the request allows only the categories of acat and the bid names no cat".to_owned()
+            } else {
+                "no cat of the bid is within the request's acat".to_owned()
+            };
+            self.flag(
+                Rule::BlockedCategory,
+                "cat",
+                "category_not_allowed",
+                message,
+            );
+        }
+    }
+
+    /// `bseat` and `wseat` (OpenRTB 2.6 §3.2.1): a seat blocked, or not among the allowed ones (a bid without
+    /// `seat` is not among them).
+    fn seat(&mut self, pair: &Pair<'_>, seat: usize) {
+        let request = &pair.request;
+        if request.bseat.is_empty() && request.wseat.is_empty() {
+            return;
+        }
+        let name = self.response.seatbid[seat].seat.as_deref().unwrap_or("");
+        let path = paths::field(self.response, Object::Seat(seat), "seat");
+        let finding = if request.bseat.iter().any(|b| **b == *name) {
+            Some((
+                "seat_blocked",
+                message(&[
+                    Part::Text("seat "),
+                    Part::Quoted(name),
+                    Part::Text(" is in bseat"),
+                ]),
+            ))
+        } else if !request.wseat.is_empty() && !request.wseat.iter().any(|w| **w == *name) {
+            Some((
+                "seat_not_allowed",
+                message(&[
+                    Part::Text("seat "),
+                    Part::Quoted(name),
+                    Part::Text(" is not in wseat"),
+                ]),
+            ))
+        } else {
+            None
+        };
+        if let Some((code, message)) = finding {
+            let action = self.policy.action(Rule::Seat);
+            if action != Action::Skip {
+                self.out.rule(Rule::Seat, action, path, code, message);
+                self.reject(Rule::Seat);
+            }
+        }
+    }
+
+    /// DSA transparency (IAB Tech Lab "DSA Transparency" extension; Prebid Server's `dsa/validate.go`): where
+    /// the request's `regs.ext.dsa.dsarequired` is 2 or 3, the bid's `ext.dsa` must be an object, `behalf` and
+    /// `paid` at most 100 bytes, and `adrender` not contradict `pubrender` (0: the publisher cannot render, so the
+    /// buyer must, `adrender` 1; 2: the publisher will, so the buyer must not, `adrender` not 1).
+    fn dsa(&mut self, pair: &Pair<'_>) {
+        let Some(required) = pair.request.dsa.filter(|d| d.required()) else {
+            return;
+        };
+        if self.policy.action(Rule::Dsa) == Action::Skip {
+            return;
+        }
+        let problem = match bid_ext::dsa(self.bid.ext.as_ref()) {
+            Err(DsaFault::Missing) => Some((
+                "dsa_missing",
+                "the request requires DSA transparency (regs.ext.dsa.dsarequired 2 or 3) and the bid has no ext.dsa"
+                    .to_owned(),
+            )),
+            Err(DsaFault::NotAnObject) => Some((
+                "dsa_invalid",
+                "ext.dsa is not an object of the DSA transparency extension's shape".to_owned(),
+            )),
+            Ok(dsa) if dsa.behalf_bytes > DSA_TEXT_BYTES => Some((
+                "dsa_invalid",
+                format!("ext.dsa.behalf is {} bytes, more than {DSA_TEXT_BYTES}", dsa.behalf_bytes),
+            )),
+            Ok(dsa) if dsa.paid_bytes > DSA_TEXT_BYTES => Some((
+                "dsa_invalid",
+                format!("ext.dsa.paid is {} bytes, more than {DSA_TEXT_BYTES}", dsa.paid_bytes),
+            )),
+            Ok(dsa) => match (required.pubrender, dsa.adrender) {
+                (Some(0), Some(ad)) if ad != 1 => Some((
+                    "dsa_render_conflict",
+                    format!("the publisher cannot render the DSA transparency (pubrender 0) and ext.dsa.adrender is {ad}, not 1"),
+                )),
+                (Some(2), Some(1)) => Some((
+                    "dsa_render_conflict",
+                    "the publisher will render the DSA transparency (pubrender 2) and ext.dsa.adrender is 1".to_owned(),
+                )),
+                _ => None,
+            },
+        };
+        if let Some((code, message)) = problem {
+            self.flag(Rule::Dsa, "ext", code, message);
         }
     }
 }

@@ -384,7 +384,7 @@ mod tests {
     #[test]
     fn every_rule_has_its_own_action() {
         for rule in Rule::ALL {
-            let mut p = Policy::default();
+            let mut p = Policy::all(Action::Enforce);
             p.set(rule, Action::Skip);
             let skipped: Vec<Rule> = Rule::ALL
                 .into_iter()
@@ -397,5 +397,23 @@ mod tests {
                 .iter()
                 .all(|r| Policy::all(Action::Warn).action(*r) == Action::Warn)
         );
+    }
+
+    #[test]
+    fn defaults_and_deal_floor_following_deal() {
+        let p = Policy::default();
+        for rule in Rule::ALL {
+            assert_eq!(p.action(rule), rule.default_action(), "{rule:?}");
+        }
+        assert_eq!(p.action(Rule::UnknownAdomain), Action::Skip);
+        let warned: Policy = serde_json::from_str(r#"{"deal":"warn"}"#).unwrap();
+        assert_eq!(warned.action(Rule::DealFloor), Action::Warn);
+        let split: Policy =
+            serde_json::from_str(r#"{"deal":"warn","deal_floor":"enforce"}"#).unwrap();
+        assert_eq!(split.action(Rule::DealFloor), Action::Enforce);
+        assert_eq!(split.action(Rule::Deal), Action::Warn);
+        let skipped: Policy = serde_json::from_str(r#"{"unknown_adomain":"enforce"}"#).unwrap();
+        assert_eq!(skipped.action(Rule::UnknownAdomain), Action::Enforce);
+        assert_eq!(skipped.action(Rule::UnknownBundle), Action::Skip);
     }
 }

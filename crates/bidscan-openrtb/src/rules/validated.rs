@@ -2,13 +2,16 @@
 
 use super::per_bid;
 use super::policy::{Action, Policy};
-use super::table::Rule;
+use super::table::{Rule, claiming};
 use super::verdict::{BidStatus, Findings, StatusCodes, Verdicts, note_left_out};
 use bidscan_json::Reader;
 use bidscan_markup::Inspector;
 
+use crate::checks::issue::{Issue, Severity, Unlisted};
+use crate::checks::paths::{self, Object};
 use crate::decode::pair::{self, Pair};
 use crate::decode::{DecodeError, Mode};
+use crate::model::response::BidResponse;
 
 /// A response validated against its request.
 #[derive(Clone, Debug, PartialEq)]
@@ -20,6 +23,8 @@ pub struct Validated<'a> {
     pub statuscodes: StatusCodes,
     /// One per bid, in document order (all seat bids' bids in a row).
     pub verdicts: Verdicts,
+    /// The policy's `nonbid_markup`: [`seatnonbid`](Validated::seatnonbid) keeps the rejected bids' `adm`.
+    pub nonbid_markup: bool,
 }
 
 impl<'a> Validated<'a> {
@@ -33,6 +38,7 @@ impl<'a> Validated<'a> {
             pair,
             statuscodes: StatusCodes::new(),
             verdicts: Verdicts::new(),
+            nonbid_markup: false,
         };
         validated.apply(policy);
         validated
@@ -81,6 +87,7 @@ impl<'a> Validated<'a> {
             pair: Pair::empty(),
             statuscodes: StatusCodes::new(),
             verdicts: Verdicts::new(),
+            nonbid_markup: false,
         };
         pair::fill(reader, input, mode, inspector, &mut validated.pair)?;
         validated.apply(policy);
@@ -90,16 +97,19 @@ impl<'a> Validated<'a> {
     /// The rules of `policy` applied to `self.pair`: its issues get the findings, `statuscodes` (empty) and
     /// `verdicts` (empty) their entries, each written where it stays.
     fn apply(&mut self, policy: &Policy) {
+        self.nonbid_markup = policy.nonbid_markup;
         let Validated {
             pair,
             statuscodes,
             verdicts,
+            ..
         } = self;
         let mut issues = std::mem::take(&mut pair.decoded.issues);
         let mut duplicates_found = false;
+        let mut errors = false;
         statuscodes.extend(issues.iter().map(|i| {
-            let rule =
-                (i.severity == crate::Severity::Error).then(|| super::table::claiming(i.code));
+            let rule = (i.severity == Severity::Error).then(|| claiming(i.code));
+            errors |= rule.is_some();
             duplicates_found |= rule == Some(Rule::DuplicateId);
             rule.filter(|r| policy.action(*r) != Action::Skip)
                 .map(Rule::statuscode)
@@ -109,13 +119,27 @@ impl<'a> Validated<'a> {
         duplicates_found |= unlisted
             .iter()
             .any(|(code, _, _)| code == "duplicate_bid_id");
+        // Every error on a bid rejects it (the rule claiming it decides); errors found but not listed could be
+        // any bid's, so then every bid is the general rule's.
+        let claims = if errors || unlisted.count(Severity::Error) > 0 {
+            claims(&pair.decoded.response, &issues, &unlisted, policy)
+        } else {
+            Vec::new()
+        };
         let mut findings = Findings {
             issues: &mut issues,
             statuscodes,
             left_out: 0,
             unlisted: &mut unlisted,
         };
-        per_bid::check(pair, policy, duplicates_found, &mut findings, verdicts);
+        per_bid::check(
+            pair,
+            policy,
+            duplicates_found,
+            &claims,
+            &mut findings,
+            verdicts,
+        );
         let left_out = findings.left_out;
         if left_out > 0 {
             note_left_out(&mut issues, statuscodes, left_out);
@@ -131,4 +155,76 @@ impl<'a> Validated<'a> {
             .filter(|v| v.status == BidStatus::Rejected)
             .count()
     }
+}
+
+/// The enforced rule that rejects each bid (document order, all seat bids' bids in a row) for the errors decode
+/// and the markup inspection reported, the first in table order where several do; `None`: no error claims it.
+///
+/// An error under `/seatbid/i/bid/j` is bid j's; an error on a seat bid's own member rejects the seat's bids, and
+/// one on the response's own member every bid (`invalid_bid`): the answer the bids came in is not what the
+/// bidder meant to send. An error at an array element that was dropped (`"bid": [5]`) names no bid. With errors
+/// left unlisted (past `MAX_ISSUES`) every bid is rejected by `invalid_bid`.
+fn claims(
+    response: &BidResponse<'_>,
+    issues: &[Issue],
+    unlisted: &Unlisted,
+    policy: &Policy,
+) -> Vec<Option<Rule>> {
+    let enforced = |rule: Rule| policy.action(rule) == Action::Enforce;
+    let mut claims: Vec<Option<Rule>> = Vec::new();
+    let mut seats: Vec<(String, std::ops::Range<usize>, Vec<String>)> = Vec::new();
+    for (si, seat) in response.seatbid.iter().enumerate() {
+        let from = claims.len();
+        claims.extend(seat.bid.iter().map(|_| None));
+        let bids = (0..seat.bid.len())
+            .map(|bi| paths::object(response, Object::Bid(si, bi)))
+            .collect();
+        seats.push((
+            paths::object(response, Object::Seat(si)),
+            from..claims.len(),
+            bids,
+        ));
+    }
+    let mut claim = |at: usize, rule: Rule| {
+        let slot = &mut claims[at];
+        if slot.is_none_or(|r| rule < r) {
+            *slot = Some(rule);
+        }
+    };
+    let under = |path: &str, prefix: &str| {
+        path.strip_prefix(prefix)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    };
+    if unlisted.count(Severity::Error) > 0 && enforced(Rule::InvalidBid) {
+        for at in 0..seats.last().map_or(0, |s| s.1.end) {
+            claim(at, Rule::InvalidBid);
+        }
+    }
+    for issue in issues.iter().filter(|i| i.severity == Severity::Error) {
+        let rule = claiming(issue.code);
+        if !enforced(rule) {
+            continue;
+        }
+        let path = issue.path.as_str();
+        if !under(path, "/seatbid") {
+            for at in 0..seats.last().map_or(0, |s| s.1.end) {
+                claim(at, rule);
+            }
+            continue;
+        }
+        let Some((seat_path, range, bids)) = seats.iter().find(|(p, _, _)| under(path, p)) else {
+            continue;
+        };
+        let in_seat = &path[seat_path.len()..];
+        if under(in_seat, "/bid") {
+            if let Some(bi) = bids.iter().position(|p| under(path, p)) {
+                claim(range.start + bi, rule);
+            }
+        } else {
+            for at in range.clone() {
+                claim(at, rule);
+            }
+        }
+    }
+    claims
 }

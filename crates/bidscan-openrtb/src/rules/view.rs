@@ -1,6 +1,8 @@
 //! What a validation answer shows: the summary with each bid's verdict, issues with their status codes, and the
 //! seat-non-bid list (openrtb `extensions/community_extensions/seat-non-bid.md`).
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use crate::checks::issue::Issue;
@@ -70,22 +72,31 @@ pub struct SeatNonBid<'s> {
     pub nonbid: Vec<NonBid<'s>>,
 }
 
-/// One rejected bid: `{impid, statuscode, ext: {bid}}`.
+/// One rejected bid: `{impid, statuscode, ext: {prebid: {bid}}}`, the shape Prebid Server gives its
+/// `seatnonbid` entries (`nonbid[].ext.prebid.bid`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct NonBid<'s> {
     /// `Bid.impid`.
     pub impid: Option<&'s str>,
     /// The seat-non-bid status code.
     pub statuscode: u16,
-    /// `{bid}`: the rejected bid, canonical.
+    /// `{prebid: {bid}}`: the rejected bid, canonical.
     pub ext: NonBidExt<'s>,
 }
 
-/// `NonBid.ext`.
+/// `NonBid.ext`: `{prebid: {bid}}`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct NonBidExt<'s> {
-    /// The rejected bid as decoded (canonical output).
-    pub bid: &'s Bid<'s>,
+    /// `{bid}`.
+    pub prebid: NonBidPrebid<'s>,
+}
+
+/// `NonBid.ext.prebid`: `{bid}`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NonBidPrebid<'s> {
+    /// The rejected bid as decoded (canonical output), without `adm` unless the policy's `nonbid_markup` keeps
+    /// it.
+    pub bid: Cow<'s, Bid<'s>>,
 }
 
 impl<'a> Validated<'a> {
@@ -141,7 +152,8 @@ impl<'a> Validated<'a> {
             .collect()
     }
 
-    /// The rejected bids by seat, seats in order of their first rejected bid (empty when every bid is accepted).
+    /// The rejected bids by seat, seats in order of their first rejected bid (empty when every bid is accepted);
+    /// each bid without its `adm` unless [`nonbid_markup`](Validated::nonbid_markup).
     pub fn seatnonbid(&self) -> Vec<SeatNonBid<'_>> {
         let mut out: Vec<SeatNonBid<'_>> = Vec::new();
         let mut verdicts = self.verdicts.iter();
@@ -154,7 +166,18 @@ impl<'a> Validated<'a> {
                 let nonbid = NonBid {
                     impid: bid.impid.as_deref(),
                     statuscode,
-                    ext: NonBidExt { bid },
+                    ext: NonBidExt {
+                        prebid: NonBidPrebid {
+                            bid: if self.nonbid_markup || bid.adm.is_none() {
+                                Cow::Borrowed(bid)
+                            } else {
+                                Cow::Owned(Bid {
+                                    adm: None,
+                                    ..bid.clone()
+                                })
+                            },
+                        },
+                    },
                 };
                 match out.iter_mut().find(|s| s.seat == name) {
                     Some(s) => s.nonbid.push(nonbid),

@@ -4,7 +4,7 @@
 
 use bidscan_json::Reader;
 use bidscan_openrtb::rules::{BidStatus, Policy, Validated};
-use bidscan_openrtb::{DecodeError, Mode, Severity, decode_pair};
+use bidscan_openrtb::{DecodeError, Inspector, Mode, Severity, decode_pair_inspected};
 use serde_json::Value;
 
 /// What validating one envelope gave.
@@ -32,11 +32,13 @@ pub fn envelope(request: &Value, response: &Value) -> String {
     format!(r#"{{"request":{request},"response":{response}}}"#)
 }
 
-/// Validates `text` (an envelope) under `policy` in lenient mode.
+/// Validates `text` (an envelope) under `policy` in lenient mode, each bid's markup inspected (as the server
+/// does on `/validate`).
 pub fn validate_text(text: &str, policy: &Policy) -> Result<Outcome, DecodeError> {
     let mut buf = text.as_bytes().to_vec();
     let mut reader = Reader::default();
-    let pair = decode_pair(&mut reader, &mut buf, Mode::Lenient)?;
+    let mut inspector = Inspector::new();
+    let pair = decode_pair_inspected(&mut reader, &mut buf, Mode::Lenient, &mut inspector)?;
     let v = Validated::new(pair, policy);
     assert_eq!(v.statuscodes.len(), v.pair.decoded.issues.len());
     assert_eq!(v.verdicts.len(), v.pair.decoded.bid_count());
@@ -83,7 +85,7 @@ pub fn request() -> Value {
         "imp": [
             {"id": "1", "bidfloor": 0.5, "banner": {"format": [{"w": 300, "h": 250}, {"w": 728, "h": 90}]}},
             {"id": "2", "bidfloor": 1.0, "bidfloorcur": "USD",
-             "video": {"mimes": ["video/mp4"], "minduration": 5, "maxduration": 30, "protocols": [2, 3]}}
+             "video": {"mimes": ["video/mp4"], "minduration": 5, "maxduration": 30, "protocols": [2, 3, 7]}}
         ],
         "site": {"page": "https://publisher.example/"},
         "tmax": 120
