@@ -112,7 +112,10 @@ async fn validate_marks_each_bid_in_either_member_order_and_counts_rejections() 
         assert_eq!(seatnonbid[0]["seat"], "s1");
         assert_eq!(seatnonbid[0]["nonbid"][0]["impid"], "1");
         assert_eq!(seatnonbid[0]["nonbid"][0]["statuscode"], 301);
-        assert_eq!(seatnonbid[0]["nonbid"][1]["ext"]["bid"]["id"], "c");
+        // The bid at Prebid Server's place, without its markup (validate.nonbid_markup is off).
+        let bid = &seatnonbid[0]["nonbid"][1]["ext"]["prebid"]["bid"];
+        assert_eq!(bid["id"], "c");
+        assert!(bid.get("adm").is_none(), "{bid}");
         assert_eq!(
             v["response"]["seatbid"][0]["bid"].as_array().unwrap().len(),
             3,
