@@ -5,8 +5,8 @@
 //! tag URI, insecure creatives). This crate looks inside it at decode time, over markup that bidscan-json has
 //! already decoded in place, and reports a small description per bid:
 //! - [`vast`]: VAST video markup, read with quick-xml as a stream — version, ads, wrapper and its URI, the
-//!   first `Linear`'s duration, media files, impressions, error URLs; well-formedness with line and column;
-//!   warnings ([`vast::Warning`]).
+//!   first `Linear`'s duration, media files and their types, impressions, error URLs; well-formedness with
+//!   line and column; warnings ([`vast::Warning`]).
 //! - [`native`]: native JSON (Native 1.2 §5), decoded by bidscan-json itself, legacy `"native"` root accepted —
 //!   version, assets, link, trackers; inner JSON errors with their byte offset.
 //! - [`html`]: HTML (display) markup — whether every `src`, `href` and `url(...)` is secure, how many

@@ -1,6 +1,6 @@
 //! The VAST fast path (`vast::scan`, our own tokenizer) against the exact path (`vast::inspect_with_quick_xml`,
 //! quick-xml's events): whenever the fast path answers, its `VastInfo` (counts, version, wrapper URI, duration,
-//! warnings and their offsets, and a violation's message and place) is the exact path's; it answers for every
+//! media types, warnings and their offsets, and a violation's message and place) is the exact path's; it answers for every
 //! IAB sample and every truncation of one. Over the samples, their truncated and corrupted variants, hand-made
 //! edge cases, random well-formed documents and random markup-like strings.
 
@@ -263,7 +263,7 @@ fn edge_cases_agree() {
         ("<VAST><![CDATA[]]></VAST>".into(), true),
         ("<VAST version=\"4.2\"><??><?pi?></VAST>".into(), true),
         ("<!----><VAST/><!-- a - b -->".into(), true),
-        // XML 1.0 rules quick-xml does not check, left to the exact path (tester B, session 19): `--` in a
+        // XML 1.0 rules quick-xml does not check, left to the exact path: `--` in a
         // comment or `-` last (§2.5), `]]>` in text (§2.4), no whitespace between attributes (§3.1), a name
         // starting with a digit, `-` or `.` (§2.3), the reserved PI target `xml` in another case (§2.6), a
         // declaration without its version first (§2.8).
@@ -330,6 +330,109 @@ fn edge_cases_agree() {
     assert!(vast::inspect_with_quick_xml(&deep).well_formed);
 }
 
+/// A document of one inline `<Ad>` whose `<Linear>` holds a `<MediaFile>` with each of `attributes` (in
+/// turn a leaf, an empty element and one with a CDATA section), with `<MediaFile>`s of other types in
+/// `<Extensions>`, `<CreativeExtensions>` and a second `<Ad>`.
+fn media_files(attributes: &[&str]) -> String {
+    let files: String = attributes
+        .iter()
+        .enumerate()
+        .map(|(k, a)| match k % 3 {
+            0 => format!("<MediaFile{a}>https://m/{k}.mp4</MediaFile>\n"),
+            1 => format!("<MediaFile{a}/>"),
+            _ => format!("<v:MediaFile{a}><![CDATA[https://m/{k}]]></v:MediaFile>"),
+        })
+        .collect();
+    format!(
+        "<VAST version=\"4.2\"><Ad><InLine><Impression/><Extensions><Extension><MediaFile type=\"ext/1\"/>\
+         </Extension></Extensions><Creatives><Creative><CreativeExtensions><MediaFile type=\"ext/2\">x</MediaFile>\
+         </CreativeExtensions><Linear><Duration>00:00:15</Duration><MediaFiles>{files}</MediaFiles></Linear>\
+         </Creative></Creatives></InLine></Ad><Ad><InLine><Impression/><Creatives><Creative><Linear>\
+         <MediaFiles><MediaFile type=\"second/ad\">y</MediaFile></MediaFiles></Linear></Creative></Creatives>\
+         </InLine></Ad></VAST>"
+    )
+}
+
+#[test]
+fn media_types_agree_and_are_the_first_ads() {
+    // Media types: a reference, single quotes, whitespace, `xsi:type`, no type, a blank one, `type` after
+    // other attributes, duplicates, more types than kept, a `type` with whitespace around `=` (the
+    // word-by-word read), one with `<`, a bad reference, given twice or unquoted (the exact path); with
+    // `<MediaFile>`s in `<Extensions>`, `<CreativeExtensions>` and a second `<Ad>` around them.
+    let distinct = |n: usize| {
+        (1..=n)
+            .map(|k| format!(" type=\"a/{k}\""))
+            .collect::<Vec<_>>()
+    };
+    let written = [
+        " type=\"video/x&#45;flv\"",
+        " type=' video/mp4 '",
+        " type=\"video/mp4\"",
+        " xsi:type=\"a/b\"",
+        "",
+        " type=\"\"",
+        " type=\"&#32;\"",
+        " type = \"video/webm\"",
+        " type=\"video&#x2F;ogg\" id='1'",
+        " id='2' type=\"&lt;&amp;&gt;&apos;&quot;\"",
+        " id='3' type=\"video/3gpp\" w=\"1\"",
+        " type=\"video/MP4\"",
+    ];
+    // (the `<MediaFile>`s' attributes, the fast path answers itself)
+    let cases: Vec<(Vec<String>, bool)> = vec![
+        (written.map(String::from).to_vec(), true),
+        (distinct(4), true),
+        ([distinct(4), distinct(2)].concat(), true),
+        (distinct(6), true),
+        (vec![" type=\"a<b\"".into()], false),
+        (vec![" type=\"a&bogus;\"".into()], false),
+        (vec![" type=\"a/1\" type=\"a/2\"".into()], false),
+        (vec![" type=a/1".into()], false),
+    ];
+    for (attributes, answered) in cases {
+        let attributes: Vec<&str> = attributes.iter().map(String::as_str).collect();
+        let m = media_files(&attributes);
+        assert_eq!(agrees(&m, &m), answered, "{m}");
+    }
+
+    let m = media_files(&[
+        " type=\"video/x&#45;flv\"",
+        " type=' video/mp4 '",
+        " type=\"video/mp4\"",
+        " xsi:type=\"a/b\"",
+        "",
+        " type=\"&#32;\"",
+        " type = \"video/webm\"",
+        " type=\"video/MP4\"",
+    ]);
+    assert!(agrees(&m, "media types"), "not read by the fast path");
+    let info = vast::inspect(&m);
+    assert!(info.well_formed, "{:?}", info.error);
+    assert_eq!(info.media_files, 8);
+    let types = &info.media_types;
+    assert_eq!(
+        types.iter().collect::<Vec<_>>(),
+        ["video/x-flv", "video/mp4", "video/webm", "video/MP4"]
+    );
+    assert_eq!((types.more(), types.untyped()), (false, 3));
+    let m = media_files(&[
+        " type=\"a/1\"",
+        " type=\"a/2\"",
+        " type=\"a/1\"",
+        " type=\"a/3\"",
+        " type=\"a/4\"",
+        " type=\"a/5\"",
+    ]);
+    assert!(agrees(&m, "more types"), "not read by the fast path");
+    let info = vast::inspect(&m);
+    assert_eq!(
+        info.media_types.iter().collect::<Vec<_>>(),
+        ["a/1", "a/2", "a/3", "a/4"]
+    );
+    assert!(info.media_types.more());
+    assert_eq!(info.media_types.untyped(), 0);
+}
+
 /// A random element tree of VAST names with attributes, text, references, CDATA, comments and PIs: well-formed
 /// by construction (the values and texts never hold `<`, and references are valid).
 fn element(depth: u32) -> BoxedStrategy<String> {
@@ -344,6 +447,9 @@ fn element(depth: u32) -> BoxedStrategy<String> {
         Just("MediaFile"),
         Just("VASTAdTagURI"),
         Just("Creative"),
+        Just("Extensions"),
+        Just("CreativeExtensions"),
+        Just("v:MediaFile"),
         Just("v:Ad"),
         Just("x"),
     ];
@@ -367,6 +473,15 @@ fn element(depth: u32) -> BoxedStrategy<String> {
         Just(" version=\"4.2\"".to_owned()),
         Just(" u=\"a&amp;b\"".to_owned()),
         Just(" x = \"a>b\" ".to_owned()),
+        // `<MediaFile>` types: five distinct ones (more than kept), written with references, quotes and
+        // whitespace; blank; prefixed.
+        (0..5u8).prop_map(|k| format!(" type=\"video/t{k}\"")),
+        Just(" type=' video/t1\t'".to_owned()),
+        Just(" id='m' type=\"video&#x2F;t2\"".to_owned()),
+        Just(" id=\"m\" type='video/t3' w=\"1\"".to_owned()),
+        Just(" type = \"video/t3;codecs=&quot;a&quot;\"".to_owned()),
+        Just(" type=\"&#32;\"".to_owned()),
+        Just(" xsi:type=\"video/t4\"".to_owned()),
     ];
     let leaf = (name.clone(), attr.clone(), text.clone()).prop_map(|(n, a, t)| {
         if t.is_empty() {
@@ -489,6 +604,18 @@ fn the_fast_path_info_is_the_exact_one_field_by_field() {
         vast::scan("<VAST version=\"5\"><Ad><Wrapper/></Ad></VAST>"),
         Some(a)
     );
+    // Media types and their untyped count take part too.
+    let typed = |t: &str| {
+        let m = format!(
+            "<VAST version=\"4.2\"><Ad><InLine><Linear><MediaFile{t}/></Linear></InLine></Ad></VAST>"
+        );
+        vast::inspect(&m).media_types.into_owned()
+    };
+    assert_ne!(typed(" type=\"video/mp4\""), typed(" type=\"video/webm\""));
+    assert_ne!(typed(""), typed(" type=\"video/mp4\""));
+    // A missing and a blank type are both untyped, which the count tells from no `<MediaFile>`.
+    assert_eq!(typed(""), typed(" type=\"\""));
+    assert_ne!(typed(""), vast::MediaTypes::default());
 }
 
 /// `len` bytes cycling through `decoys` (never the end of the construct they go in).
@@ -575,6 +702,8 @@ fn long_start_tags_agree_at_every_window_boundary() {
                 assert!(info.well_formed, "pad {pad}: {:?}", info.error);
                 assert_eq!(info.version, Some(format!("4.{}", pad % 3).as_str()));
                 assert_eq!(info.media_files, 2, "pad {pad}");
+                let types: Vec<&str> = info.media_types.iter().collect();
+                assert_eq!(types, ["video/mp4"], "pad {pad}");
                 read += 1;
             }
         }

@@ -8,7 +8,7 @@
 //! attribute or a `<style>` element. An `http://` that is only text does not count: a comment, prose, a
 //! click-tracker query parameter, or another attribute's value (`alt="src=http://…"`, `class="url(http://…)"`).
 //!
-//! `context.rs` ([`context::Cursor`]) reads the markup forward to tell a tag's attribute values from text.
+//! `context.rs` (`context::Cursor`) reads the markup forward to tell a tag's attribute values from text.
 
 mod context;
 
@@ -83,7 +83,7 @@ pub fn inspect(markup: &str) -> HtmlInfo {
 }
 
 /// Whether `b` holds at `at` an `http` URL's start: `http:` (scheme in any case), then two bytes that are each
-/// `/` or `\` (`//`, `\/\/`, `\\`), what the URL parser reads as the `//` before the host (see [`SCHEME`]).
+/// `/` or `\` (`//`, `\/\/`, `\\`), what the URL parser reads as the `//` before the host (see `SCHEME`).
 /// Shared with bidscan-openrtb's `secure` rule, which reads VAST, native and the bid's URLs the same way.
 pub fn http_url_at(b: &[u8], at: usize) -> bool {
     b.get(at..at + 7).is_some_and(|s| {

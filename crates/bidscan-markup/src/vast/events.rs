@@ -11,7 +11,7 @@ use quick_xml::events::{BytesStart, Event};
 
 use super::VastInfo;
 use super::bytes::{is_name_start, is_space};
-use super::walk::{Root, Tag, Violation, Walk, check_value, comment_allowed};
+use super::walk::{Root, Tag, Violation, Walk, check_value, comment_allowed, is_media_type};
 
 /// Inspects `markup` with quick-xml (see [`inspect_with_quick_xml`](super::inspect_with_quick_xml)).
 pub(super) fn run(markup: &str) -> VastInfo<'_> {
@@ -48,13 +48,13 @@ fn event_into<'a>(
     match event {
         Event::Start(e) => {
             check_name(&e, at)?;
-            let version = check_attributes(walk, markup, &e, at)?;
-            walk.open(Tag::of(e.local_name().as_ref().as_bytes()), version, at)?;
+            let value = check_attributes(walk, markup, &e, at)?;
+            walk.open(Tag::of(e.local_name().as_ref().as_bytes()), value, at)?;
         }
         Event::Empty(e) => {
             check_name(&e, at)?;
-            let version = check_attributes(walk, markup, &e, at)?;
-            walk.open(Tag::of(e.local_name().as_ref().as_bytes()), version, at)?;
+            let value = check_attributes(walk, markup, &e, at)?;
+            walk.open(Tag::of(e.local_name().as_ref().as_bytes()), value, at)?;
             walk.end();
         }
         Event::End(_) => walk.end(),
@@ -115,14 +115,15 @@ fn check_name(e: &BytesStart<'_>, at: usize) -> Result<(), Violation> {
 }
 
 /// Checks every attribute of `e` (syntax, whitespace before each, duplicate names, references and `<` in
-/// values) and returns the root's `version`.
+/// values) and returns the value as written the walk reads ([`Walk::open`]): the root's `version`, below it the
+/// `type` ([`is_media_type`]).
 fn check_attributes<'a>(
     walk: &Walk<'a>,
     markup: &'a str,
     e: &BytesStart<'a>,
     at: usize,
 ) -> Result<Option<&'a str>, Violation> {
-    let mut version = None;
+    let mut wanted = None;
     for attribute in e.attributes().with_checks(true) {
         let attribute = attribute.map_err(|err| (at, attribute_error(e, err)))?;
         // quick-xml reads `a="1"b="2"` as two attributes; XML wants whitespace between them (§3.1).
@@ -144,11 +145,16 @@ fn check_attributes<'a>(
         if let Err(message) = check_value(value.as_bytes()) {
             return Err((at, message.into()));
         }
-        if walk.depth == 0 && attribute.key.local_name().as_ref() == "version" {
-            version = borrowed(markup, value);
+        let kept = if walk.depth == 0 {
+            attribute.key.local_name().as_ref() == "version"
+        } else {
+            is_media_type(key)
+        };
+        if kept {
+            wanted = borrowed(markup, value);
         }
     }
-    Ok(version)
+    Ok(wanted)
 }
 
 /// quick-xml's attribute error as a message; a duplicate (whose positions count from inside the tag) names the

@@ -2,8 +2,8 @@
 //!
 //! [`inspect`] reports what an exchange checks before it lets a video bid into the auction (IAB Tech Lab VAST
 //! 2.0–4.3): the version, how many `<Ad>`s, whether the first one is a `<Wrapper>` and where it points, the
-//! first `<Linear>`'s `<Duration>`, its media files, and the impression and error URLs. Namespaces are ignored
-//! (elements are matched by local name, case-sensitively as XML is).
+//! first `<Linear>`'s `<Duration>`, its media files and their types, and the impression and error URLs.
+//! Namespaces are ignored (elements are matched by local name, case-sensitively as XML is).
 //!
 //! Well-formedness (XML 1.0 §2.1) is checked as the stream goes: mismatched or unclosed tags, unknown entity or
 //! character references, a bare `&`, `<` in an attribute value, several root elements, text outside the root,
@@ -20,12 +20,14 @@
 mod bytes;
 mod duration;
 mod events;
+mod media;
 mod scan;
 mod walk;
 
 use std::borrow::Cow;
 
 pub use duration::parse as parse_duration;
+pub use media::{MAX_MEDIA_TYPES, MediaTypes, mime_matches};
 
 use crate::location::Location;
 
@@ -46,6 +48,8 @@ pub struct VastInfo<'a> {
     pub duration_secs: Option<f64>,
     /// `<MediaFile>` elements in the first `<Ad>`.
     pub media_files: usize,
+    /// The distinct `type`s of those `<MediaFile>`s, and how many have none ([`MediaTypes`]).
+    pub media_types: MediaTypes<'a>,
     /// `<Impression>` elements in the whole document.
     pub impressions: usize,
     /// `<Error>` elements (error-tracking URLs) in the whole document.
@@ -159,9 +163,10 @@ impl Warnings {
 
 /// Inspects VAST markup. Leading whitespace and a byte-order mark are skipped (offsets still count from the
 /// start of `markup`). Never panics. A well-formed document is read in one pass by [`scan`], allocating
-/// nothing but a `Duration` or wrapper URI split into pieces or holding references (and an error message for
-/// the violations it reports); any other document is read again by [`inspect_with_quick_xml`], which reports
-/// the violation (and allocates what quick-xml's reader keeps for the open elements' names).
+/// nothing but a `Duration` or wrapper URI split into pieces or holding references, a media type holding
+/// references (and an error message for the violations it reports); any other document is read again by
+/// [`inspect_with_quick_xml`], which reports the violation (and allocates what quick-xml's reader keeps for the
+/// open elements' names).
 pub fn inspect(markup: &str) -> VastInfo<'_> {
     scan(markup).unwrap_or_else(|| inspect_with_quick_xml(markup))
 }
@@ -208,7 +213,8 @@ mod tests {
 
     #[test]
     fn reads_an_inline_document() {
-        let info = inspect(INLINE);
+        let m = INLINE;
+        let info = inspect(m);
         assert!(info.well_formed, "{:?}", info.error);
         assert_eq!(info.version, Some("4.2"));
         assert_eq!((info.ads, info.wrapper, info.wrapper_uri), (2, false, None));
@@ -217,7 +223,64 @@ mod tests {
             (info.media_files, info.impressions, info.error_urls),
             (2, 2, 1)
         );
+        let types: Vec<&str> = info.media_types.iter().collect();
+        assert_eq!(types, ["video/mp4", "video/webm"]);
+        // Borrowed from the markup.
+        assert!(
+            info.media_types
+                .iter()
+                .all(|t| m.as_bytes().as_ptr_range().contains(&t.as_ptr()))
+        );
         assert!(info.warnings.is_empty(), "{:?}", info.warnings);
+    }
+
+    #[test]
+    fn media_types_of_the_first_ads_media_files() {
+        // Trimmed and decoded, single quotes, a prefixed element, `xsi:type` not read, duplicates dropped, a
+        // missing and a blank type counted; a tag long enough for the word-by-word read; the `<Extensions>`
+        // and the second `<Ad>` not read.
+        let m = r#"<VAST version="4.2"><Ad><InLine><Impression/><Extensions><Extension><MediaFile type="ext/x">e</MediaFile>
+</Extension></Extensions><Creatives><Creative><Linear><Duration>00:00:15</Duration><v:MediaFiles xmlns:v="v">
+<MediaFile type=" video/mp4 ">a</MediaFile><v:MediaFile type='video/webm'/><MediaFile>c</MediaFile>
+<MediaFile type="application/x&#45;mpegURL">d</MediaFile><MediaFile type="video/mp4"/><MediaFile type=" &#32;"/>
+<MediaFile delivery="progressive" width="1920" height="1080" bitrate="4000" scalable="true" xsi:type="no/no" type="video/ogg"/>
+</v:MediaFiles></Linear></Creative></Creatives></InLine></Ad>
+<Ad><InLine><Impression/><Creatives><Creative><Linear><Duration>00:00:15</Duration><MediaFiles>
+<MediaFile type="video/3gpp">x</MediaFile></MediaFiles></Linear></Creative></Creatives></InLine></Ad></VAST>"#;
+        for info in [inspect(m), inspect_with_quick_xml(m)] {
+            assert!(info.well_formed, "{:?}", info.error);
+            assert_eq!(info.media_files, 7);
+            let t = &info.media_types;
+            assert_eq!(
+                t.iter().collect::<Vec<_>>(),
+                [
+                    "video/mp4",
+                    "video/webm",
+                    "application/x-mpegURL",
+                    "video/ogg"
+                ]
+            );
+            assert_eq!((t.more(), t.untyped()), (false, 2));
+            // Borrowed but for the one holding a reference.
+            let borrowed = t
+                .iter()
+                .map(|t| m.as_bytes().as_ptr_range().contains(&t.as_ptr()));
+            assert_eq!(borrowed.collect::<Vec<_>>(), [true, true, false, true]);
+            assert!(t.any(|t| mime_matches("application/X-MPEGURL", t)));
+            assert!(!t.any(|t| t == "video/3gpp" || t == "ext/x" || t == "no/no"));
+        }
+        assert_eq!(scan(m).as_ref(), Some(&inspect_with_quick_xml(m)));
+        // A fifth distinct type is flagged, not kept.
+        let five = m.replace("type=\"video/mp4\"/>", "type=\"video/mpeg\"/>");
+        for info in [inspect(&five), inspect_with_quick_xml(&five)] {
+            assert_eq!(info.media_types.len(), MAX_MEDIA_TYPES);
+            assert!(info.media_types.more());
+            assert!(!info.media_types.any(|t| t == "video/ogg"));
+        }
+        // A root named `MediaFile` is no media file: its `type` is not read, its `version` is.
+        let info = inspect("<MediaFile version=\"4.0\" type=\"video/mp4\"/>");
+        assert_eq!((info.version, info.media_files), (Some("4.0"), 0));
+        assert!(info.media_types.is_empty());
     }
 
     #[test]
@@ -242,7 +305,7 @@ mod tests {
     #[test]
     fn extensions_are_opaque_and_the_tag_uri_is_the_wrappers() {
         // An extension's `<Linear>`, `<MediaFile>`, `<Impression>`, `<Error>` and `<VASTAdTagURI>` are not the
-        // ad's (tester B, session 19: a 45 s extension `Linear` before the real 15 s one was reported).
+        // ad's (a 45 s extension `Linear` before the real 15 s one is not the ad's duration).
         let inline = r#"<VAST version="4.2"><Ad><InLine><Impression>i</Impression><Extensions><Extension>
 <Linear><Duration>00:00:45</Duration></Linear><MediaFile>x</MediaFile><Impression>j</Impression><Error>e</Error>
 <VASTAdTagURI>https://ext</VASTAdTagURI></Extension></Extensions><VASTAdTagURI>https://inline</VASTAdTagURI>

@@ -28,7 +28,7 @@ use bidscan_json::bytescan;
 
 use super::VastInfo;
 use super::bytes::{closes, is_name_start, is_space, name_stop, same, value_stop, window};
-use super::walk::{Root, Tag, Violation, Walk, check_value, comment_allowed};
+use super::walk::{Root, Tag, Violation, Walk, check_value, comment_allowed, is_media_type};
 
 /// Open elements the fast path keeps names for; deeper documents go to the exact path (VAST documents nest
 /// about 8 deep).
@@ -109,8 +109,9 @@ struct StartTag<'a> {
     /// The `>` that ends the tag, or the `/` of `/>`.
     close: usize,
     empty: bool,
-    /// The `version` attribute's value, for the root.
-    version: Option<&'a str>,
+    /// The value as written of the attribute the walk reads ([`Walk::open`]): the root's `version`, below it
+    /// the `type` ([`is_media_type`]; [`Scan::short_start_tag`] looks for it in a `<MediaFile>` only).
+    value: Option<&'a str>,
 }
 
 struct Scan<'a> {
@@ -418,7 +419,7 @@ impl<'a> Scan<'a> {
             return Some(resume);
         }
         if !self.walk.open_plain(kind) {
-            let opened = self.walk.open(kind, tag.version, at);
+            let opened = self.walk.open(kind, tag.value, at);
             self.walked(opened)?;
         }
         if tag.empty {
@@ -499,7 +500,7 @@ impl<'a> Scan<'a> {
         if end == 1 || w[end] == b':' || !is_name_start(w[1]) {
             return Err(Short::Shape);
         }
-        let mut version = None;
+        let mut kept = None;
         // The attribute names read so far (start and end in the window), for the duplicate check.
         let mut names = [(0u8, 0u8); SHORT_ATTRIBUTES];
         let mut count = 0;
@@ -542,19 +543,24 @@ impl<'a> Scan<'a> {
             names[count] = (name as u8, name_end as u8);
             count += 1;
             if self.walk.depth == 0 && &w[name..name_end] == b"version" {
-                version = self.markup.get(at + value..at + close);
+                kept = self.markup.get(at + value..at + close);
             }
             p = close + 1;
         }
         if count > 1 && repeated(w, &names[..count]) {
             return Err(Short::Shape);
         }
+        // A `<MediaFile>`'s `type`, looked for once the tag is read: a name check inside the loop above, or one
+        // kept across it, costs every tag more (callgrind).
+        if count != 0 && end == 10 && w[1..10] == *b"MediaFile" && self.walk.depth != 0 {
+            kept = self.media_type(at + end, at + p);
+        }
         Ok(StartTag {
             local: at + 1,
             name_end: at + end,
             close: at + p,
             empty: w[p] == b'/',
-            version,
+            value: kept,
         })
     }
 
@@ -567,7 +573,7 @@ impl<'a> Scan<'a> {
         if end == start || !is_name_start(self.b[start]) {
             return None;
         }
-        let mut version = None;
+        let mut kept = None;
         let mut names = [(0, 0); MAX_ATTRIBUTES];
         let mut count = 0;
         let mut p = end;
@@ -591,7 +597,7 @@ impl<'a> Scan<'a> {
                     names[count] = (p, name_end);
                     count += 1;
                     if let Some(v) = value {
-                        version = Some(v);
+                        kept = Some(v);
                     }
                     p = value_end + 1;
                 }
@@ -605,13 +611,33 @@ impl<'a> Scan<'a> {
             name_end: end,
             close: p,
             empty,
-            version,
+            value: kept,
         })
     }
 
+    /// The value as written of the `type` attribute ([`is_media_type`]) of a start tag [`Scan::short_start_tag`]
+    /// read, whose attributes lie in `from..close` (each `name="value"` or `name='value'` after one whitespace
+    /// byte, as that reader checked). Out of line: only a short `<MediaFile>` tag comes here.
+    #[inline(never)]
+    fn media_type(&self, from: usize, close: usize) -> Option<&'a str> {
+        let b = self.b.get(..close)?;
+        let mut p = from;
+        loop {
+            let name = p + 1;
+            let eq = name + b.get(name..)?.iter().position(|&c| c == b'=')?;
+            let quote = *b.get(eq + 1)?;
+            let value = eq + 2;
+            let end = value + b.get(value..)?.iter().position(|&c| c == quote)?;
+            if is_media_type(&b[name..eq]) {
+                return self.markup.get(value..end);
+            }
+            p = end + 1;
+        }
+    }
+
     /// The attribute whose name starts at `from`: where its name ends, the offset of its value's closing quote,
-    /// and its value when it is the root's `version` (local name after the first `:`, as quick-xml's
-    /// `local_name`).
+    /// and its value when the walk reads it: the root's `version` (local name after the first `:`, as
+    /// quick-xml's `local_name`), below it the `type` ([`is_media_type`]).
     #[inline(always)]
     fn attribute(&self, from: usize) -> Option<(usize, usize, Option<&'a str>)> {
         let (name_end, local) = self.name_end(from);
@@ -642,10 +668,13 @@ impl<'a> Scan<'a> {
             check_value(&self.b[close..end]).ok()?;
             close = end;
         }
-        let version = (self.walk.depth == 0 && &self.b[local..name_end] == b"version")
-            .then(|| self.markup.get(value_start..close))
-            .flatten();
-        Some((name_end, close, version))
+        let keep = if self.walk.depth == 0 {
+            &self.b[local..name_end] == b"version"
+        } else {
+            is_media_type(&self.b[from..name_end])
+        };
+        let value = keep.then(|| self.markup.get(value_start..close)).flatten();
+        Some((name_end, close, value))
     }
 
     /// `<![CDATA[…]]>` (the caller saw `<![`), as quick-xml reads it: anything but a complete CDATA section is

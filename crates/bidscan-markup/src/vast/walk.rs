@@ -57,6 +57,14 @@ impl Tag {
     }
 }
 
+/// True when an attribute named `name` (as written) holds a `<MediaFile>`'s type: `type`, unprefixed
+/// (`xsi:type` is another attribute). Compared at a fixed length, as [`Tag::of`] compares names. One rule for
+/// both tokenizers.
+#[inline(always)]
+pub(super) fn is_media_type(name: &[u8]) -> bool {
+    matches!(name, [b't', b'y', b'p', b'e'])
+}
+
 /// The `<Ad>` being read (a child of the root).
 struct Ad {
     first: bool,
@@ -235,18 +243,19 @@ impl<'a> Walk<'a> {
         }
     }
 
-    /// A start tag at `at` with local name `tag` and, for the root, its `version` attribute as written: opens
-    /// the element (the caller calls [`end`](Self::end) for an empty one).
+    /// A start tag at `at` with local name `tag` and `value`, as written: for the root its `version`
+    /// attribute, below it its `type` ([`is_media_type`], read only for a `<MediaFile>`). Opens the element (the
+    /// caller calls [`end`](Self::end) for an empty one).
     #[inline(always)]
     pub(super) fn open(
         &mut self,
         tag: Tag,
-        version: Option<&'a str>,
+        value: Option<&'a str>,
         at: usize,
     ) -> Result<(), Violation> {
         // Most elements mean nothing to the walk: only the depth changes.
         if tag != Tag::Other || self.depth == 0 {
-            self.start(tag, version, at)?;
+            self.start(tag, value, at)?;
         }
         self.depth += 1;
         Ok(())
@@ -262,7 +271,7 @@ impl<'a> Walk<'a> {
     }
 
     #[inline(never)]
-    fn start(&mut self, tag: Tag, version: Option<&'a str>, at: usize) -> Result<(), Violation> {
+    fn start(&mut self, tag: Tag, value: Option<&'a str>, at: usize) -> Result<(), Violation> {
         match (self.depth, self.root) {
             (0, Root::Closed) => return Err((at, "a second root element".into())),
             (0, _) => {
@@ -270,8 +279,8 @@ impl<'a> Walk<'a> {
                 if tag != Tag::Vast {
                     self.info.warnings.add(Warning::NotVast, at);
                 }
-                self.info.version = version;
-                if !version.is_some_and(|v| version_supported(&decoded(v))) {
+                self.info.version = value;
+                if !value.is_some_and(|v| version_supported(&decoded(v))) {
                     self.info.warnings.add(Warning::BadVersion, at);
                 }
                 return Ok(());
@@ -337,7 +346,10 @@ impl<'a> Walk<'a> {
                 });
             }
             Tag::MediaFile => {
-                self.info.media_files += usize::from(ad.first);
+                if ad.first {
+                    self.info.media_files += 1;
+                    self.info.media_types.add(value.map(media_type));
+                }
                 if let Some(linear) = &mut self.linear {
                     linear.media_files += 1;
                 }
@@ -456,16 +468,26 @@ fn trim(text: Cow<'_, str>) -> Cow<'_, str> {
     }
 }
 
+/// A `<MediaFile>`'s `type` as [`MediaTypes`](super::MediaTypes) keeps it: its references decoded, ASCII
+/// whitespace trimmed; borrowed when it holds no reference.
+fn media_type(value: &str) -> Cow<'_, str> {
+    match decoded(value) {
+        Cow::Borrowed(t) => Cow::Borrowed(t.trim_ascii()),
+        Cow::Owned(t) if t.trim_ascii().len() == t.len() => Cow::Owned(t),
+        Cow::Owned(t) => Cow::Owned(t.trim_ascii().to_owned()),
+    }
+}
+
 /// True when a comment's content (between `<!--` and `-->`) is allowed: no `--` in it and no `-` last (XML 1.0
 /// §2.5). One rule for both tokenizers.
 pub(super) fn comment_allowed(content: &[u8]) -> bool {
     content.last() != Some(&b'-') && memchr::memmem::find(content, b"--").is_none()
 }
 
-/// An attribute value as the XML parser reads it: its references decoded (`4&#46;2` is `4.2`, tester B,
-/// session 19); one already checked by [`check_value`], so every reference is well-formed.
+/// An attribute value as the XML parser reads it: its references decoded (`4&#46;2` is `4.2`); one already
+/// checked by [`check_value`], so every reference is well-formed.
 fn decoded(value: &str) -> Cow<'_, str> {
-    if !value.contains('&') {
+    if !value.bytes().any(|b| b == b'&') {
         return Cow::Borrowed(value);
     }
     let mut out = String::with_capacity(value.len());
