@@ -321,7 +321,7 @@ fn duration_350_from_the_vast_when_dur_is_absent() {
         b.as_object_mut().unwrap().remove("dur");
         b["adm"] = json!(format!(
             "<VAST version=\"4.0\"><Ad><InLine><Impression>https://i</Impression><Creatives><Creative><Linear>\
-             <Duration>{duration}</Duration><MediaFiles><MediaFile>https://m.mp4</MediaFile></MediaFiles>\
+             <Duration>{duration}</Duration><MediaFiles><MediaFile type=\"video/mp4\">https://m.mp4</MediaFile></MediaFiles>\
              </Linear></Creative></Creatives></InLine></Ad></VAST>"
         ));
         bid
@@ -1110,6 +1110,31 @@ fn dsa_300_where_required() {
     accepts(
         &with_request(|r| r["regs"] = json!({"ext": {"dsa": {"dsarequired": 1}}})),
         &response(),
+    );
+}
+
+#[test]
+fn video_format_350_mimes() {
+    accepts(
+        &request(),
+        &vast_bid(&vast("4.0", "video/MP4; codecs=avc1")),
+    );
+    rejects(
+        &request(),
+        &vast_bid(&vast("4.0", "video/webm")),
+        &format!("{B0}/adm"),
+        "vast_media_type_not_offered",
+        350,
+    );
+    // No mimes offered: not judged.
+    accepts(
+        &with_request(|r| {
+            r["imp"][1]["video"]
+                .as_object_mut()
+                .unwrap()
+                .remove("mimes");
+        }),
+        &vast_bid(&vast("4.0", "video/webm")),
     );
 }
 

@@ -130,6 +130,7 @@ fn owned(markup: Markup<'_>) -> Markup<'static> {
             wrapper_uri: own(v.wrapper_uri),
             duration_secs: v.duration_secs,
             media_files: v.media_files,
+            media_types: v.media_types.into_owned(),
             impressions: v.impressions,
             error_urls: v.error_urls,
             error: v.error,

@@ -619,6 +619,27 @@ impl OneBid<'_, '_, '_, '_> {
                     return Some(("vast_version_not_offered", message));
                 }
             }
+            // Inline markup with media files: one must be of a type the slot plays. More types than the
+            // inspection keeps cannot be judged, and pass.
+            let types = &info.media_types;
+            if !info.wrapper
+                && !video.mimes.is_empty()
+                && info.media_files > 0
+                && !types.more()
+                && !types.any(|t| {
+                    video
+                        .mimes
+                        .iter()
+                        .any(|m| bidscan_markup::vast::mime_matches(m, t))
+                })
+            {
+                let offered: Vec<&str> = video.mimes.iter().map(|m| &**m).collect();
+                let sent: Vec<&str> = types.iter().collect();
+                let message = format!(
+                    "no MediaFile of the VAST is of a type among the imp's video.mimes {offered:?} (types: {sent:?})"
+                );
+                return Some(("vast_media_type_not_offered", message));
+            }
             None
         });
         if let Some(Some((code, message))) = finding {
