@@ -117,11 +117,11 @@ impl Rule {
         }
     }
 
-    /// The seat-non-bid status code of a bid this rule rejects, from the extension's "List: Non-Bid Status
-    /// Codes" (openrtb `extensions/community_extensions/seat-non-bid.md`): 300 Response Rejected - General, 301
+    /// The seat-non-bid status code of a bid this rule rejects, from the extension's "List: Non Bid Status Codes"
+    /// (openrtb `extensions/community_extensions/seat-non-bid.md`), all "Response Rejected - …": 300 General, 301
     /// Below Floor, 302 Duplicate, 303 Category Mapping Invalid, 304 Below Deal Floor, 350 Invalid Creative, 351
-    /// Size Not Allowed, 352 Not Secure, 353 Incorrect Creative Format, 356 Advertiser Blocked, 357 Category
-    /// Exclusion.
+    /// Invalid Creative (Size Not Allowed), 352 (Not Secure), 353 (Incorrect Format), 356 (Advertiser Blocked),
+    /// 357 (Category Exclusion).
     pub fn statuscode(self) -> u16 {
         match self {
             Rule::UnknownImp
