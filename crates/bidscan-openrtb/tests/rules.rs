@@ -1253,8 +1253,10 @@ fn seatnonbid_carries_the_trimmed_bid_where_prebid_does() {
     let bid = &json[0]["nonbid"][0]["ext"]["prebid"]["bid"];
     assert_eq!(bid["id"], "b1");
     assert!(bid.get("adm").is_none(), "{bid}");
-    let mut keep = Policy::default();
-    keep.nonbid_markup = true;
+    let keep = Policy {
+        nonbid_markup: true,
+        ..Policy::default()
+    };
     let v = bidscan_openrtb::rules::Validated::new(pair, &keep);
     let json = serde_json::to_value(v.seatnonbid()).unwrap();
     assert!(json[0]["nonbid"][0]["ext"]["prebid"]["bid"]["adm"].is_string());

@@ -30,6 +30,9 @@ use crate::model::lists::MarkupType;
 use crate::model::response::BidResponse;
 
 /// What inspecting one bid's `adm` found.
+// The VAST variant is the largest (its media types are kept inline); one `Markup` per bid sits in
+// `Decoded::markup`, and boxing it would allocate per VAST bid instead.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum Markup<'a> {
     /// VAST markup (sniffed `<VAST` or `<?xml`).
