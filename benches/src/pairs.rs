@@ -51,11 +51,14 @@ pub fn pairs() -> Vec<Pair> {
     out
 }
 
-/// The two library calls compared: [`bidscan_openrtb::decode`] of the response, and
-/// [`Validated::decode`](bidscan_openrtb::rules::Validated::decode) of the envelope (`decode_pair` and the rules),
-/// each decoding a fresh copy of its bytes in a reused buffer. Returns the bid count (to keep the work alive).
+/// The library calls compared: [`bidscan_openrtb::decode`] of the response, and
+/// [`Validated::decode`](bidscan_openrtb::rules::Validated::decode) of the envelope (`decode_pair` and the rules)
+/// or [`Validated::decode_inspected`](bidscan_openrtb::rules::Validated::decode_inspected) (each bid's markup
+/// inspected too, with a reused [`Inspector`](bidscan_openrtb::Inspector)), each decoding a fresh copy of its
+/// bytes in a reused buffer. Each returns a count (to keep the work alive).
 pub struct Work {
     reader: bidscan_json::Reader,
+    inspector: bidscan_openrtb::Inspector,
     buf: Vec<u8>,
     policy: bidscan_openrtb::rules::Policy,
 }
@@ -65,6 +68,7 @@ impl Default for Work {
     fn default() -> Work {
         Work {
             reader: crate::decoders::bench_reader(),
+            inspector: bidscan_openrtb::Inspector::new(),
             buf: Vec::new(),
             policy: bidscan_openrtb::rules::Policy::default(),
         }
@@ -96,7 +100,7 @@ impl Work {
         .map_or(0, |p| p.decoded.bid_count() + 1)
     }
 
-    /// `/validate`'s library calls on `envelope`.
+    /// `/validate`'s library calls on `envelope` without markup inspection.
     pub fn validate(&mut self, envelope: &[u8]) -> usize {
         self.buf.clear();
         self.buf.extend_from_slice(envelope);
@@ -104,6 +108,20 @@ impl Work {
             &mut self.reader,
             &mut self.buf,
             bidscan_openrtb::Mode::Lenient,
+            &self.policy,
+        )
+        .map_or(0, |v| v.rejected() + 1)
+    }
+
+    /// `/validate`'s library calls on `envelope` with every bid's markup inspected (the server's default).
+    pub fn validate_inspected(&mut self, envelope: &[u8]) -> usize {
+        self.buf.clear();
+        self.buf.extend_from_slice(envelope);
+        bidscan_openrtb::rules::Validated::decode_inspected(
+            &mut self.reader,
+            &mut self.buf,
+            bidscan_openrtb::Mode::Lenient,
+            &mut self.inspector,
             &self.policy,
         )
         .map_or(0, |v| v.rejected() + 1)

@@ -4,10 +4,14 @@
 //! the minimum over the rounds of one `bidscan_openrtb::decode` of the response and of one `Validated::decode`
 //! (`decode_pair` and the rules) of the envelope; prints the sums and the ratio, and the spread of per-pair ratios.
 //!
-//! `validate_cost decode|validate|pair [PASSES]` (default 10): that work over every pair PASSES times, for
-//! callgrind (instructions per pass = (Ir at PASSES=5 − Ir at PASSES=1) / 4); `pair` is `decode_pair` alone, the
-//! envelope read without the rules:
-//! `valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.%p target/release/validate_cost validate 5`
+//! `validate_cost decode|validate|validate-inspected|pair [PASSES]` (default 10): that work over every pair PASSES
+//! times, for callgrind (instructions per pass = (Ir at PASSES=5 − Ir at PASSES=1) / 4). `decode` is
+//! `bidscan_openrtb::decode` of the response; `validate` is `Validated::decode` of the envelope (no markup
+//! inspection); `validate-inspected` is `Validated::decode_inspected` with a reused `Inspector` (every bid's markup
+//! inspected, as the server's `/validate` does by default); `pair` is `decode_pair` alone, the envelope read
+//! without the rules:
+//! `BIDSCAN_SCAN=avx2 valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.%p \
+//!     target/release/validate_cost validate-inspected 5`
 #![forbid(unsafe_code)]
 
 use std::hint::black_box;
@@ -28,12 +32,15 @@ fn main() {
     let pairs = pairs();
     let mut work = Work::default();
     match what {
-        "decode" | "validate" | "pair" => {
+        "decode" | "validate" | "validate-inspected" | "pair" => {
             for _ in 0..n {
                 for p in &pairs {
                     match what {
                         "decode" => black_box(work.decode(black_box(&p.response))),
                         "pair" => black_box(work.read_pair(black_box(&p.envelope))),
+                        "validate-inspected" => {
+                            black_box(work.validate_inspected(black_box(&p.envelope)))
+                        }
                         _ => black_box(work.validate(black_box(&p.envelope))),
                     };
                 }
@@ -41,7 +48,7 @@ fn main() {
         }
         "time" => time(&pairs, &mut work, n),
         _ => {
-            eprintln!("usage: validate_cost time|decode|validate|pair [N]");
+            eprintln!("usage: validate_cost time|decode|validate|validate-inspected|pair [N]");
             std::process::exit(2);
         }
     }
