@@ -14,23 +14,31 @@ use super::media::Media;
 #[derive(Deserialize, Default)]
 struct BidExt<'a> {
     #[serde(borrow, default)]
-    prebid: Option<&'a RawValue>,
-    #[serde(borrow, default)]
     dsa: Option<&'a RawValue>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize)]
 struct PrebidExt<'a> {
     #[serde(borrow, default, rename = "type")]
     kind: Option<Cow<'a, str>>,
 }
 
+/// `ext.prebid` alone, read in one pass (a `prebid` that is not an object fails the read: no type).
+#[derive(Deserialize)]
+struct PrebidOnly<'a> {
+    #[serde(borrow, default)]
+    prebid: Option<PrebidExt<'a>>,
+}
+
 /// `ext.prebid.type` of a bid (Prebid Server's convention for the bid's media type); `None` when `ext` is
-/// absent, has none, or names no media type.
+/// absent, has none, or names no media type. An `ext` whose text has no `"type"` key is not parsed.
 pub(super) fn prebid_type(ext: Option<&RawJson<'_>>) -> Option<Media> {
-    let ext: BidExt<'_> = serde_json::from_str(ext?.get()).ok()?;
-    let prebid: PrebidExt<'_> = serde_json::from_str(ext.prebid?.get()).ok()?;
-    Media::of_name(prebid.kind.as_deref()?)
+    let text = ext?.get();
+    if !text.contains("\"type\"") {
+        return None;
+    }
+    let ext: PrebidOnly<'_> = serde_json::from_str(text).ok()?;
+    Media::of_name(ext.prebid?.kind.as_deref()?)
 }
 
 /// Most bytes of `behalf` and of `paid`, as Prebid Server counts them (`dsa/validate.go`: 100).

@@ -13,7 +13,9 @@ use crate::model::response::BidResponse;
 use crate::model::status::Status;
 
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
+
+use bidscan_markup::vast::VastInfo;
 use std::collections::{HashMap, HashSet};
 
 use super::blocklists::{self, Blocklists};
@@ -184,7 +186,8 @@ pub(super) fn check(
     }
     let imps = ImpIndex::new(&request.imp);
     let blocklists = Blocklists::new(&request.badv, &request.bcat, &request.bapp);
-    let allowed_categories = Blocklists::new(&[], &request.acat, &[]);
+    let allowed_categories =
+        (!request.acat.is_empty()).then(|| Blocklists::new(&[], &request.acat, &[]));
     let battr_sets = RefCell::new(HashMap::new());
     let size_sets = RefCell::new(HashMap::new());
     let duplicates = if duplicates_found {
@@ -207,12 +210,13 @@ pub(super) fn check(
                 battr_sets: &battr_sets,
                 size_sets: &size_sets,
                 rule: claims.get(position).copied().flatten(),
+                own_vast: OnceCell::new(),
             };
             one.run(
                 pair,
                 si,
                 &imps,
-                (&blocklists, &allowed_categories),
+                (&blocklists, allowed_categories.as_ref()),
                 currency_refused,
                 duplicates.contains(position),
             );
@@ -311,6 +315,8 @@ struct OneBid<'c, 'f, 'r, 'a> {
     size_sets: &'c RefCell<HashMap<usize, HashSet<(i64, i64)>>>,
     /// The first enforced rule that rejected the bid.
     rule: Option<Rule>,
+    /// The bid's VAST inspection when the pair has none, made on first use (`with_vast`).
+    own_vast: OnceCell<Option<VastInfo<'r>>>,
 }
 
 impl OneBid<'_, '_, '_, '_> {
@@ -342,7 +348,7 @@ impl OneBid<'_, '_, '_, '_> {
         pair: &Pair<'_>,
         seat: usize,
         imps: &ImpIndex<'_, '_>,
-        (blocklists, allowed_categories): (&Blocklists<'_>, &Blocklists<'_>),
+        (blocklists, allowed_categories): (&Blocklists<'_>, Option<&Blocklists<'_>>),
         currency_refused: bool,
         duplicate: bool,
     ) {
@@ -647,32 +653,28 @@ impl OneBid<'_, '_, '_, '_> {
         }
     }
 
-    /// `f` of the bid's VAST inspection: the pair's when it was decoded with one, else made here; `None` when
-    /// the markup is not VAST.
-    fn with_vast<R>(&self, f: impl FnOnce(&bidscan_markup::vast::VastInfo<'_>) -> R) -> Option<R> {
+    /// `f` of the bid's VAST inspection: the pair's when it was decoded with one, else made here once per bid;
+    /// `None` when the markup is not VAST.
+    fn with_vast<R>(&self, f: impl FnOnce(&VastInfo<'_>) -> R) -> Option<R> {
         if let Some(Markup::Vast(info)) = self.markup {
             return Some(f(info));
         }
-        match self.bid.adm.as_ref() {
-            Some(Adm::Markup(text)) if matches!(AdmKind::sniff(text), AdmKind::Vast) => {
-                Some(f(&bidscan_markup::vast::inspect(text)))
-            }
-            _ => None,
-        }
+        let bid = self.bid;
+        self.own_vast
+            .get_or_init(|| match bid.adm.as_ref() {
+                Some(Adm::Markup(text)) if matches!(AdmKind::sniff(text), AdmKind::Vast) => {
+                    Some(bidscan_markup::vast::inspect(text))
+                }
+                _ => None,
+            })
+            .as_ref()
+            .map(f)
     }
 
     /// The first `Linear`'s `Duration` in seconds of the bid's VAST markup (`VastInfo::duration_secs`): from the
     /// inspection when the pair was decoded with one, else read here.
     fn vast_duration(&self) -> Option<f64> {
-        if let Some(Markup::Vast(info)) = self.markup {
-            return info.duration_secs;
-        }
-        match self.bid.adm.as_ref() {
-            Some(Adm::Markup(text)) if matches!(AdmKind::sniff(text), AdmKind::Vast) => {
-                bidscan_markup::vast::inspect(text).duration_secs
-            }
-            _ => None,
-        }
+        self.with_vast(|info| info.duration_secs).flatten()
     }
 
     fn size(&mut self, imp: &Imp<'_>, media: Option<Media>) {
@@ -847,7 +849,12 @@ impl OneBid<'_, '_, '_, '_> {
         }
     }
 
-    fn category(&mut self, pair: &Pair<'_>, blocklists: &Blocklists<'_>, allowed: &Blocklists<'_>) {
+    fn category(
+        &mut self,
+        pair: &Pair<'_>,
+        blocklists: &Blocklists<'_>,
+        allowed: Option<&Blocklists<'_>>,
+    ) {
         let request = &pair.request;
         let bid = self.bid;
         if request.bcat.is_empty() && request.acat.is_empty() {
@@ -884,7 +891,9 @@ impl OneBid<'_, '_, '_, '_> {
             ]);
             self.flag(Rule::BlockedCategory, "cat", "blocked_category", message);
         }
-        if !request.acat.is_empty() && !bid.cat.iter().any(|c| allowed.category(c).is_some()) {
+        if let Some(allowed) = allowed
+            && !bid.cat.iter().any(|c| allowed.category(c).is_some())
+        {
             let message = if bid.cat.is_empty() {
                 "the request allows only the categories of acat and the bid names no cat".to_owned()
             } else {
