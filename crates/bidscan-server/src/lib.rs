@@ -34,6 +34,7 @@ pub mod decoding;
 pub mod dispatch;
 pub mod error;
 pub mod error_code;
+pub mod gate;
 mod head;
 pub mod hot;
 pub mod layers;
@@ -42,6 +43,7 @@ pub mod metrics;
 pub mod openapi;
 #[cfg(target_os = "linux")]
 pub mod process;
+pub mod reload;
 pub mod render;
 pub mod routes;
 pub mod server;
@@ -50,4 +52,4 @@ pub mod validation;
 pub mod workers;
 
 pub use config::Config;
-pub use server::{serve, shutdown_signal};
+pub use server::{serve, serve_with, shutdown_signal};

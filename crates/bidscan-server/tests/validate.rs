@@ -299,8 +299,8 @@ async fn batch_answers_one_line_per_envelope() {
 #[tokio::test]
 async fn skip_and_warn_come_from_the_config() {
     let mut c = config();
-    c.validate.floor = bidscan_openrtb::rules::Action::Skip;
-    c.validate.secure = bidscan_openrtb::rules::Action::Warn;
+    c.validate.base.floor = bidscan_openrtb::rules::Action::Skip;
+    c.validate.base.secure = bidscan_openrtb::rules::Action::Warn;
     let server = start(c).await;
     let (code, v) = json(server.post("/validate", &[], envelope(true)).await).await;
     assert_eq!(code, 200);

@@ -221,7 +221,7 @@ impl Rates {
             }
             Some(amount * self.rate(from, via)? * self.rate(via, to)?)
         };
-        cross("USD").or_else(|| self.codes().into_iter().find_map(|via| cross(via)))
+        cross("USD").or_else(|| self.codes().into_iter().find_map(cross))
     }
 
     /// The direct rate `from` → `to`: as given, or the inverse of `to` → `from`.
