@@ -709,6 +709,24 @@ mod tests {
                 Some(92.0)
             );
             jail.clear_env();
+            // Profiles and the rates source from the environment too (names arrive lower-cased).
+            jail.set_env("BIDSCAN__VALIDATE__RATES__USD__EUR", "0.92");
+            jail.set_env("BIDSCAN__VALIDATE__PROFILES__ACME__FLOOR", "warn");
+            jail.set_env("BIDSCAN__VALIDATE__PROFILES__ACME__RATES__USD__JPY", "150");
+            jail.set_env(
+                "BIDSCAN__VALIDATE__RATES_SOURCE",
+                "https://rates.example/latest.json",
+            );
+            let c = Config::load(None).map_err(|e| *e)?;
+            let acme = &c.validate.profiles["acme"];
+            assert_eq!(
+                acme.action(bidscan_openrtb::rules::Rule::Floor),
+                bidscan_openrtb::rules::Action::Warn
+            );
+            assert_eq!(acme.rates.convert(1.0, "USD", "JPY"), Some(150.0));
+            assert_eq!(acme.rates.convert(100.0, "USD", "EUR"), Some(92.0));
+            assert!(c.validate.source.location().unwrap().is_some());
+            jail.clear_env();
             jail.set_env("BIDSCAN__VALIDATE__RATES__USD__EU", "0.92");
             let err = Config::load(None).unwrap_err();
             assert!(

@@ -15,13 +15,16 @@
 //!   as one service, the same steps folded; [`routes`]: the handlers; [`body`]: receiving bodies
 //!   under the size limits; [`error::ApiError`]: every error and its one `IntoResponse`.
 //! - [`config::Config`]: compiled-in default, file, `BIDSCAN__SECTION__KEY` environment (figment).
+//! - [`gate`]: the policies `/validate` judges under (the base, one per `?profile=`), swapped whole, read with one
+//!   atomic load per request; the rates source they take rates from (a file or an HTTP(S) URL, refreshed);
+//!   [`reload`]: `SIGHUP` re-reads the configuration and puts `[validate]` in force.
 //! - [`metrics`]: the Prometheus registry ([`metrics::Metrics`]), the HTTP metrics' per-route handles and the pool
 //!   observer feeding the buffer metrics.
 //! - [`cli`]: `bidscan serve | decode | validate | health`; [`cli::decode`] and [`cli::health`] implement the offline subcommands and the probe.
 //!
 //! # What it deliberately does not do
 //! Parse JSON or know the OpenRTB model beyond calling `bidscan_openrtb::decode`; terminate TLS (put it behind a
-//! proxy); queue requests past the concurrency limit (they are shed with 503); hold a pooled buffer across an
+//! proxy; the rates source's HTTPS client is the one TLS it speaks); queue requests past the concurrency limit (they are shed with 503); hold a pooled buffer across an
 //! `.await` (see [`decoding`]).
 #![forbid(unsafe_code)]
 

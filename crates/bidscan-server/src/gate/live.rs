@@ -111,9 +111,9 @@ impl Live {
             Ok(file) => {
                 tracing::info!(target: LOG_TARGET, source = %from, currencies = file.rates.0.len(),
                     data_as_of = file.data_as_of, "rates source read");
-                if let Some(seconds) = file.data_as_of {
-                    self.metrics.rates_data_as_of.set(seconds as f64);
-                }
+                self.metrics
+                    .rates_data_as_of
+                    .set(file.data_as_of.map_or(0.0, |s| s as f64));
                 inputs.source = Some(file);
                 inputs.last_ok = Some(Instant::now());
                 self.rebuild(&inputs);
