@@ -79,12 +79,15 @@ pub struct CurrencyFile {
     pub data_as_of: Option<i64>,
 }
 
-/// The connection a URL source is read over.
+/// How a source is read: a file, or a URL over its client.
 #[derive(Clone)]
 enum Transport {
     File(std::path::PathBuf),
-    Http(Client<HttpConnector, Empty<Bytes>>),
-    Https(Client<hyper_rustls::HttpsConnector<HttpConnector>, Empty<Bytes>>),
+    Http(Client<HttpConnector, Empty<Bytes>>, hyper::Uri),
+    Https(
+        Client<hyper_rustls::HttpsConnector<HttpConnector>, Empty<Bytes>>,
+        hyper::Uri,
+    ),
     /// HTTPS without CA certificates (none found on the system): every fetch fails with this reason.
     NoRoots(String),
 }
@@ -108,13 +111,15 @@ impl Fetcher {
                     Ok(builder) => Transport::Https(
                         Client::builder(TokioExecutor::new())
                             .build(builder.https_only().enable_http1().build()),
+                        uri.clone(),
                     ),
                     Err(e) => Transport::NoRoots(format!("no CA certificates: {e}")),
                 }
             }
-            SourceLocation::Url(_) => {
-                Transport::Http(Client::builder(TokioExecutor::new()).build_http())
-            }
+            SourceLocation::Url(uri) => Transport::Http(
+                Client::builder(TokioExecutor::new()).build_http(),
+                uri.clone(),
+            ),
         };
         Fetcher {
             location,
@@ -141,14 +146,10 @@ impl Fetcher {
     }
 
     async fn read(&self) -> Result<Vec<u8>, FetchError> {
-        let uri = match &self.location {
-            SourceLocation::Url(uri) => uri.clone(),
-            SourceLocation::File(_) => hyper::Uri::default(),
-        };
         match &self.transport {
             Transport::File(path) => read_file(path, self.max_bytes).await,
-            Transport::Http(client) => get(client, uri, self.max_bytes).await,
-            Transport::Https(client) => get(client, uri, self.max_bytes).await,
+            Transport::Http(client, uri) => get(client, uri.clone(), self.max_bytes).await,
+            Transport::Https(client, uri) => get(client, uri.clone(), self.max_bytes).await,
             Transport::NoRoots(why) => Err(FetchError::Io(why.clone())),
         }
     }

@@ -101,6 +101,13 @@ impl Live {
     /// Records the end of a fetch of `from`: counted; on success its rates are put in force; on failure the last
     /// good ones are kept. A result for a source no longer configured (a reload came first) is dropped.
     pub(super) fn fetched(&self, from: &SourceLocation, result: Result<CurrencyFile, FetchError>) {
+        self.apply_fetch(from, result);
+        // After the gate is rebuilt, so that `start` serves with the rates it waited for.
+        self.attempts.send_modify(|n| *n += 1);
+        self.update_gauges();
+    }
+
+    fn apply_fetch(&self, from: &SourceLocation, result: Result<CurrencyFile, FetchError>) {
         let label = result.as_ref().map_or_else(FetchError::label, |_| "ok");
         self.metrics.rates_fetches.with_label_values(&[label]).inc();
         let mut inputs = self.lock();
@@ -128,9 +135,6 @@ impl Live {
                     "rates source not read; {kept}");
             }
         }
-        drop(inputs);
-        self.attempts.send_modify(|n| *n += 1);
-        self.update_gauges();
     }
 
     /// Counts an attempt that could not be made (no source), so that [`start`](Self::start) does not wait.
