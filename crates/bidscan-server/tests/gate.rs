@@ -492,4 +492,32 @@ async fn sighup_reloads_the_policy_keeps_it_on_a_bad_file_and_names_restart_only
             .any(|l| l.contains("not reloaded") && l.contains("flor"))
     );
     assert_eq!(metric(&metrics().await, "ok"), 1.0);
+
+    // A reload that adds a rates source: read at once, its rates in force (150 JPY = 1.5 USD here), and a rule
+    // the new file does not name back at its default.
+    let rates = dir.path().join("latest.json");
+    std::fs::write(&rates, currency_file("2018-09-12", 100.0)).unwrap();
+    std::fs::write(
+        &file,
+        format!("[validate]\nrates_source = \"{}\"\n", rates.display()),
+    )
+    .unwrap();
+    let jpy = || pair(150.0, "JPY", &[1.2]);
+    // Until then the floor is skipped (the running policy); the new file leaves it at its default, enforce.
+    let v = judge(&client, &base, "/validate", jpy()).await;
+    assert!(v[0].1.is_empty(), "{v:?}");
+    server.sighup();
+    eventually(
+        Duration::from_secs(10),
+        "the source's rates in force",
+        || async {
+            has(
+                &judge(&client, &base, "/validate", jpy()).await[0],
+                "below_floor",
+            )
+        },
+    )
+    .await;
+    assert_eq!(count(&metrics().await, "ok"), 1.0);
+    assert_eq!(metric(&metrics().await, "ok"), 2.0);
 }
