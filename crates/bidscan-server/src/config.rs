@@ -9,6 +9,8 @@ use figment::Figment;
 use figment::providers::{Env, Format, Toml};
 use serde::{Deserialize, Serialize};
 
+pub use crate::gate::config::ValidateConfig;
+
 /// The default configuration, compiled into the binary.
 pub const DEFAULT_TOML: &str = include_str!("../../../config/bidscan.toml");
 
@@ -27,10 +29,11 @@ pub struct Config {
     pub pool: PoolSection,
     /// `[log]`: log format and level.
     pub log: LogConfig,
-    /// `[validate]`: `skip | warn | enforce` per response-validation rule, and `[validate.rates]` for floors in
-    /// another currency (`POST /validate`; see `bidscan_openrtb::rules`).
+    /// `[validate]`: `skip | warn | enforce` per response-validation rule, `[validate.rates]` for floors in
+    /// another currency (`POST /validate`; see `bidscan_openrtb::rules`), `[validate.profiles.NAME]` and the
+    /// rates source (see [`ValidateConfig`]). The one section a reload applies live.
     #[serde(default)]
-    pub validate: bidscan_openrtb::rules::Policy,
+    pub validate: ValidateConfig,
 }
 
 /// `[server]`.
@@ -234,9 +237,8 @@ impl Config {
         {
             check_filter("RUST_LOG", &filter).map_err(|e| Box::new(figment::Error::from(e)))?;
         }
-        let mut config: Config = Self::figment(file).extract()?;
-        // Environment variable names arrive lower-cased; currency codes are upper case.
-        config.validate.rates = std::mem::take(&mut config.validate.rates).with_upper_case_codes();
+        // `ValidateConfig` upper-cases currency codes (environment variable names arrive lower-cased).
+        let config: Config = Self::figment(file).extract()?;
         config
             .validate()
             .map_err(|e| Box::new(figment::Error::from(e)))?;
@@ -362,7 +364,7 @@ impl Config {
             ));
         }
         check_log_level(&self.log.level)?;
-        self.validate.rates.check()?;
+        self.validate.check()?;
         if self.decode.max_depth > MAX_DEPTH_LIMIT {
             return Err(format!(
                 "decode.max_depth must be at most {MAX_DEPTH_LIMIT} (each level uses stack), got {}",
@@ -702,7 +704,28 @@ mod tests {
             // Env names arrive lower-cased; the codes are upper-cased back before they are checked.
             jail.set_env("BIDSCAN__VALIDATE__RATES__USD__EUR", "0.92");
             let c = Config::load(None).map_err(|e| *e)?;
-            assert_eq!(c.validate.rates.convert(100.0, "USD", "EUR"), Some(92.0));
+            assert_eq!(
+                c.validate.base.rates.convert(100.0, "USD", "EUR"),
+                Some(92.0)
+            );
+            jail.clear_env();
+            // Profiles and the rates source from the environment too (names arrive lower-cased).
+            jail.set_env("BIDSCAN__VALIDATE__RATES__USD__EUR", "0.92");
+            jail.set_env("BIDSCAN__VALIDATE__PROFILES__ACME__FLOOR", "warn");
+            jail.set_env("BIDSCAN__VALIDATE__PROFILES__ACME__RATES__USD__JPY", "150");
+            jail.set_env(
+                "BIDSCAN__VALIDATE__RATES_SOURCE",
+                "https://rates.example/latest.json",
+            );
+            let c = Config::load(None).map_err(|e| *e)?;
+            let acme = &c.validate.profiles["acme"];
+            assert_eq!(
+                acme.action(bidscan_openrtb::rules::Rule::Floor),
+                bidscan_openrtb::rules::Action::Warn
+            );
+            assert_eq!(acme.rates.convert(1.0, "USD", "JPY"), Some(150.0));
+            assert_eq!(acme.rates.convert(100.0, "USD", "EUR"), Some(92.0));
+            assert!(c.validate.source.location().unwrap().is_some());
             jail.clear_env();
             jail.set_env("BIDSCAN__VALIDATE__RATES__USD__EU", "0.92");
             let err = Config::load(None).unwrap_err();

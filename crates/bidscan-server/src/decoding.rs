@@ -29,6 +29,7 @@ use bidscan_pool::{Budget, Pool, PoolConfig, Reusable};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ApiError, ErrorCode};
+use crate::gate::{self, Gate, SharedGate};
 use crate::metrics::{INPUT_BUFFER, Metrics, PoolMetrics};
 use crate::render::{self, Envelope};
 
@@ -60,14 +61,18 @@ pub enum Inspect {
 }
 
 /// What a decode should do.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Options {
     /// Lenient or strict.
     pub mode: Mode,
     /// Full or summary.
     pub view: View,
-    /// Read the ad markup or not.
+    /// `/decode`: read the ad markup or not. `/validate` always reads it (a malformed VAST or native markup
+    /// must reach the rules); there `None` only leaves the details out of the summary's `adm` objects.
     pub inspect: Inspect,
+    /// The policy `/validate` judges under, chosen when the request's head was read (`?profile=`, see
+    /// `gate::Gate::select`); `None`: the gate's base policy when the document is judged. Unused by decode.
+    pub policy: Option<Arc<Policy>>,
 }
 
 /// The answer of a successful decode, as rendered: the JSON bytes plus what callers count.
@@ -141,8 +146,9 @@ pub struct Engine {
     budget: Arc<Budget>,
     observer: Arc<PoolMetrics>,
     metrics: Arc<Metrics>,
-    /// The rules `validate` applies (`[validate]`).
-    policy: Arc<Policy>,
+    /// The policies `validate` applies (`[validate]` and its profiles, rates laid out), swapped whole on a
+    /// reload or a rates refresh.
+    gate: SharedGate,
 }
 
 impl Engine {
@@ -162,19 +168,24 @@ impl Engine {
             budget,
             observer,
             metrics,
-            policy: Arc::new(Policy::default()),
+            gate: gate::shared(Gate::default()),
         }
     }
 
-    /// This engine validating with `policy` (the default: every rule enforced, no rates).
-    pub fn with_policy(mut self, policy: Policy) -> Engine {
-        self.policy = Arc::new(policy);
+    /// This engine validating with `policy` alone, no profile (the default: `Policy::default()`).
+    pub fn with_policy(self, policy: Policy) -> Engine {
+        self.with_gate(gate::shared(Gate::single(policy)))
+    }
+
+    /// This engine validating with the policies of `gate` (as they are each time a document is judged).
+    pub fn with_gate(mut self, gate: SharedGate) -> Engine {
+        self.gate = gate;
         self
     }
 
-    /// The rules `validate` applies.
-    pub fn policy(&self) -> &Policy {
-        &self.policy
+    /// The policies `validate` applies.
+    pub fn gate(&self) -> &SharedGate {
+        &self.gate
     }
 
     /// The metrics this engine counts into.
@@ -212,7 +223,7 @@ impl Engine {
         &self,
         chunks: impl IntoIterator<Item = &'c [u8]>,
         len: usize,
-        options: Options,
+        options: &Options,
     ) -> Result<Answer, ApiError> {
         self.with_input(chunks, len, |reader, inspector, input| {
             // bidscan_openrtb::decode resets the reader's stats when it answers without running it (blank body,
@@ -304,7 +315,7 @@ impl Engine {
 }
 
 /// Renders the 200 body of `decoded`.
-fn render(decoded: &Decoded<'_>, stats: Stats, options: Options) -> Result<Answer, ApiError> {
+fn render(decoded: &Decoded<'_>, stats: Stats, options: &Options) -> Result<Answer, ApiError> {
     let envelope = Envelope {
         status: decoded.status,
         response: (options.view == View::Full).then_some(&decoded.response),
@@ -356,8 +367,8 @@ mod tests {
     fn answers_from_chunks_and_reuses_the_buffer() {
         let e = engine();
         let (a, b) = DOC.split_at(17);
-        let first = e.answer([a, b], DOC.len(), Options::default()).unwrap();
-        let second = e.answer([DOC], DOC.len(), Options::default()).unwrap();
+        let first = e.answer([a, b], DOC.len(), &Options::default()).unwrap();
+        let second = e.answer([DOC], DOC.len(), &Options::default()).unwrap();
         assert_eq!(first, second, "chunking does not change the answer");
         assert_eq!(first.status, Status::Bid);
         let v: serde_json::Value = serde_json::from_slice(&first.json).unwrap();
@@ -379,14 +390,14 @@ mod tests {
             view: View::Summary,
             ..Options::default()
         };
-        let a = e.answer([DOC], DOC.len(), summary).unwrap();
+        let a = e.answer([DOC], DOC.len(), &summary).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&a.json).unwrap();
         assert!(v.get("response").is_none());
 
         let xml = b"  <VAST version=\"4.0\"/>";
-        let err = e.answer([&xml[..]], xml.len(), summary).unwrap_err();
+        let err = e.answer([&xml[..]], xml.len(), &summary).unwrap_err();
         assert_eq!(err.code.as_str(), "not_a_bid_response");
-        let blank = e.answer([&b" \n"[..]], 2, summary).unwrap();
+        let blank = e.answer([&b" \n"[..]], 2, &summary).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&blank.json).unwrap();
         assert_eq!(v["status"], "nobid");
         assert_eq!(v["stats"]["bytes"], 2);

@@ -21,6 +21,8 @@ pub enum ErrorCode {
     BadRequest,
     /// 400: a query string that does not parse (e.g. `mode=fast`).
     InvalidQuery,
+    /// 400: `?profile=` names no profile of `[validate.profiles]`.
+    UnknownProfile,
     /// 404: no such route.
     NotFound,
     /// 405: the route exists, the method does not.
@@ -67,6 +69,7 @@ impl ErrorCode {
             BadHost,
             BadRequest,
             InvalidQuery,
+            UnknownProfile,
             NotFound,
             MethodNotAllowed,
             Timeout,
@@ -90,9 +93,8 @@ impl ErrorCode {
     pub const fn status(self) -> StatusCode {
         use ErrorCode::*;
         match self {
-            MalformedJson | BadEncoding | BadBody | BadHost | BadRequest | InvalidQuery => {
-                StatusCode::BAD_REQUEST
-            }
+            MalformedJson | BadEncoding | BadBody | BadHost | BadRequest | InvalidQuery
+            | UnknownProfile => StatusCode::BAD_REQUEST,
             NotFound => StatusCode::NOT_FOUND,
             MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Timeout => StatusCode::REQUEST_TIMEOUT,
@@ -118,6 +120,7 @@ impl ErrorCode {
             BadHost => "bad_host",
             BadRequest => "bad_request",
             InvalidQuery => "invalid_query",
+            UnknownProfile => "unknown_profile",
             NotFound => "not_found",
             MethodNotAllowed => "method_not_allowed",
             Timeout => "timeout",
@@ -163,6 +166,7 @@ impl ErrorCode {
             }
             BadRequest => "bad request",
             InvalidQuery => "the query string does not parse",
+            UnknownProfile => "no such profile in validate.profiles",
             NotFound => "no such route",
             MethodNotAllowed => "method not allowed on this route",
             Timeout => "the request was not received and answered within the request timeout",
@@ -234,22 +238,23 @@ mod tests {
             BadHost => 3,
             BadRequest => 4,
             InvalidQuery => 5,
-            NotFound => 6,
-            MethodNotAllowed => 7,
-            Timeout => 8,
-            PayloadTooLarge => 9,
-            UriTooLong => 10,
-            UnsupportedMediaType => 11,
-            UnsupportedEncoding => 12,
-            NotABidResponse => 13,
-            NotAnEnvelope => 14,
-            NotABidRequest => 15,
-            RequestWithoutImp => 16,
-            Strict(_) => 17,
-            HeaderFieldsTooLarge => 18,
-            Internal => 19,
-            Overloaded => 20,
-            Draining => 21,
+            UnknownProfile => 6,
+            NotFound => 7,
+            MethodNotAllowed => 8,
+            Timeout => 9,
+            PayloadTooLarge => 10,
+            UriTooLong => 11,
+            UnsupportedMediaType => 12,
+            UnsupportedEncoding => 13,
+            NotABidResponse => 14,
+            NotAnEnvelope => 15,
+            NotABidRequest => 16,
+            RequestWithoutImp => 17,
+            Strict(_) => 18,
+            HeaderFieldsTooLarge => 19,
+            Internal => 20,
+            Overloaded => 21,
+            Draining => 22,
         }
     }
 

@@ -323,7 +323,7 @@ fn prepare<B>(
     } else {
         None
     };
-    let options = match options(&parts.uri, &shared.state) {
+    let options = match options(&parts.uri, &shared.state, shared.work) {
         Ok(options) => options,
         Err(e) => return Prepared::Answer(e.into_response()),
     };
@@ -371,7 +371,7 @@ where
     };
     match state
         .engine
-        .run(shared.work, frames.slices(), frames.len, options)
+        .run(shared.work, frames.slices(), frames.len, &options)
     {
         Ok(answer) => {
             let big = compress::compressible(answer.json.len());
@@ -450,9 +450,10 @@ where
 }
 
 /// The decode options of `uri`'s query: the common forms (`mode`, `view`, `inspect` with their lower-case
-/// values, each at most once, no escapes) read here, anything else through axum's `Query`, whose answer (and
-/// 400 `invalid_query`) is the contract.
-fn options(uri: &Uri, state: &AppState) -> Result<crate::decoding::Options, ApiError> {
+/// values, `profile` with a name's characters, each at most once, no escapes) read here, anything else through
+/// axum's `Query`, whose answer (and 400 `invalid_query`) is the contract; then the options for `work`
+/// (`DecodeParams::options`: the policy chosen for a validation, 400 `unknown_profile`).
+fn options(uri: &Uri, state: &AppState, work: Work) -> Result<crate::decoding::Options, ApiError> {
     let params = match uri.query() {
         None => DecodeParams::default(),
         Some(query) => match simple_params(query) {
@@ -464,7 +465,7 @@ fn options(uri: &Uri, state: &AppState) -> Result<crate::decoding::Options, ApiE
             }
         },
     };
-    Ok(params.options(state))
+    params.options(state, work)
 }
 
 /// `query` read without serde when it is `key=value` pairs of known keys and values only; `None` for anything
@@ -496,6 +497,15 @@ fn simple_params(query: &str) -> Option<DecodeParams> {
                     b"none" => Inspect::None,
                     _ => return None,
                 });
+            }
+            // A profile name's characters need no percent-decoding; anything else goes to `Query`.
+            b"profile"
+                if params.profile.is_none()
+                    && value
+                        .iter()
+                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')) =>
+            {
+                params.profile = Some(String::from_utf8_lossy(value).into_owned());
             }
             _ => return None,
         }
@@ -546,6 +556,8 @@ mod tests {
         assert_eq!(p.mode, None);
         let p = simple_params("mode=strict").unwrap();
         assert_eq!(p.mode, Some(ModeName::Strict));
+        let p = simple_params("profile=acme.eu-1_x&view=full").unwrap();
+        assert_eq!(p.profile.as_deref(), Some("acme.eu-1_x"));
         // Anything serde would read differently, or refuse, goes to `Query`.
         for other in [
             "",
@@ -554,6 +566,8 @@ mod tests {
             "mode=fast",
             "view=Summary",
             "view=%73ummary",
+            "profile=a%20b",
+            "profile=a&profile=b",
             "other=1",
             "view",
         ] {

@@ -15,13 +15,16 @@
 //!   as one service, the same steps folded; [`routes`]: the handlers; [`body`]: receiving bodies
 //!   under the size limits; [`error::ApiError`]: every error and its one `IntoResponse`.
 //! - [`config::Config`]: compiled-in default, file, `BIDSCAN__SECTION__KEY` environment (figment).
+//! - [`gate`]: the policies `/validate` judges under (the base, one per `?profile=`), swapped whole, read with one
+//!   atomic load per request; the rates source they take rates from (a file or an HTTP(S) URL, refreshed);
+//!   [`reload`]: `SIGHUP` re-reads the configuration and puts `[validate]` in force.
 //! - [`metrics`]: the Prometheus registry ([`metrics::Metrics`]), the HTTP metrics' per-route handles and the pool
 //!   observer feeding the buffer metrics.
 //! - [`cli`]: `bidscan serve | decode | validate | health`; [`cli::decode`] and [`cli::health`] implement the offline subcommands and the probe.
 //!
 //! # What it deliberately does not do
 //! Parse JSON or know the OpenRTB model beyond calling `bidscan_openrtb::decode`; terminate TLS (put it behind a
-//! proxy); queue requests past the concurrency limit (they are shed with 503); hold a pooled buffer across an
+//! proxy; the rates source's HTTPS client is the one TLS it speaks); queue requests past the concurrency limit (they are shed with 503); hold a pooled buffer across an
 //! `.await` (see [`decoding`]).
 #![forbid(unsafe_code)]
 
@@ -34,6 +37,7 @@ pub mod decoding;
 pub mod dispatch;
 pub mod error;
 pub mod error_code;
+pub mod gate;
 mod head;
 pub mod hot;
 pub mod layers;
@@ -42,6 +46,7 @@ pub mod metrics;
 pub mod openapi;
 #[cfg(target_os = "linux")]
 pub mod process;
+pub mod reload;
 pub mod render;
 pub mod routes;
 pub mod server;
@@ -50,4 +55,4 @@ pub mod validation;
 pub mod workers;
 
 pub use config::Config;
-pub use server::{serve, shutdown_signal};
+pub use server::{serve, serve_with, shutdown_signal};

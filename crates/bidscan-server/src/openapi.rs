@@ -9,6 +9,7 @@
 //! an issue, not an error; `mode=strict` answers such a body 422.
 
 use axum::Json;
+use axum::extract::State;
 use serde_json::{Value, json};
 use utoipa::OpenApi;
 
@@ -17,6 +18,7 @@ use crate::decoding::{Inspect, View};
 use crate::error::{ErrorBody, ErrorFields};
 use crate::routes::ops::StatusBody;
 use crate::routes::validate::{ValidateAnswerDoc, ValidateEnvelopeDoc};
+use crate::state::AppState;
 
 /// The API description.
 #[derive(OpenApi)]
@@ -50,10 +52,36 @@ use crate::routes::validate::{ValidateAnswerDoc, ValidateEnvelopeDoc};
 )]
 pub struct ApiDoc;
 
-/// The OpenAPI document as served: [`ApiDoc`] completed (see the module docs).
+/// The OpenAPI document of a server without policy profiles: [`ApiDoc`] completed (see the module docs).
 pub fn document() -> Value {
+    document_with(&[])
+}
+
+/// The OpenAPI document as served by a server whose `[validate.profiles]` are `profiles`: the `/validate`
+/// routes take `?profile=` with one of those names (an `enum`, so that a generated request names a
+/// configured one); without profiles the parameter is not offered.
+pub fn document_with(profiles: &[&str]) -> Value {
     let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_else(|_| json!({}));
     complete(&mut doc);
+    if !profiles.is_empty() {
+        let param = json!({
+            "name": "profile", "in": "query", "required": false,
+            "description": "The policy profile ([validate.profiles.NAME]) to judge under; default the base \
+                [validate] policy. A name that is not configured is 400 unknown_profile.",
+            "schema": {"type": "string", "enum": profiles}
+        });
+        for path in ["/validate", "/validate/batch"] {
+            if let Some(params) = doc
+                .pointer_mut(&format!(
+                    "/paths/{}/post/parameters",
+                    path.replace('/', "~1")
+                ))
+                .and_then(Value::as_array_mut)
+            {
+                params.push(param.clone());
+            }
+        }
+    }
     doc
 }
 
@@ -285,11 +313,24 @@ mod tests {
             doc["components"]["schemas"]["ValidateAnswerDoc"]["properties"]["seatnonbid"]
                 .is_object()
         );
+        let named = |doc: &Value, path: &str| {
+            doc["paths"][path]["post"]["parameters"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|p| p["name"] == "profile")
+        };
+        assert!(!named(&doc, "/validate") && !named(&doc, "/decode"));
+        let doc = document_with(&["acme"]);
+        assert!(
+            named(&doc, "/validate") && named(&doc, "/validate/batch") && !named(&doc, "/decode")
+        );
     }
 }
 
-/// This API as an OpenAPI 3.1 document.
+/// This API as an OpenAPI 3.1 document (the `/validate` routes' `profile` names those configured now).
 #[utoipa::path(get, path = "/openapi.json", tag = "ops", responses((status = 200, description = "OpenAPI document", body = Object)))]
-pub async fn openapi() -> Json<serde_json::Value> {
-    Json(document())
+pub async fn openapi(State(state): State<AppState>) -> Json<serde_json::Value> {
+    let gate = state.engine.gate().load();
+    Json(document_with(&gate.profile_names()))
 }

@@ -53,6 +53,7 @@ use crate::conn::linger::{LINGER_TIME, Lingering};
 use crate::conn::rejects::Rejects;
 use crate::conn::send_timeout::SendTimeout;
 use crate::metrics::Metrics;
+use crate::reload::Reloads;
 
 pub use crate::conn::limits::{MAX_HEADERS, MAX_READ_BUFFER};
 pub use crate::workers::Workers;
@@ -90,17 +91,33 @@ pub fn bind(server: &ServerConfig) -> std::io::Result<TcpListener> {
     socket.listen(backlog)
 }
 
-/// Serves the application on `listener` until `shutdown` resolves, then drains (see the module docs).
-///
-/// This is the library entry of `bidscan serve`; tests call it with a listener on `127.0.0.1:0`.
+/// Serves the application on `listener` until `shutdown` resolves, then drains (see the module docs); no
+/// reloads. Tests call it with a listener on `127.0.0.1:0`.
 ///
 /// # Errors
-/// When the metrics registry cannot be built. Accept errors are logged and retried (after 1 s when the
-/// process is out of file descriptors), never returned.
+/// As [`serve_with`].
 pub async fn serve(
     config: Config,
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    serve_with(config, listener, shutdown, None).await
+}
+
+/// [`serve`], reloading `[validate]` on each of `reloads` ([`crate::reload`]; `bidscan serve`: `SIGHUP`). The
+/// rates source, when configured, is read before the first connection is accepted (waiting at most
+/// `validate.rates_timeout_secs`), then on its schedule (`crate::gate`).
+///
+/// This is the library entry of `bidscan serve`.
+///
+/// # Errors
+/// When the metrics registry cannot be built. Accept errors are logged and retried (after 1 s when the
+/// process is out of file descriptors), never returned.
+pub async fn serve_with(
+    config: Config,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    reloads: Option<Reloads>,
 ) -> anyhow::Result<()> {
     let grace = Duration::from_secs(config.server.drain_grace_secs);
     let deadline = Duration::from_secs(config.server.drain_timeout_secs);
@@ -112,7 +129,10 @@ pub async fn serve(
     warn_if_over_fd_limit(config.server.max_connections);
     let workers = Workers::start(config.server.worker_threads)
         .map_err(|e| anyhow::anyhow!("cannot start the worker threads: {e}"))?;
+    let running = config.clone();
     let state = AppState::new(config)?;
+    let refresher = state.gate.start().await;
+    let reloader = reloads.map(|r| tokio::spawn(crate::reload::run(r, running, state.clone())));
     let conns = Connections {
         app: app::app(state.clone()),
         http,
@@ -157,6 +177,10 @@ pub async fn serve(
             false
         }
     };
+    refresher.abort();
+    if let Some(reloader) = reloader {
+        reloader.abort();
+    }
     if drained {
         workers.stop().await;
     } else if tokio::time::timeout(WORKER_STOP_GRACE, workers.stop())

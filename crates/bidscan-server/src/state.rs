@@ -1,5 +1,6 @@
 //! [`AppState`]: what every handler and the `/decode` service share, and the headers they echo. A leaf of the
-//! server's wiring: the router, the dispatch, the services and the routes import it.
+//! server's wiring: the router, the dispatch, the services and the routes import it (it imports the engine, the
+//! gate and the metrics).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -10,6 +11,7 @@ use tokio::sync::Semaphore;
 
 use crate::config::Config;
 use crate::decoding::Engine;
+use crate::gate::Live;
 use crate::metrics::Metrics;
 
 /// Header echoed on decode responses when the request sends it.
@@ -18,10 +20,13 @@ pub const OPENRTB_VERSION: HeaderName = HeaderName::from_static("x-openrtb-versi
 /// What handlers share. Cheap to clone.
 #[derive(Clone)]
 pub struct AppState {
-    /// The configuration the server runs with.
+    /// The configuration the server started with. Its `[validate]` is the one of the start: the section in
+    /// force is the gate's (`gate`), which a reload replaces.
     pub config: Arc<Config>,
-    /// Decoding and its pools.
+    /// Decoding and its pools; it reads the policies from `gate`.
     pub engine: Engine,
+    /// The gate's state: the policies in force, the rates source's rates, what a reload changes.
+    pub gate: Arc<Live>,
     /// Set when the shutdown signal arrives: `/readyz` answers 503 from then on.
     pub draining: Arc<AtomicBool>,
     /// When the server started (for `/`).
@@ -42,9 +47,11 @@ impl AppState {
     pub fn new(config: Config) -> prometheus::Result<AppState> {
         let metrics = Arc::new(Metrics::new()?);
         let reader = config.decode.reader_config();
+        let gate = Live::new(config.validate.clone(), metrics.clone());
         Ok(AppState {
             engine: Engine::new(config.pool.to_pool_config(), reader, metrics)
-                .with_policy(config.validate.clone()),
+                .with_gate(gate.gate().clone()),
+            gate,
             permits: Arc::new(Semaphore::new(config.server.max_concurrency.max(1))),
             config: Arc::new(config),
             draining: Arc::new(AtomicBool::new(false)),

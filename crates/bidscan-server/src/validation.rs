@@ -3,12 +3,17 @@
 //! command line use to run either decode or validate.
 //!
 //! The envelope (`{"request": …, "response": …}`) is decoded in place in the same pooled buffer as `/decode`'s
-//! body (`Engine::with_input`) and judged under the server's `[validate]` policy in one call,
-//! `bidscan_openrtb::rules::Validated::decode_inspected` (`decode_pair_inspected`, each bid's markup inspected as
-//! `/decode` does, then the rules; `Validated::decode` with `?inspect=none`).
+//! body (`Engine::with_input`) and judged in one call, `bidscan_openrtb::rules::Validated::decode_inspected`
+//! (`decode_pair_inspected`: each bid's markup inspected as `/decode` does, then the rules), under the policy the
+//! request chose (`Options::policy`: the gate's base or a profile's, see [`crate::gate`]).
+//!
+//! The markup is always inspected here, whatever `?inspect=` says: a malformed VAST or native markup is an
+//! error that rejects its bid, so the rules must see it. `inspect=none` only trims the answer: the summary's
+//! `adm` objects are then `{"kind","bytes"}`, as `/decode` answers them with `inspect=none`; the findings stay
+//! in `issues` (they are the reasons of the verdicts), and `bidscan_adm_total` counts every inspected bid.
 
 use bidscan_json::Stats;
-use bidscan_openrtb::rules::{SeatNonBid, Validated, ValidatedIssue, ValidatedSummary};
+use bidscan_openrtb::rules::{Policy, SeatNonBid, Validated, ValidatedIssue, ValidatedSummary};
 use bidscan_openrtb::{BidResponse, Status};
 use serde::Serialize;
 
@@ -46,7 +51,7 @@ impl Engine {
         work: Work,
         chunks: impl IntoIterator<Item = &'c [u8]>,
         len: usize,
-        options: Options,
+        options: &Options,
     ) -> Result<Answer, ApiError> {
         match work {
             Work::Decode => self.answer(chunks, len, options),
@@ -54,8 +59,8 @@ impl Engine {
         }
     }
 
-    /// Validates the envelope made of `chunks` (`len` bytes in all) under this engine's policy and renders the
-    /// answer. Synchronous, with pooled state, counted like [`answer`](Engine::answer), plus
+    /// Validates the envelope made of `chunks` (`len` bytes in all) under `options.policy` (the gate's base
+    /// policy when `None`) and renders the answer. Synchronous, with pooled state, counted like [`answer`](Engine::answer), plus
     /// `bidscan_bid_rejections_total{rule,statuscode}` once per rejected bid.
     ///
     /// # Errors
@@ -65,18 +70,28 @@ impl Engine {
         &self,
         chunks: impl IntoIterator<Item = &'c [u8]>,
         len: usize,
-        options: Options,
+        options: &Options,
     ) -> Result<Answer, ApiError> {
+        // One load of the gate for this document, only when the request did not choose already.
+        let loaded;
+        let policy: &Policy = match &options.policy {
+            Some(policy) => policy,
+            None => {
+                loaded = self.gate().load();
+                loaded.base()
+            }
+        };
         self.with_input(chunks, len, |reader, inspector, input| {
-            let (mode, policy) = (options.mode, self.policy());
-            let result = match options.inspect {
-                Inspect::All => Validated::decode_inspected(reader, input, mode, inspector, policy),
-                Inspect::None => Validated::decode(reader, input, mode, policy),
-            };
+            let result =
+                Validated::decode_inspected(reader, input, options.mode, inspector, policy);
             let stats = reader.stats();
-            let result = result.map_err(ApiError::from).and_then(|validated| {
+            let result = result.map_err(ApiError::from).and_then(|mut validated| {
                 self.observe(&validated.pair.decoded);
                 self.count_rejections(&validated);
+                if options.inspect == Inspect::None {
+                    // The summary's `adm` objects then hold the kind and size only (`AdmSummary`).
+                    validated.pair.decoded.markup.clear();
+                }
                 render(&validated, stats, options)
             });
             (result, stats)
@@ -92,7 +107,7 @@ impl Engine {
     }
 }
 
-fn render(validated: &Validated<'_>, stats: Stats, options: Options) -> Result<Answer, ApiError> {
+fn render(validated: &Validated<'_>, stats: Stats, options: &Options) -> Result<Answer, ApiError> {
     let decoded = &validated.pair.decoded;
     let answer = ValidateAnswer {
         status: decoded.status,

@@ -302,8 +302,8 @@ async fn batch_answers_one_line_per_envelope() {
 #[tokio::test]
 async fn skip_and_warn_come_from_the_config() {
     let mut c = config();
-    c.validate.floor = bidscan_openrtb::rules::Action::Skip;
-    c.validate.secure = bidscan_openrtb::rules::Action::Warn;
+    c.validate.base.floor = bidscan_openrtb::rules::Action::Skip;
+    c.validate.base.secure = bidscan_openrtb::rules::Action::Warn;
     let server = start(c).await;
     let (code, v) = json(server.post("/validate", &[], envelope(true)).await).await;
     assert_eq!(code, 200);
@@ -362,9 +362,10 @@ fn the_cli_validates_the_real_pairs_as_the_library_does() {
 }
 
 /// F28: `/validate` inspects each bid's markup as `/decode` does — the summary's `adm` object, the markup
-/// findings with pointers relative to the response, `bidscan_adm_total` — unless `?inspect=none`.
+/// findings with pointers relative to the response, `bidscan_adm_total` — and with `?inspect=none` too, where
+/// only the summary's `adm` objects are trimmed to kind and size (the rules must see malformed markup).
 #[tokio::test]
-async fn validate_inspects_markup_unless_inspect_none() {
+async fn validate_always_inspects_markup_and_inspect_none_trims_the_summary() {
     let server = start(config()).await;
     let request = r#"{"id":"r1","imp":[{"id":"1","video":{"mimes":["video/mp4"]}},{"id":"2","secure":1,"banner":{"w":300,"h":250}}]}"#;
     let response = r#"{"id":"r1","seatbid":[{"seat":"s","bid":[
@@ -422,23 +423,20 @@ async fn validate_inspects_markup_unless_inspect_none() {
     let (code, v) = json(res).await;
     assert_eq!(code, 200, "{v}");
     let issues = v["issues"].as_array().unwrap();
-    assert!(
-        issues
-            .iter()
-            .all(|i| !i["code"].as_str().unwrap().starts_with("vast_")),
-        "{v}"
-    );
-    assert!(
-        v["summary"]["bids"][0]["adm"].get("well_formed").is_none(),
-        "{v}"
-    );
+    let malformed = issues
+        .iter()
+        .find(|i| i["code"] == "vast_malformed")
+        .unwrap_or_else(|| panic!("no vast_malformed with inspect=none: {v}"));
+    assert_eq!(malformed["path"], "/seatbid/0/bid/0/adm");
     assert_eq!(
-        v["summary"]["bids"][1]["statuscode"], 352,
-        "rule 352 scans the markup itself: {v}"
+        v["summary"]["bids"][0]["adm"],
+        serde_json::json!({"kind": "vast", "bytes": 70}),
+        "{v}"
     );
+    assert_eq!(v["summary"]["bids"][1]["statuscode"], 352, "{v}");
     let last = server.metrics().await;
     assert_eq!(
-        adm_total(&last, "vast", "false"),
-        adm_total(&after, "vast", "false")
+        adm_total(&last, "vast", "false") - adm_total(&after, "vast", "false"),
+        1.0
     );
 }

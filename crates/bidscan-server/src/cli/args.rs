@@ -69,6 +69,10 @@ pub struct DecodeArgs {
     /// Exit 1 when any document has validation issues, not only when one fails to decode.
     #[arg(long)]
     pub fail_on_issues: bool,
+    /// `validate`: judge under the policy profile `[validate.profiles.NAME]` instead of the base `[validate]`
+    /// (an unknown name is a usage error).
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
     /// TOML file for the decode and pool settings.
     #[arg(long, short = 'c', value_name = "FILE")]
     pub config: Option<PathBuf>,

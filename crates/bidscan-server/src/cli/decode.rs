@@ -20,6 +20,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::args::{DecodeArgs, EXIT_USAGE};
 use crate::config::Config;
 use crate::decoding::{Engine, Options};
+use crate::gate::{self, Gate};
 use crate::metrics::Metrics;
 use crate::validation::Work;
 
@@ -63,8 +64,20 @@ pub fn run(args: &DecodeArgs, work: Work) -> ExitCode {
         }
     };
     let reader = config.decode.reader_config();
-    let engine = Engine::new(config.pool.to_pool_config(), reader, metrics)
-        .with_policy(config.validate.clone());
+    // The configured rates only: the rates source is the server's (it is read on a schedule).
+    let gate = Gate::build(&config.validate, None);
+    let policy = match work {
+        Work::Decode => None,
+        Work::Validate => match gate.select(args.profile.as_deref()) {
+            Ok(policy) => Some(policy),
+            Err(e) => {
+                eprintln!("bidscan: --profile: {}", e.message);
+                return ExitCode::from(EXIT_USAGE);
+            }
+        },
+    };
+    let engine =
+        Engine::new(config.pool.to_pool_config(), reader, metrics).with_gate(gate::shared(gate));
     let options = Options {
         // `--strict`, else `decode.mode` of the config, as the server uses it for a request naming no mode.
         mode: if args.strict {
@@ -74,8 +87,9 @@ pub fn run(args: &DecodeArgs, work: Work) -> ExitCode {
         },
         view: args.view.into(),
         inspect: args.inspect.into(),
+        policy,
     };
-    let tally = decode_all(&engine, &docs, options, work);
+    let tally = decode_all(&engine, &docs, &options, work);
     if let Some(e) = &tally.write_error {
         eprintln!(
             "bidscan: cannot write to stdout: {e}; stopped after {} of {} documents (their answers are incomplete)",
@@ -114,7 +128,7 @@ struct Tally {
     write_error: Option<std::io::Error>,
 }
 
-fn decode_all(engine: &Engine, docs: &[Doc], options: Options, work: Work) -> Tally {
+fn decode_all(engine: &Engine, docs: &[Doc], options: &Options, work: Work) -> Tally {
     let bar = progress(docs.len());
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

@@ -60,10 +60,20 @@ fn serve(args: ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // A reload reads the configuration as this start did: the same file, the environment, `--listen`.
+    let (file, listen) = (args.config.clone(), args.listen);
+    let load: crate::reload::Loader = std::sync::Arc::new(move || {
+        let mut config = Config::load(file.as_deref()).map_err(|e| e.to_string())?;
+        if let Some(listen) = listen {
+            config.server.listen = listen;
+        }
+        Ok(config)
+    });
     let result = runtime.block_on(async move {
+        let reloads = reloads(load);
         let listener = crate::server::bind(&config.server)
             .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", config.server.listen))?;
-        crate::serve(config, listener, crate::shutdown_signal()).await
+        crate::serve_with(config, listener, crate::shutdown_signal(), reloads).await
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -72,6 +82,23 @@ fn serve(args: ServeArgs) -> ExitCode {
             eprintln!("bidscan: {e:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Reloads on `SIGHUP` (Unix); none where it cannot be listened for (logged).
+fn reloads(load: crate::reload::Loader) -> Option<crate::reload::Reloads> {
+    #[cfg(unix)]
+    match crate::reload::Reloads::on_sighup(load) {
+        Ok(reloads) => Some(reloads),
+        Err(e) => {
+            tracing::error!(error = %e, "cannot listen for SIGHUP: no configuration reloads");
+            None
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        drop(load);
+        None
     }
 }
 

@@ -19,7 +19,7 @@
 //!
 //! hyper answers 431 for three causes: a head over [`MAX_READ_BUFFER`] bytes, more than [`MAX_HEADERS`] fields,
 //! and a `Content-Length` of 2^64 − 2 or more (it keeps those two values for itself). The wrapper follows the
-//! head being read ([`HeadSeen`]): whether its request line has ended (a line feed read), and its length once its
+//! head being read (`HeadSeen`): whether its request line has ended (a line feed read), and its length once its
 //! end (`\r\n\r\n`) has been read. A 431 is then answered
 //! - 414 `uri_too_long` (RFC 9110 §15.5.15) when the request line had not ended;
 //! - 413 `payload_too_large` (RFC 9110 §15.5.14) when the head was complete and shorter than

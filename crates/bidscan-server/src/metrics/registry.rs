@@ -7,10 +7,11 @@ use std::sync::RwLock;
 use bidscan_openrtb::{AdmKind, Severity};
 use bidscan_pool::DropReason;
 use prometheus::{
-    Encoder, Histogram, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Registry,
-    TextEncoder, register_histogram_vec_with_registry, register_histogram_with_registry,
-    register_int_counter_vec_with_registry, register_int_counter_with_registry,
-    register_int_gauge_vec_with_registry, register_int_gauge_with_registry,
+    Encoder, Gauge, Histogram, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec,
+    Registry, TextEncoder, register_gauge_with_registry, register_histogram_vec_with_registry,
+    register_histogram_with_registry, register_int_counter_vec_with_registry,
+    register_int_counter_with_registry, register_int_gauge_vec_with_registry,
+    register_int_gauge_with_registry,
 };
 
 /// The `kind` labels of `bidscan_adm_total`, in the order of [`adm_index`]; every pair of kind and
@@ -84,6 +85,18 @@ pub struct Metrics {
     pub buffer_retained: IntGaugeVec,
     /// `bidscan_pool_checkouts_total{result}`, result `hit` or `miss`.
     pub checkouts: IntCounterVec,
+    /// `bidscan_rates_fetches_total{result}`: reads of the rates source, by result
+    /// ([`RESULTS`](crate::gate::fetch::RESULTS)).
+    pub rates_fetches: IntCounterVec,
+    /// `bidscan_rates_age_seconds`: seconds since the rates source was last read successfully (`+Inf` before
+    /// the first success, 0 without a source); set on each scrape.
+    pub rates_age: Gauge,
+    /// `bidscan_rates_data_as_of_seconds`: the last good currency file's `dataAsOf`, Unix seconds (0 before
+    /// the first success or when the file gives none).
+    pub rates_data_as_of: Gauge,
+    /// `bidscan_config_reloads_total{result}`: `SIGHUP` reloads, `ok` or `error` (the running configuration
+    /// kept).
+    pub config_reloads: IntCounterVec,
     /// The series of `outcomes`, one per [`OUTCOMES`] entry (in that order), resolved once: counting a decode
     /// then hashes no label.
     outcome_counters: Vec<IntCounter>,
@@ -213,6 +226,30 @@ impl Metrics {
                 &["result"],
                 r
             )?,
+            rates_fetches: register_int_counter_vec_with_registry!(
+                "bidscan_rates_fetches_total",
+                "Reads of the rates source (validate.rates_source), by result: ok, http_error, timeout, \
+                 too_large, invalid, io.",
+                &["result"],
+                r
+            )?,
+            rates_age: register_gauge_with_registry!(
+                "bidscan_rates_age_seconds",
+                "Seconds since the rates source was last read successfully (+Inf before the first success, 0 \
+                 without a source).",
+                r
+            )?,
+            rates_data_as_of: register_gauge_with_registry!(
+                "bidscan_rates_data_as_of_seconds",
+                "The dataAsOf of the last good currency file, in Unix seconds (0 before the first success).",
+                r
+            )?,
+            config_reloads: register_int_counter_vec_with_registry!(
+                "bidscan_config_reloads_total",
+                "Configuration reloads (SIGHUP), by result: ok, or error (the running configuration kept).",
+                &["result"],
+                r
+            )?,
             outcome_counters: Vec::new(),
             adm_counters: Vec::new(),
             issue_counters: RwLock::new(Vec::new()),
@@ -286,6 +323,12 @@ impl Metrics {
     fn initialize_labels(&self) {
         for outcome in OUTCOMES {
             self.outcomes.with_label_values(&[outcome]);
+        }
+        for result in crate::gate::fetch::RESULTS {
+            self.rates_fetches.with_label_values(&[result]);
+        }
+        for result in ["ok", "error"] {
+            self.config_reloads.with_label_values(&[result]);
         }
         self.buffer_grow.with_label_values(&[INPUT_BUFFER]);
         self.buffer_shrink.with_label_values(&[INPUT_BUFFER]);

@@ -79,7 +79,7 @@ pub async fn stream(
     body: Body,
     work: Work,
 ) -> Result<Response, ApiError> {
-    let options = query.map_err(invalid_query)?.0.options(&state);
+    let options = query.map_err(invalid_query)?.0.options(&state, work)?;
     body::check_content_type(&headers, Accepts::Ndjson)?;
     let permit = state
         .permits
@@ -252,7 +252,7 @@ impl Batch {
             self.answered += 1;
             let result = match line {
                 Line::Full(bytes) => engine
-                    .run(self.work, [bytes.as_ref()], bytes.len(), self.options)
+                    .run(self.work, [bytes.as_ref()], bytes.len(), &self.options)
                     .map(|a| a.json),
                 Line::TooLong => {
                     let e = ApiError::too_large(self.lines_limit(), "the line");

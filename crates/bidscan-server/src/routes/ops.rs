@@ -75,6 +75,7 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
     responses((status = 200, description = "Prometheus text format", content_type = "text/plain; version=0.0.4", body = String))
 )]
 pub async fn metrics(State(state): State<AppState>) -> Result<Response, ApiError> {
+    state.gate.update_gauges();
     let text = state
         .metrics()
         .render()

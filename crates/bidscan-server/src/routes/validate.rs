@@ -3,8 +3,10 @@
 //! The body is the envelope `{"request": <BidRequest>, "response": <BidResponse>}` (either member order). The
 //! answer is `/decode`'s, with each `summary.bids[i]` marked `status` (`accepted`/`rejected`) and `statuscode`,
 //! each issue's `statuscode`, and `seatnonbid` (the rules and codes: `bidscan_openrtb::rules`; their
-//! `skip | warn | enforce` under `[validate]` in the configuration). Same encodings, limits and error shapes as
-//! `/decode`; the batch route is `/decode/batch`'s with one envelope per line.
+//! `skip | warn | enforce` under `[validate]` in the configuration, or under `[validate.profiles.NAME]` for
+//! `?profile=NAME`). Same encodings, limits and error shapes as `/decode`; the batch route is
+//! `/decode/batch`'s with one envelope per line. Any answer other than 200 means the caller must reject every
+//! bid of that response.
 
 use axum::body::Body;
 use axum::extract::rejection::QueryRejection;
@@ -72,7 +74,7 @@ pub struct ValidateAnswerDoc {
     ),
     responses(
         (status = 200, description = "Validated: each bid accepted or rejected", body = ValidateAnswerDoc),
-        (status = 400, description = "Malformed JSON (path under /request or /response when the fault is inside one, else the reader's path in the envelope), bad query, bad encoding, or a request breaking the Host rule (RFC 9112 §3.2)", body = ErrorBody),
+        (status = 400, description = "Malformed JSON (path under /request or /response when the fault is inside one, else the reader's path in the envelope), bad query, unknown_profile (?profile= names no configured profile), bad encoding, or a request breaking the Host rule (RFC 9112 §3.2)", body = ErrorBody),
         (status = 408, description = "Body not received in time", body = ErrorBody),
         (status = 413, description = "Body too large on the wire or after decompression", body = ErrorBody),
         (status = 415, description = "Unsupported Content-Type or Content-Encoding", body = ErrorBody),
@@ -100,7 +102,7 @@ pub async fn validate(
     ),
     responses(
         (status = 200, description = "One line per input line: the /validate answer or {\"error\": ...}", content_type = "application/x-ndjson", body = String),
-        (status = 400, description = "Bad query, or a request breaking the Host rule (RFC 9112 §3.2)", body = ErrorBody),
+        (status = 400, description = "Bad query, unknown_profile (?profile= names no configured profile), or a request breaking the Host rule (RFC 9112 §3.2)", body = ErrorBody),
         (status = 408, description = "Body not received in time", body = ErrorBody),
         (status = 413, description = "Body too large on the wire (Content-Length)", body = ErrorBody),
         (status = 415, description = "Unsupported Content-Type or Content-Encoding", body = ErrorBody),

@@ -40,8 +40,14 @@ pub struct Served {
 /// for `cargo test --release`) with `BIDSCAN__…` overrides in `env`, and waits until it listens. The listening
 /// address is read from the log: keep `bidscan_server::server` at `info` (see [`QUIET`]).
 pub fn spawn(env: &[(&str, &str)]) -> Served {
+    spawn_args(&[], env)
+}
+
+/// [`spawn`] with more arguments after `serve` (e.g. `--config FILE`).
+pub fn spawn_args(args: &[&str], env: &[(&str, &str)]) -> Served {
     let mut child = Command::new(env!("CARGO_BIN_EXE_bidscan"))
         .arg("serve")
+        .args(args)
         .env("BIDSCAN__SERVER__LISTEN", "127.0.0.1:0")
         .env("BIDSCAN__LOG__FORMAT", "json")
         .env("BIDSCAN__LOG__LEVEL", "info")
@@ -101,6 +107,15 @@ impl Served {
     /// `base` + `path`.
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
+    }
+
+    /// Sends SIGHUP (reload the configuration).
+    pub fn sighup(&self) {
+        let status = Command::new("kill")
+            .args(["-HUP", &self.pid().to_string()])
+            .status()
+            .expect("kill");
+        assert!(status.success());
     }
 
     /// Sends SIGTERM (what Kubernetes and `docker stop` send).
