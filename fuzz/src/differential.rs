@@ -80,6 +80,12 @@ fn via_serde_json(data: &[u8], mode: Mode) -> Result<Decoded<'_>, DecodeError> {
                 path: String::new(),
             })
         }
+        Err(e) if e.to_string().contains("an OpenRTB 3.0 document") => {
+            Err(DecodeError::Openrtb3NotSupported {
+                message: e.to_string(),
+                path: String::new(),
+            })
+        }
         Err(e) => panic!("serde_json: valid JSON but the model fails: {e}"),
     }
 }

@@ -21,7 +21,10 @@ pub fn model(data: &[u8]) {
         Err(DecodeError::Malformed(e)) => {
             assert!(!json_ok, "valid JSON reported as malformed: {e}");
         }
-        Err(DecodeError::NotABidResponse { path, .. }) => {
+        Err(
+            DecodeError::NotABidResponse { path, .. }
+            | DecodeError::Openrtb3NotSupported { path, .. },
+        ) => {
             assert!(path.is_empty() || path.starts_with('/'), "{path:?}");
         }
         Err(DecodeError::InvalidEnvelope { .. }) => {

@@ -506,3 +506,29 @@ fn malformed_json_anywhere_in_the_envelope_is_malformed_json() {
         assert_eq!(pair(&text).unwrap_err().code(), code, "{text}");
     }
 }
+
+#[test]
+fn a_response_that_is_no_bid_response_is_refused_at_response() {
+    let req = r#"{"id":"r","imp":[{"id":"1"}]}"#;
+    for (res, code) in [
+        (r#"{"error":"timeout","id":"r"}"#, "not_a_bid_response"),
+        (r#"{"openrtb":{"ver":"3.0"}}"#, "openrtb3_not_supported"),
+    ] {
+        for text in [
+            format!(r#"{{"request":{req},"response":{res}}}"#),
+            format!(r#"{{"response":{res},"request":{req}}}"#),
+        ] {
+            for mode in [Mode::Lenient, Mode::Strict] {
+                let buf: &'static mut [u8] = Box::leak(text.as_bytes().to_vec().into_boxed_slice());
+                let e = decode_pair(&mut Reader::default(), buf, mode).unwrap_err();
+                assert_eq!((e.code(), e.path()), (code, Some("/response")), "{text}");
+                assert!(e.to_string().contains("`response`"), "{e}");
+            }
+        }
+    }
+    // Bid response members only, or an unknown member beside `seatbid`: a no-bid, as before.
+    for res in [r#"{"id":"r"}"#, r#"{"id":"r","seatbid":[],"error":"x"}"#] {
+        let p = pair(&format!(r#"{{"request":{req},"response":{res}}}"#)).unwrap();
+        assert_eq!(p.decoded.status, Status::NoBid, "{res}");
+    }
+}

@@ -93,7 +93,7 @@ fn invalid_bid_300() {
     let no_id = with_bid(|b| b["id"] = json!(""));
     rejects(&request(), &no_id, &format!("{B0}/id"), "missing_id", 300);
     let mut bad_cur = response();
-    bad_cur["cur"] = json!("usd");
+    bad_cur["cur"] = json!("US");
     rejects(&request(), &bad_cur, "/cur", "invalid_currency", 300);
 }
 
@@ -1260,4 +1260,43 @@ fn seatnonbid_carries_the_trimmed_bid_where_prebid_does() {
     let v = bidscan_openrtb::rules::Validated::new(pair, &keep);
     let json = serde_json::to_value(v.seatnonbid()).unwrap();
     assert!(json[0]["nonbid"][0]["ext"]["prebid"]["bid"]["adm"].is_string());
+}
+
+/// The response currency as decode reads it (an empty `cur` is USD, `"eur"` is EUR with a warning), and decode's
+/// `missing_crid` and `zero_price`, which are errors with the `invalid_bid` rule's status code: each reaches the
+/// rules so.
+#[test]
+fn decode_reads_reach_the_rules() {
+    let usd = with_request(|r| r["cur"] = json!(["USD"]));
+    // No floor: a EUR bid against the base's USD floor would need a rate.
+    let eur = with_request(|r| {
+        r["cur"] = json!(["EUR"]);
+        r["imp"][0].as_object_mut().unwrap().remove("bidfloor");
+    });
+    let mut empty = response();
+    empty["cur"] = json!("");
+    accepts(&usd, &empty);
+    rejects(&eur, &empty, "/cur", "currency_not_allowed", 300);
+    let mut lower = response();
+    lower["cur"] = json!("eur");
+    accepts(&eur, &lower);
+    let o = validate(&eur, &lower);
+    assert_eq!(
+        o.findings[0],
+        ("/cur".to_owned(), "currency_case", Severity::Warning, None),
+        "{o:?}"
+    );
+    rejects(&usd, &lower, "/cur", "currency_not_allowed", 300);
+    let no_crid = with_bid(|b| {
+        b.as_object_mut().unwrap().remove("crid");
+    });
+    let zero = with_bid(|b| b["price"] = json!(0));
+    for (response, field, code) in [
+        (&no_crid, "crid", "missing_crid"),
+        (&zero, "price", "zero_price"),
+    ] {
+        let o = validate(&request(), response);
+        let finding = (format!("{B0}/{field}"), code, Severity::Error, Some(300));
+        assert!(o.findings.contains(&finding), "{o:?}");
+    }
 }

@@ -3,6 +3,8 @@
 
 mod common;
 
+use std::borrow::Cow;
+
 use bidscan_openrtb::{Decoded, Mode, Severity, Status};
 use common::{BID0, bid, decode, keys, one_bid};
 
@@ -87,12 +89,12 @@ fn negative_price() {
 }
 
 #[test]
-fn zero_price_without_deal() {
+fn zero_price_without_deal_is_an_error() {
     only(
         &one_bid(&[("price", Some("0"))]),
         &at("price"),
         "zero_price",
-        W,
+        E,
     );
     let (_, k) = findings(&one_bid(&[
         ("price", Some("0.0")),
@@ -101,21 +103,88 @@ fn zero_price_without_deal() {
     assert!(k.is_empty(), "a zero price under a deal is fine: {k:?}");
 }
 
+/// `one_bid` with `"cur":` followed by `cur` (JSON text).
+fn with_cur(cur: &str) -> String {
+    one_bid(&[]).replace(r#""cur":"USD""#, &format!(r#""cur":{cur}"#))
+}
+
 #[test]
 fn invalid_currency() {
-    for cur in [r#""usd""#, r#""US""#, r#""USDT""#, r#""U$D""#, r#""""#] {
-        let json = one_bid(&[]).replace(r#""cur":"USD""#, &format!(r#""cur":{cur}"#));
-        only(&json, "/cur", "invalid_currency", E);
+    for cur in [
+        r#""US""#,
+        r#""USDT""#,
+        r#""U$D""#,
+        r#"" USD""#,
+        r#""us1""#,
+        r#""ÉUR""#,
+    ] {
+        only(&with_cur(cur), "/cur", "invalid_currency", E);
+        let (d, _) = findings(&with_cur(cur));
+        assert_eq!(
+            serde_json::to_string(&d.response.cur).unwrap(),
+            cur,
+            "kept as sent"
+        );
     }
     for cur in ["EUR", "JPY", "XAU"] {
-        let json = one_bid(&[]).replace(r#""cur":"USD""#, &format!(r#""cur":"{cur}""#));
-        assert!(findings(&json).1.is_empty(), "{cur}");
+        let (d, k) = findings(&with_cur(&format!(r#""{cur}""#)));
+        assert!(k.is_empty(), "{cur}");
+        assert!(
+            matches!(d.response.cur, Some(Cow::Borrowed(c)) if c == cur),
+            "{cur}: borrowed, unchanged"
+        );
     }
 }
 
 #[test]
-fn missing_crid_is_a_warning() {
-    only(&one_bid(&[("crid", None)]), &at("crid"), "missing_crid", W);
+fn empty_currency_is_usd() {
+    let (d, k) = findings(&with_cur(r#""""#));
+    assert!(k.is_empty(), "an empty cur is USD, no issue: {k:?}");
+    assert_eq!(d.response.cur.as_deref(), Some("USD"));
+    assert_eq!(d.summary().cur, "USD");
+    let canonical = serde_json::to_string(&d.response).unwrap();
+    assert!(canonical.ends_with(r#""cur":"USD"}"#), "{canonical}");
+}
+
+#[test]
+fn currency_in_lower_or_mixed_case_is_upper_cased_with_a_warning() {
+    for (cur, read) in [
+        ("usd", "USD"),
+        ("eur", "EUR"),
+        ("Eur", "EUR"),
+        ("eUR", "EUR"),
+    ] {
+        let json = with_cur(&format!(r#""{cur}""#));
+        only(&json, "/cur", "currency_case", W);
+        let (d, _) = findings(&json);
+        let message = &d.issues[0].message;
+        assert!(
+            message.contains(&format!("{cur:?}")) && message.contains(&format!("{read:?}")),
+            "the message names what was sent and what is read: {message}"
+        );
+        assert!(
+            matches!(&d.response.cur, Some(Cow::Owned(c)) if c == read),
+            "{cur}: {:?}",
+            d.response.cur
+        );
+        assert_eq!(d.summary().cur, read);
+        let canonical = serde_json::to_string(&d.response).unwrap();
+        assert!(
+            canonical.ends_with(&format!(r#""cur":"{read}"}}"#)),
+            "{canonical}"
+        );
+    }
+}
+
+#[test]
+fn missing_crid_is_an_error() {
+    only(&one_bid(&[("crid", None)]), &at("crid"), "missing_crid", E);
+    only(
+        &one_bid(&[("crid", Some(r#""""#))]),
+        &at("crid"),
+        "missing_crid",
+        E,
+    );
 }
 
 #[test]
@@ -238,12 +307,12 @@ fn one_bad_bid_never_hides_the_others() {
             ("/seatbid/0/bid/1/impid".to_owned(), "missing_impid", E),
             ("/seatbid/0/bid/1/price".to_owned(), "negative_price", E),
             ("/seatbid/0/bid/1/w".to_owned(), "invalid_size", E),
-            ("/seatbid/0/bid/2/crid".to_owned(), "missing_crid", W),
+            ("/seatbid/0/bid/2/crid".to_owned(), "missing_crid", E),
             ("/seatbid/0/bid/2/mtype".to_owned(), "invalid_mtype", E),
         ]
     );
     let s = d.summary();
-    assert_eq!((s.errors, s.warnings), (4, 1));
+    assert_eq!((s.errors, s.warnings), (5, 0));
 }
 
 #[test]

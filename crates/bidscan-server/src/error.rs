@@ -54,8 +54,8 @@ pub struct ErrorBody<'a> {
 /// The members of `ErrorBody`'s `error`.
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct ErrorFields<'a> {
-    /// Stable snake_case code, e.g. `malformed_json`, `payload_too_large`, `not_a_bid_response`, a strict-mode issue
-    /// code such as `number_as_string`.
+    /// Stable snake_case code, e.g. `malformed_json`, `payload_too_large`, `not_a_bid_response`,
+    /// `openrtb3_not_supported`, a strict-mode issue code such as `number_as_string`.
     pub code: &'a str,
     /// One human-readable sentence.
     pub message: &'a str,
@@ -199,6 +199,7 @@ impl From<DecodeError> for ApiError {
                 ..ApiError::new(ErrorCode::of_decode(&e), e.to_string())
             },
             DecodeError::NotABidResponse { .. }
+            | DecodeError::Openrtb3NotSupported { .. }
             | DecodeError::Strict { .. }
             | DecodeError::InvalidEnvelope { .. } => ApiError {
                 position: Some(Box::new(Position {

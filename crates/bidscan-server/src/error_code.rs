@@ -37,8 +37,13 @@ pub enum ErrorCode {
     UnsupportedMediaType,
     /// 415: a `Content-Encoding` other than gzip, deflate, br, zstd or identity.
     UnsupportedEncoding,
-    /// 422: JSON that is not a bid response.
+    /// 422: JSON that is not a bid response (not an object, a wrongly typed `seatbid`, XML, a limit passed, or
+    /// an object with neither `seatbid` nor `nbr` and a member that is no bid response's, such as a bidder's
+    /// `{"error": …}`).
     NotABidResponse,
+    /// 422: an OpenRTB 3.0 document (a top-level `openrtb` member, neither `seatbid` nor `nbr`); bidscan reads
+    /// OpenRTB 2.5 and 2.6.
+    Openrtb3NotSupported,
     /// 422: `/validate`'s body is not a `{"request", "response"}` envelope.
     NotAnEnvelope,
     /// 422: the envelope's `request` is not a bid request.
@@ -78,6 +83,7 @@ impl ErrorCode {
             UnsupportedMediaType,
             UnsupportedEncoding,
             NotABidResponse,
+            Openrtb3NotSupported,
             NotAnEnvelope,
             NotABidRequest,
             RequestWithoutImp,
@@ -101,9 +107,8 @@ impl ErrorCode {
             PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             UriTooLong => StatusCode::URI_TOO_LONG,
             UnsupportedMediaType | UnsupportedEncoding => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            NotABidResponse | NotAnEnvelope | NotABidRequest | RequestWithoutImp | Strict(_) => {
-                StatusCode::UNPROCESSABLE_ENTITY
-            }
+            NotABidResponse | Openrtb3NotSupported | NotAnEnvelope | NotABidRequest
+            | RequestWithoutImp | Strict(_) => StatusCode::UNPROCESSABLE_ENTITY,
             HeaderFieldsTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             Internal => StatusCode::INTERNAL_SERVER_ERROR,
             Overloaded | Draining => StatusCode::SERVICE_UNAVAILABLE,
@@ -129,6 +134,7 @@ impl ErrorCode {
             UnsupportedMediaType => "unsupported_media_type",
             UnsupportedEncoding => "unsupported_encoding",
             NotABidResponse => "not_a_bid_response",
+            Openrtb3NotSupported => "openrtb3_not_supported",
             NotAnEnvelope => "not_an_envelope",
             NotABidRequest => "not_a_bid_request",
             RequestWithoutImp => "request_without_imp",
@@ -147,6 +153,7 @@ impl ErrorCode {
         match self {
             MalformedJson => Some("malformed"),
             NotABidResponse => Some("not_a_bid_response"),
+            Openrtb3NotSupported => Some("openrtb3_not_supported"),
             NotAnEnvelope | NotABidRequest | RequestWithoutImp => Some("invalid_envelope"),
             Strict(_) => Some("strict"),
             PayloadTooLarge => Some("too_large"),
@@ -177,6 +184,7 @@ impl ErrorCode {
                 "Content-Encoding not supported; send gzip, deflate, br, zstd or identity"
             }
             NotABidResponse => "not a bid response",
+            Openrtb3NotSupported => "an OpenRTB 3.0 document; bidscan reads OpenRTB 2.5 and 2.6",
             NotAnEnvelope => "not a validation envelope",
             NotABidRequest => "not a bid request",
             RequestWithoutImp => "the bid request offers no impression",
@@ -193,6 +201,7 @@ impl ErrorCode {
         match e {
             DecodeError::Malformed(_) | DecodeError::ByteOrderMark => ErrorCode::MalformedJson,
             DecodeError::NotABidResponse { .. } => ErrorCode::NotABidResponse,
+            DecodeError::Openrtb3NotSupported { .. } => ErrorCode::Openrtb3NotSupported,
             DecodeError::Strict { code, .. } => ErrorCode::Strict(code),
             DecodeError::InvalidEnvelope { code, .. } => match *code {
                 "not_a_bid_request" => ErrorCode::NotABidRequest,
@@ -247,14 +256,15 @@ mod tests {
             UnsupportedMediaType => 12,
             UnsupportedEncoding => 13,
             NotABidResponse => 14,
-            NotAnEnvelope => 15,
-            NotABidRequest => 16,
-            RequestWithoutImp => 17,
-            Strict(_) => 18,
-            HeaderFieldsTooLarge => 19,
-            Internal => 20,
-            Overloaded => 21,
-            Draining => 22,
+            Openrtb3NotSupported => 15,
+            NotAnEnvelope => 16,
+            NotABidRequest => 17,
+            RequestWithoutImp => 18,
+            Strict(_) => 19,
+            HeaderFieldsTooLarge => 20,
+            Internal => 21,
+            Overloaded => 22,
+            Draining => 23,
         }
     }
 
@@ -290,6 +300,27 @@ mod tests {
             };
             assert_eq!(ErrorCode::of_decode(&e).as_str(), envelope);
             assert_eq!(ErrorCode::of_decode(&e).as_str(), e.code());
+        }
+        for (e, outcome) in [
+            (
+                DecodeError::NotABidResponse {
+                    message: String::new(),
+                    path: String::new(),
+                },
+                "not_a_bid_response",
+            ),
+            (
+                DecodeError::Openrtb3NotSupported {
+                    message: String::new(),
+                    path: String::new(),
+                },
+                "openrtb3_not_supported",
+            ),
+        ] {
+            let code = ErrorCode::of_decode(&e);
+            assert_eq!(code.as_str(), e.code());
+            assert_eq!(code.status(), StatusCode::UNPROCESSABLE_ENTITY);
+            assert_eq!(code.outcome(), Some(outcome));
         }
         let strict = DecodeError::Strict {
             code: "number_as_string",

@@ -275,7 +275,10 @@ fn bid_response_schema() -> Value {
             object is accepted with a warning), adid, adomain, bundle, iurl, cid, crid, tactic, cattax, cat, \
             attr, apis, api, protocol, qagmediarating, language, langb, dealid, w, h, wratio, hratio, exp, dur, \
             mtype, slotinpod, ext. Unknown members are ignored, except one named as a member in another case or \
-            form (`Seatbid`, `seat_bid`, `bids`, `Price`): an error misnamed_member at that member's path. Lenient mode (default) reports a member of the \
+            form (`Seatbid`, `seat_bid`, `bids`, `Price`): an error misnamed_member at that member's path. A body \
+            with neither seatbid nor nbr and a top-level member not listed here is not a bid response: 422 \
+            not_a_bid_response (a bidder's {\"error\": ...}), or openrtb3_not_supported when that member is \
+            `openrtb` (an OpenRTB 3.0 document); `{}` and a body of listed members only are no-bids. Lenient mode (default) reports a member of the \
             wrong type as an issue and answers 200; strict mode answers 422.",
         "properties": {
             "seatbid": {
@@ -307,8 +310,16 @@ mod tests {
         ] {
             assert!(doc["paths"][path].is_object(), "{path} missing");
         }
-        assert!(doc["paths"]["/decode"]["post"]["responses"]["422"].is_object());
-        assert!(doc["paths"]["/validate"]["post"]["responses"]["422"].is_object());
+        for path in ["/decode", "/validate"] {
+            let answer = &doc["paths"][path]["post"]["responses"]["422"];
+            let text = answer["description"].as_str().unwrap_or_default();
+            for code in ["not_a_bid_response", "openrtb3_not_supported"] {
+                assert!(
+                    text.contains(code),
+                    "{path}: 422 does not name {code}: {text}"
+                );
+            }
+        }
         assert!(
             doc["components"]["schemas"]["ValidateAnswerDoc"]["properties"]["seatnonbid"]
                 .is_object()

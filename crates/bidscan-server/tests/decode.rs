@@ -283,3 +283,133 @@ async fn an_accept_encoding_that_accepts_nothing_is_ignored() {
         .await;
     assert_eq!(res.headers()["content-encoding"], "gzip");
 }
+
+/// A body with neither `seatbid` nor `nbr` and a member that is no bid response's is refused in both modes, on
+/// `/decode` and `/decode/batch`, with its own code and outcome; `{}`, bid response members only, and `nbr` stay
+/// no-bids.
+#[tokio::test]
+async fn bodies_that_are_not_bid_responses_are_422_with_their_codes() {
+    let server = start(config()).await;
+    let refused = [
+        (r#"{"error":"timeout","id":"r1"}"#, "not_a_bid_response"),
+        (
+            r#"{"openrtb":{"ver":"3.0","domainspec":"adcom","response":{"id":"r1"}}}"#,
+            "openrtb3_not_supported",
+        ),
+    ];
+    for (body, code) in refused {
+        for mode in ["lenient", "strict"] {
+            let route = format!("/decode?mode={mode}");
+            let (status, v) = json(server.post(&route, &[], body.as_bytes().to_vec()).await).await;
+            assert_eq!(status, 422, "{mode} {body}: {v}");
+            assert_eq!(v["error"]["code"], code, "{mode} {body}: {v}");
+            assert_eq!(v["error"]["path"], "", "{mode} {body}: {v}");
+            assert!(v["error"]["byte"].is_null(), "{v}");
+        }
+    }
+    let metrics = server.metrics().await;
+    for (series, count) in [
+        (
+            "bidscan_decode_outcomes_total{outcome=\"not_a_bid_response\"}",
+            2.0,
+        ),
+        (
+            "bidscan_decode_outcomes_total{outcome=\"openrtb3_not_supported\"}",
+            2.0,
+        ),
+        (
+            "bidscan_http_requests_total{route=\"/decode\",status=\"422\"}",
+            4.0,
+        ),
+    ] {
+        assert_eq!(value(&metrics, series), count, "{series}");
+    }
+    for body in [
+        "{}",
+        r#"{"id":"r1"}"#,
+        r#"{"error":"timeout","nbr":1}"#,
+        r#"{"id":"r1","seatbid":[],"x":1}"#,
+    ] {
+        let (status, v) = json(server.post("/decode", &[], body.as_bytes().to_vec()).await).await;
+        assert_eq!(
+            (status, &v["status"]),
+            (200, &"nobid".into()),
+            "{body}: {v}"
+        );
+    }
+    let batch = format!("{}\n{}\n{{\"id\":\"r1\"}}\n", refused[0].0, refused[1].0);
+    let res = server
+        .post(
+            "/decode/batch",
+            &[("content-type", "application/x-ndjson")],
+            batch.into_bytes(),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let text = res.text().await.unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(lines[0]["error"]["code"], "not_a_bid_response");
+    assert_eq!(lines[1]["error"]["code"], "openrtb3_not_supported");
+    assert_eq!(lines[2]["status"], "nobid");
+}
+
+/// `missing_crid` and `zero_price` are errors; an empty `cur` is USD; `"eur"` is read as `EUR` with the warning
+/// `currency_case`.
+#[tokio::test]
+async fn crid_price_and_currency_are_read_as_exchanges_read_them() {
+    let server = start(config()).await;
+    let doc = |cur: &str| {
+        format!(
+            r#"{{"id":"r","cur":{cur},"seatbid":[{{"bid":[{{"id":"b","impid":"1","price":0,"adm":"<a/>"}}]}}]}}"#
+        )
+        .into_bytes()
+    };
+    let issues = |v: &serde_json::Value| -> Vec<(String, String, String)> {
+        v["issues"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| {
+                let s = |k: &str| i[k].as_str().unwrap().to_owned();
+                (s("path"), s("code"), s("severity"))
+            })
+            .collect()
+    };
+    let bid_errors = [
+        ("/seatbid/0/bid/0/price", "zero_price", "error"),
+        ("/seatbid/0/bid/0/crid", "missing_crid", "error"),
+    ]
+    .map(|(p, c, s)| (p.to_owned(), c.to_owned(), s.to_owned()));
+    let (status, v) = json(server.post("/decode", &[], doc(r#""""#)).await).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(issues(&v), bid_errors.to_vec(), "{v}");
+    assert_eq!(v["response"]["cur"], "USD");
+    assert_eq!(v["summary"]["cur"], "USD");
+    assert_eq!(v["summary"]["errors"], 2);
+    let (status, v) = json(
+        server
+            .post("/decode?mode=strict", &[], doc(r#""eur""#))
+            .await,
+    )
+    .await;
+    assert_eq!(status, 200, "a finding never fails a decode: {v}");
+    let mut expected = vec![(
+        "/cur".to_owned(),
+        "currency_case".to_owned(),
+        "warning".to_owned(),
+    )];
+    expected.extend(bid_errors.iter().cloned());
+    assert_eq!(issues(&v), expected, "{v}");
+    assert_eq!(v["response"]["cur"], "EUR");
+    assert_eq!(v["summary"]["cur"], "EUR");
+    assert!(
+        v["issues"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("\"eur\"")
+    );
+}

@@ -440,3 +440,52 @@ async fn validate_always_inspects_markup_and_inspect_none_trims_the_summary() {
         1.0
     );
 }
+
+/// An envelope whose response is no bid response is refused at `/response` with the response's code, in both
+/// modes and on the batch route; a response of bid response members only is a no-bid.
+#[tokio::test]
+async fn a_response_that_is_not_a_bid_response_is_422_with_its_code() {
+    let server = start(config()).await;
+    let cases = [
+        (r#"{"error":"timeout","id":"r1"}"#, "not_a_bid_response"),
+        (r#"{"openrtb":{"ver":"3.0"}}"#, "openrtb3_not_supported"),
+    ];
+    for (response, code) in cases {
+        for body in [
+            format!(r#"{{"request":{REQUEST},"response":{response}}}"#),
+            format!(r#"{{"response":{response},"request":{REQUEST}}}"#),
+        ] {
+            let v = refused(&server, &body, 422, code, "/response").await;
+            assert_eq!(v["error"]["path"], "/response", "{v}");
+            let (status, v) = json(
+                server
+                    .post("/validate?mode=strict", &[], body.clone().into_bytes())
+                    .await,
+            )
+            .await;
+            assert_eq!((status, &v["error"]["code"]), (422, &code.into()), "{v}");
+        }
+    }
+    let lines = format!(
+        "{{\"request\":{REQUEST},\"response\":{}}}\n{{\"request\":{REQUEST},\"response\":{}}}\n{{\"request\":{REQUEST},\"response\":{{\"id\":\"r1\"}}}}\n",
+        cases[0].0, cases[1].0
+    );
+    let res = server
+        .post(
+            "/validate/batch",
+            &[("content-type", "application/x-ndjson")],
+            lines.into_bytes(),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let text = res.text().await.unwrap();
+    let answers: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 3, "{text}");
+    assert_eq!(answers[0]["error"]["code"], "not_a_bid_response");
+    assert_eq!(answers[0]["error"]["path"], "/response");
+    assert_eq!(answers[1]["error"]["code"], "openrtb3_not_supported");
+    assert_eq!(answers[2]["status"], "nobid", "{}", answers[2]);
+}

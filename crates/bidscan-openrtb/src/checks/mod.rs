@@ -4,7 +4,8 @@
 //! | code | severity | pointer | rule | source |
 //! |---|---|---|---|---|
 //! | `missing_id` | error | `/id` | response with bids has no (or an empty) `id` | OpenRTB 2.6 §4.2.1: `id` "string; required" |
-//! | `invalid_currency` | error | `/cur` | `cur` is not three uppercase ASCII letters | §4.2.1: `cur` uses "ISO-4217 alpha codes" |
+//! | `invalid_currency` | error | `/cur` | `cur` is neither three ASCII letters nor empty | §4.2.1: `cur` uses "ISO-4217 alpha codes" |
+//! | `currency_case` | warning | `/cur` | `cur` is three ASCII letters not all upper case (`"eur"`): read as the upper-case code (`EUR`), which the canonical output and the rules see | §4.2.1 (ISO 4217 alpha codes are upper case); exchanges read the code case-insensitively (Prebid Server's currency conversion upper-cases it) |
 //! | `nbr_with_bids` | warning | `/nbr` | `nbr` present although the response has bids | §4.2.1: `nbr` is the "reason for not bidding" |
 //! | `missing_id` | error | `…/bid/N/id` | bid has no (or an empty) `id` | §4.2.3: `id` "string; required" |
 //! | `duplicate_bid_id` | error | `…/bid/N/id` | bid `id` equals an earlier bid's `id` in the response | §4.2.3: `id` is the bid's ID "for logging/tracking"; win/billing/loss notices (§4.4) cannot tell two bids with one id apart |
@@ -12,12 +13,18 @@
 //! | `missing_price` | error | `…/bid/N/price` | no `price` | §4.2.3: `price` "float; required" |
 //! | `price_not_finite` | error | `…/bid/N/price` | `price` is NaN or infinite (e.g. `"1e999"`) | §4.2.3: `price` is a CPM amount |
 //! | `negative_price` | error | `…/bid/N/price` | `price` < 0 | §4.2.3: `price` is an offer to pay |
-//! | `zero_price` | warning | `…/bid/N/price` | `price` = 0 and no `dealid` | §4.2.3 (an offer to buy "for a given price"); a zero price only makes sense under deal terms (§7.3 PMP & Direct Deals) |
-//! | `missing_crid` | warning | `…/bid/N/crid` | no (or an empty) `crid` | §4.2.3: `crid` "to assist with ad quality checking"; exchanges commonly require it for creative review |
+//! | `zero_price` | error | `…/bid/N/price` | `price` = 0 and no `dealid` | §4.2.3 (an offer to buy "for a given price"); a zero price only makes sense under deal terms (§7.3 PMP & Direct Deals); Prebid Server rejects such a bid (`exchange/bidder_validate_bids.go`) |
+//! | `missing_crid` | error | `…/bid/N/crid` | no (or an empty) `crid` | §4.2.3: `crid` "to assist with ad quality checking"; Prebid Server rejects a bid without one (`exchange/bidder_validate_bids.go`) |
 //! | `missing_markup` | error | `…/bid/N` | neither a non-empty `adm` nor `nurl` | §4.3: markup is served in the bid (`adm`, §4.3.2) or on the win notice (`nurl`, §4.3.1) |
 //! | `invalid_mtype` | error | `…/bid/N/mtype` | `mtype` outside 1–4 | §4.2.3: `mtype` values 1 banner, 2 video, 3 audio, 4 native |
 //! | `invalid_size` | error | `…/bid/N/w`, `…/h` | `w` or `h` present and ≤ 0 | §4.2.3: `w`/`h` are the creative's size in device-independent pixels |
 //! | `issues_truncated` | warning | `` (root) | more than [`MAX_ISSUES`] issues: the first `MAX_ISSUES` are listed, this one counts the rest | bidscan's own bound: an answer stays proportional to a real response, not to 10,000 empty bids × 5 findings |
+//!
+//! The response currency is read as exchanges read it: an absent `cur` is USD (§4.2.1 default), and so is an
+//! empty one (`"cur": ""`), which is read as `"USD"` without an issue, as Prebid Server reads it
+//! (`exchange/bidder.go`: an empty currency becomes the default, `USD`); three letters in another case are read
+//! upper-cased (`currency_case`). The model holds the code read, so the canonical output, the summary and the
+//! rules against the request all see it.
 
 pub(crate) mod issue;
 pub mod markup;
@@ -81,24 +88,24 @@ pub fn is_currency_code(cur: &str) -> bool {
     cur.len() == 3 && cur.bytes().all(|b| b.is_ascii_uppercase())
 }
 
-/// Runs every rule of the table above, appending findings to `issues` in document order.
-pub(crate) fn validate(response: &BidResponse<'_>, status: Status, issues: &mut Vec<Issue>) {
-    let at = |field: &str| paths::field(response, Object::Response, field);
+/// Runs every rule of the table above, appending findings to `issues` in document order; reads `cur` as
+/// exchanges do (see the module docs), the one change it makes to `response`.
+pub(crate) fn validate(response: &mut BidResponse<'_>, status: Status, issues: &mut Vec<Issue>) {
     if status == Status::Bid && is_blank(response.id.as_deref()) {
         let message = "the bid response has bids but no id (OpenRTB 2.6 §4.2.1: required)";
-        push(issues, at("id"), "missing_id", Severity::Error, message);
+        let path = paths::field(response, Object::Response, "id");
+        push(issues, path, "missing_id", Severity::Error, message);
     }
-    if let Some(cur) = response.cur.as_deref().filter(|c| !is_currency_code(c)) {
-        let message =
-            format!("cur {cur:?} is not an ISO 4217 alpha code (three uppercase letters)");
-        push(
-            issues,
-            at("cur"),
-            "invalid_currency",
-            Severity::Error,
-            message,
-        );
+    // `"USD"` or absent, nearly every response: one compare of three bytes, nothing written.
+    if response
+        .cur
+        .as_deref()
+        .is_some_and(|c| !is_currency_code(c))
+    {
+        read_currency(response, issues);
     }
+    let response = &*response;
+    let at = |field: &str| paths::field(response, Object::Response, field);
     if let (Some(nbr), Status::Bid) = (response.nbr, status) {
         let message = format!(
             "nbr {} (a reason for not bidding) is present although the response has bids",
@@ -121,6 +128,35 @@ pub(crate) fn validate(response: &BidResponse<'_>, status: Status, issues: &mut 
             validate_bid(response, Object::Bid(si, bi), bid, duplicate, issues);
             position += 1;
         }
+    }
+}
+
+/// Reads a `cur` that is not an ISO 4217 alpha code in form ([`is_currency_code`]): empty is `"USD"`; three
+/// ASCII letters are upper-cased (`currency_case`, a warning); anything else stays as sent (`invalid_currency`,
+/// an error).
+#[cold]
+#[inline(never)]
+fn read_currency(response: &mut BidResponse<'_>, issues: &mut Vec<Issue>) {
+    let Some(cur) = response.cur.as_deref() else {
+        return;
+    };
+    if cur.is_empty() {
+        response.cur = Some(Cow::Borrowed("USD"));
+        return;
+    }
+    let path = paths::field(response, Object::Response, "cur");
+    if cur.len() == 3 && cur.bytes().all(|b| b.is_ascii_alphabetic()) {
+        let upper = cur.to_ascii_uppercase();
+        let message = format!(
+            "cur {cur:?} is not upper case; read as {upper:?} (ISO 4217 alpha codes are upper case)"
+        );
+        response.cur = Some(Cow::Owned(upper));
+        push(issues, path, "currency_case", Severity::Warning, message);
+    } else {
+        let message = format!(
+            "cur {cur:?} is not an ISO 4217 alpha code (three letters; an empty cur is USD)"
+        );
+        push(issues, path, "invalid_currency", Severity::Error, message);
     }
 }
 
@@ -297,25 +333,13 @@ fn validate_bid(
         }
         Some(p) if p == 0.0 && is_blank(bid.dealid.as_deref()) => {
             let message = "price is 0 and the bid is not under a deal (no dealid)";
-            push(
-                issues,
-                at("price"),
-                "zero_price",
-                Severity::Warning,
-                message,
-            );
+            push(issues, at("price"), "zero_price", Severity::Error, message);
         }
         Some(_) => {}
     }
     if is_blank(bid.crid.as_deref()) {
         let message = "bid has no crid (creative ID for ad-quality checks, OpenRTB 2.6 §4.2.3)";
-        push(
-            issues,
-            at("crid"),
-            "missing_crid",
-            Severity::Warning,
-            message,
-        );
+        push(issues, at("crid"), "missing_crid", Severity::Error, message);
     }
     let has_adm = bid.adm.as_ref().is_some_and(|a| !a.is_empty());
     if !has_adm && is_blank(bid.nurl.as_deref()) {

@@ -49,11 +49,22 @@ pub enum DecodeError {
     /// Not JSON (RFC 8259): syntax, encoding, depth limit. An HTTP server answers 400.
     Malformed(JsonError),
     /// JSON, but not a bid response: the top level is not an object (an array, string, number, boolean,
-    /// `null`), `seatbid` is a string, number or boolean, or the body is XML/HTML. An HTTP server answers 422.
+    /// `null`), `seatbid` is a string, number or boolean, the body is XML/HTML, or an object with neither
+    /// `seatbid` nor `nbr` has a member that is no bid response's (a bidder's error object such as
+    /// `{"error":"timeout"}`; OpenRTB 2.6 §4.2.1). Code `not_a_bid_response`; an HTTP server answers 422.
     NotABidResponse {
         /// What was found.
         message: String,
         /// JSON pointer of the offending value (`""` for the whole body).
+        path: String,
+    },
+    /// An OpenRTB 3.0 document: an object with a top-level `openrtb` member (OpenRTB 3.0 §3.1,
+    /// `{"openrtb": {"ver": "3.0", …}}`) and neither `seatbid` nor `nbr`. Code `openrtb3_not_supported`; an
+    /// HTTP server answers 422.
+    Openrtb3NotSupported {
+        /// What was found.
+        message: String,
+        /// JSON pointer of the document (`""` for the whole body, `/response` in a validation envelope).
         path: String,
     },
     /// Strict mode: the first deviation from the spec's shape. An HTTP server answers 422.
@@ -82,11 +93,13 @@ pub enum DecodeError {
 }
 
 impl DecodeError {
-    /// `"malformed_json"`, `"not_a_bid_response"`, the strict-mode issue code, or the envelope's code.
+    /// `"malformed_json"`, `"not_a_bid_response"`, `"openrtb3_not_supported"`, the strict-mode issue code, or
+    /// the envelope's code.
     pub fn code(&self) -> &'static str {
         match self {
             DecodeError::Malformed(_) | DecodeError::ByteOrderMark => "malformed_json",
             DecodeError::NotABidResponse { .. } => "not_a_bid_response",
+            DecodeError::Openrtb3NotSupported { .. } => "openrtb3_not_supported",
             DecodeError::Strict { code, .. } | DecodeError::InvalidEnvelope { code, .. } => code,
         }
     }
@@ -96,6 +109,7 @@ impl DecodeError {
         match self {
             DecodeError::Malformed(e) => e.path(),
             DecodeError::NotABidResponse { path, .. }
+            | DecodeError::Openrtb3NotSupported { path, .. }
             | DecodeError::Strict { path, .. }
             | DecodeError::InvalidEnvelope { path, .. } => Some(path),
             DecodeError::ByteOrderMark => Some(""),
@@ -111,6 +125,12 @@ impl fmt::Display for DecodeError {
                 f.write_str(message)
             }
             DecodeError::NotABidResponse { message, path } => write!(f, "{message} at {path}"),
+            DecodeError::Openrtb3NotSupported { message, path } if path.is_empty() => {
+                f.write_str(message)
+            }
+            DecodeError::Openrtb3NotSupported { message, path } => {
+                write!(f, "{message} at {path}")
+            }
             DecodeError::Strict {
                 path,
                 code,
@@ -145,11 +165,18 @@ pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// Decodes one bid-response body in place with `reader` (strings decoded over their escaped form and borrowed),
 /// then records issues and validates (see [`Decoded::from_response`]).
 ///
-/// An empty or all-whitespace body is a no-bid. A body whose first byte is `<` (XML, HTML) is
-/// [`DecodeError::NotABidResponse`]. A body that starts with a UTF-8 byte order mark ([`BOM`]) is decoded as if
-/// the mark were whitespace, with a `utf8_bom` warning at path `""` (RFC 8259 §8.1: senders must not add one,
-/// parsers may ignore it); in strict mode it is [`DecodeError::ByteOrderMark`]. Positions in errors and issues
-/// count the mark's three bytes. Never panics on input.
+/// An empty or all-whitespace body, `{}`, and an object with bid response members but no bids (no `seatbid`,
+/// an empty one, or `nbr`) are no-bids (OpenRTB 2.6 §4.2.1, §7.1). A body whose first byte is `<` (XML, HTML),
+/// and an object with neither `seatbid` nor `nbr` but a member that is no bid response's (`{"error":"timeout"}`),
+/// are [`DecodeError::NotABidResponse`]; such an object with a top-level `openrtb` member is an OpenRTB 3.0
+/// document, [`DecodeError::Openrtb3NotSupported`]. A member's name in another form (`Seatbid`) is not such a
+/// member: it is the `misnamed_member` issue. Either refusal is made once the whole body is read, so a body that
+/// is also not JSON is [`DecodeError::Malformed`].
+///
+/// A body that starts with a UTF-8 byte order mark ([`BOM`]) is decoded as if the mark were whitespace, with a
+/// `utf8_bom` warning at path `""` (RFC 8259 §8.1: senders must not add one, parsers may ignore it); in strict
+/// mode it is [`DecodeError::ByteOrderMark`]. Positions in errors and issues count the mark's three bytes. Never
+/// panics on input.
 pub fn decode<'a>(
     reader: &mut Reader,
     input: &'a mut [u8],
@@ -277,6 +304,7 @@ pub(crate) fn deferred_error(d: Deferred) -> DecodeError {
 fn refusal_error(refusal: Refusal, message: String, path: String) -> DecodeError {
     match refusal {
         Refusal::Response => DecodeError::NotABidResponse { message, path },
+        Refusal::Openrtb3 => DecodeError::Openrtb3NotSupported { message, path },
         Refusal::Request => DecodeError::InvalidEnvelope {
             code: "not_a_bid_request",
             message,
@@ -362,7 +390,7 @@ impl<'a> Decoded<'a> {
         } else {
             Status::Bid
         };
-        checks::validate(&self.response, self.status, &mut self.issues);
+        checks::validate(&mut self.response, self.status, &mut self.issues);
         if let Some(inspector) = inspector {
             self.markup = Vec::with_capacity(count_bids(&self.response));
             markup::inspect(

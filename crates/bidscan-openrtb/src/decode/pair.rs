@@ -38,8 +38,8 @@ const NOT_AN_ENVELOPE: &str = "not a validation envelope";
 /// # Errors
 /// - [`DecodeError::Malformed`]: not JSON; the error's path starts with `/request` or `/response` when the fault is
 ///   inside one of them.
-/// - [`DecodeError::NotABidResponse`] (path under `/response`), [`DecodeError::Strict`] (path prefixed with
-///   `/response`).
+/// - [`DecodeError::NotABidResponse`] (path under `/response`), [`DecodeError::Openrtb3NotSupported`] (path
+///   `/response`), [`DecodeError::Strict`] (path prefixed with `/response`).
 /// - [`DecodeError::InvalidEnvelope`]: `not_an_envelope` (the top level is not an object, `request` or
 ///   `response` is missing, or either comes twice), `not_a_bid_request` (`request` is not an object),
 ///   `request_without_imp` (no `imp`, an empty one, or one with no object in it, e.g. `"imp":5` or `"imp":[5]`,

@@ -23,11 +23,14 @@ pub(crate) const NOT_A_BID_REQUEST: &str = "not a bid request";
 /// A serde visitor can only fail with its deserializer's error type, built from a message
 /// (`de::Error::custom`), so the refusal travels beside the error: the code that makes the error records its
 /// `Refusal` in the decode's slot ([`refuse`]), and `decode` / `decode_pair` map the error by that value
-/// (`not_a_bid_response`, `not_a_bid_request`, `not_an_envelope`), never by its text.
+/// (`not_a_bid_response`, `openrtb3_not_supported`, `not_a_bid_request`, `not_an_envelope`), never by its text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Refusal {
-    /// Not a bid response: the body is not an object, `seatbid` is a scalar, or a limit was passed.
+    /// Not a bid response: the body is not an object, `seatbid` is a scalar, a limit was passed, or the object
+    /// has no `seatbid`, no `nbr` and a member that is no bid response's ([`Foreign`]).
     Response,
+    /// An OpenRTB 3.0 document: no `seatbid`, no `nbr`, and a top-level `openrtb` member ([`Foreign`]).
+    Openrtb3,
     /// Not a bid request: a validation envelope's `request` is not an object, or a limit was passed in it.
     Request,
     /// Not a validation envelope: the top level is not an object, or a member comes twice.
@@ -159,6 +162,11 @@ impl Seen {
         }
         self.0 |= mask;
     }
+
+    /// Whether the member with bit `bit` ([`Member::bit`]) was seen.
+    pub(crate) fn has(&self, bit: u8) -> bool {
+        self.0 & (1u64 << bit) != 0
+    }
 }
 
 /// Consumes the rest of an array or object so the deserializer can continue after it.
@@ -281,10 +289,10 @@ impl<'de, T: FromMap<'de>> Visitor<'de> for Standalone<T> {
 
 /// A member enum declared with [`members!`]: name → member, member → name, and a bit for duplicate detection.
 pub(crate) trait Member: Copy + 'static {
-    /// The member named `name`, or `None` for an unknown member (skipped undecoded); for an unknown name, the
-    /// member it is a form of ([`resembling`]) goes in `misnamed`, looked for in the unknown names' arm of the
-    /// one match, so a known name pays nothing for it.
-    fn parse_or_note(name: &str, misnamed: &mut Option<Self>) -> Option<Self>;
+    /// The member named `name`, or `None` for an unknown member (skipped undecoded); an unknown name is noted in
+    /// `unknown` ([`Unknown::note`]) in the unknown names' arm of the one match, so a known name pays nothing for
+    /// it.
+    fn parse_or_note(name: &str, unknown: &mut Unknown<'_, Self>) -> Option<Self>;
     /// The member's JSON name.
     fn name(self) -> &'static str;
     /// The member's bit in [`Seen`] (its declaration index, < 64).
@@ -293,18 +301,99 @@ pub(crate) trait Member: Copy + 'static {
     const ALL: &'static [Self];
 }
 
-/// Reads a member name for [`read_members`]: the member it names, or `None` for an unknown member, skipped;
-/// an unknown name that is a member's in another form ([`resembling`]) leaves that member in the slot.
-struct MemberSeed<'s, M>(&'s mut Option<M>);
+/// What the unknown member names of one object showed, noted by [`Member::parse_or_note`].
+pub(crate) struct Unknown<'f, M> {
+    /// The member the last unknown name is a form of ([`resembling`]); taken after each name.
+    misnamed: Option<M>,
+    /// Where names that are no member's, nor a member's in another form, are noted; only the bid response's
+    /// reader asks ([`read_members_noting`]).
+    foreign: Option<&'f mut Foreign>,
+}
 
-impl<'de, M: Member> DeserializeSeed<'de> for MemberSeed<'_, M> {
+impl<M: Member> Unknown<'_, M> {
+    /// Notes the unknown name `name`: the member it is a form of, or else, when asked, a foreign name. Out of
+    /// line: only unknown names come here.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn note(&mut self, name: &str) {
+        self.misnamed = resembling(name);
+        if let (None, Some(foreign)) = (&self.misnamed, self.foreign.as_deref_mut()) {
+            foreign.note(name);
+        }
+    }
+}
+
+/// The top-level member names of a bid response that are no member's, nor a member's in another form
+/// ([`resembling`]): the first one (for a refusal's message) and whether one is `openrtb`, the top level of an
+/// OpenRTB 3.0 document (`{"openrtb": {"ver": "3.0", …}}`, OpenRTB 3.0 §3.1). A body with such a member and
+/// neither `seatbid` nor `nbr` is refused ([`Refusal::Response`], [`Refusal::Openrtb3`]).
+#[derive(Debug, Default)]
+pub(crate) struct Foreign {
+    /// The first such name, its first [`ShortName::MAX`] bytes.
+    pub(crate) first: Option<ShortName>,
+    /// One of them is `openrtb`.
+    pub(crate) openrtb: bool,
+}
+
+impl Foreign {
+    fn note(&mut self, name: &str) {
+        if self.first.is_none() {
+            self.first = Some(ShortName::new(name));
+        }
+        self.openrtb |= name == "openrtb";
+    }
+}
+
+/// The first bytes of a name, at most [`ShortName::MAX`] and cut at a character boundary, kept without
+/// allocating; displayed with `…` when cut.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ShortName {
+    bytes: [u8; ShortName::MAX],
+    /// Bytes of `bytes` in use (≤ `MAX`), a character boundary of the name.
+    len: u8,
+    /// The name is longer than `len` bytes.
+    cut: bool,
+}
+
+impl ShortName {
+    /// Most bytes kept.
+    pub(crate) const MAX: usize = 32;
+
+    fn new(name: &str) -> Self {
+        let len = name.floor_char_boundary(Self::MAX);
+        let mut bytes = [0; Self::MAX];
+        bytes[..len].copy_from_slice(&name.as_bytes()[..len]);
+        ShortName {
+            bytes,
+            len: len as u8,
+            cut: len < name.len(),
+        }
+    }
+}
+
+impl fmt::Display for ShortName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // A prefix cut at a character boundary of a `str`: always UTF-8.
+        f.write_str(std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or_default())?;
+        if self.cut {
+            f.write_str("…")?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads a member name for [`read_members`]: the member it names, or `None` for an unknown member, skipped and
+/// noted in the slot ([`Unknown::note`]).
+struct MemberSeed<'s, 'f, M>(&'s mut Unknown<'f, M>);
+
+impl<'de, M: Member> DeserializeSeed<'de> for MemberSeed<'_, '_, M> {
     type Value = Option<M>;
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_identifier(self)
     }
 }
 
-impl<'de, M: Member> Visitor<'de> for MemberSeed<'_, M> {
+impl<'de, M: Member> Visitor<'de> for MemberSeed<'_, '_, M> {
     type Value = Option<M>;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a member name")
@@ -363,10 +452,27 @@ pub(crate) fn resembling<M: Member>(name: &str) -> Option<M> {
 /// line it added a call and a frame to every object (the response's own loop included).
 #[inline(always)]
 pub(crate) fn read_members<'de, A, M>(
+    map: A,
+    doc: &mut Doc,
+    read: impl FnMut(&mut A, &mut Ctx<'_>, M, &'static str) -> Result<(), A::Error>,
+) -> Result<Vec<Coercion>, A::Error>
+where
+    A: MapAccess<'de>,
+    M: Member,
+{
+    read_members_noting(map, doc, None, read).map(|(coercions, _)| coercions)
+}
+
+/// [`read_members`], also noting the names that are no member's, nor a form of one, in `foreign` (when given),
+/// and returning which members came ([`Seen`]) with the coercions. The bid response's reader uses it to tell a
+/// body that is not a bid response from a no-bid.
+#[inline(always)]
+pub(crate) fn read_members_noting<'de, A, M>(
     mut map: A,
     doc: &mut Doc,
+    foreign: Option<&mut Foreign>,
     mut read: impl FnMut(&mut A, &mut Ctx<'_>, M, &'static str) -> Result<(), A::Error>,
-) -> Result<Vec<Coercion>, A::Error>
+) -> Result<(Vec<Coercion>, Seen), A::Error>
 where
     A: MapAccess<'de>,
     M: Member,
@@ -374,10 +480,13 @@ where
     let mut coercions = Vec::new();
     let mut ctx = Ctx::new(&mut coercions, doc);
     let mut seen = Seen::default();
-    let mut misnamed = None;
-    while let Some(key) = map.next_key_seed(MemberSeed::<M>(&mut misnamed))? {
+    let mut unknown = Unknown {
+        misnamed: None,
+        foreign,
+    };
+    while let Some(key) = map.next_key_seed(MemberSeed::<M>(&mut unknown))? {
         let Some(member) = key else {
-            if let Some(member) = misnamed.take() {
+            if let Some(member) = unknown.misnamed.take() {
                 ctx.note(member.name(), None, CoercionKind::MisnamedMember);
             }
             map.next_value::<IgnoredAny>()?;
@@ -387,7 +496,7 @@ where
         seen.check(&mut ctx, member.bit(), field);
         read(&mut map, &mut ctx, member, field)?;
     }
-    Ok(coercions)
+    Ok((coercions, seen))
 }
 
 /// Declares a struct's member enum: `parse_or_note` (name → member), `name`, and a bit index for duplicate detection.
@@ -408,11 +517,14 @@ macro_rules! members {
 
         impl $crate::lenient::base::Member for $name {
             #[inline(always)]
-            fn parse_or_note(name: &str, misnamed: &mut Option<Self>) -> Option<Self> {
+            fn parse_or_note(
+                name: &str,
+                unknown: &mut $crate::lenient::base::Unknown<'_, Self>,
+            ) -> Option<Self> {
                 match name {
                     $($json => Some($name::$variant),)*
                     _ => {
-                        *misnamed = $crate::lenient::base::resembling(name);
+                        unknown.note(name);
                         None
                     }
                 }

@@ -75,7 +75,7 @@ pub struct Bid<'a> {
     /// Campaign ID.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cid: Option<Cow<'a, str>>,
-    /// Creative ID (validation: `missing_crid`, a warning).
+    /// Creative ID (validation: `missing_crid`, an error).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub crid: Option<Cow<'a, str>>,
     /// Tactic ID, for reporting.

@@ -10,7 +10,7 @@ use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, Seq
 
 use crate::checks::issue::Coercion;
 use crate::lenient::{
-    self, Deferred, Doc, FromMap, Ident, Int, MAX_COERCIONS, NOT_A_BID_RESPONSE, Refusal,
+    self, Deferred, Doc, Foreign, FromMap, Ident, Int, MAX_COERCIONS, NOT_A_BID_RESPONSE, Refusal,
     Standalone, Text, defer, members, refuse,
 };
 use crate::model::bid::Bid;
@@ -19,7 +19,9 @@ use crate::model::lists::NoBidReason;
 /// The top-level bid response object (OpenRTB 2.6 §4.2.1), every 2.6 member in spec order.
 ///
 /// A no-bid may be an empty body, `{}`, a response without bids, or one with `nbr` (§4.2.1, §7.1); see
-/// [`Status`](crate::Status). Canonical output writes the members in this order and omits absent ones.
+/// [`Status`](crate::Status). An object with neither `seatbid` nor `nbr` and a member that is not one of these
+/// (a bidder's `{"error":"timeout"}`, an OpenRTB 3.0 `{"openrtb": …}`) is refused as not a bid response.
+/// Canonical output writes the members in this order and omits absent ones.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct BidResponse<'a> {
     /// ID of the bid request this responds to. Required (validation: `missing_id` when the response has bids).
@@ -31,7 +33,10 @@ pub struct BidResponse<'a> {
     /// Bidder-generated response ID for logging/tracking (the `${AUCTION_BID_ID}` macro, §4.4).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bidid: Option<Cow<'a, str>>,
-    /// Bid currency, ISO-4217 alpha code; `"USD"` when absent (validation: `invalid_currency`).
+    /// Bid currency, an ISO-4217 alpha code; USD when absent (§4.2.1 default) or empty (`""`, as Prebid Server
+    /// reads it). Once checked ([`Decoded`](crate::Decoded)) it holds the code as exchanges read it: `""` as
+    /// `"USD"`, three letters in another case upper-cased (`"eur"` as `"EUR"`, an owned string, warning
+    /// `currency_case`), anything else as sent (error `invalid_currency`); see [`checks`](crate::checks).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cur: Option<Cow<'a, str>>,
     /// Data for the exchange's cookie (base85 cookie-safe characters).
@@ -92,31 +97,88 @@ impl<'de> FromMap<'de> for BidResponse<'de> {
     fn read_map<A: MapAccess<'de>>(&mut self, map: A, doc: &mut Doc) -> Result<(), A::Error> {
         // `move`: one captured `&mut` (see `Bid::read_map`).
         let r = &mut *self;
-        let coercions = lenient::read_members(map, doc, move |m, c, member: ResponseMember, f| {
-            match member {
-                ResponseMember::Id => {
-                    r.id = lenient::scalar::<A, Ident<'de>>(m, c, f)?.map(|v| v.0)
+        let mut foreign = Foreign::default();
+        let (coercions, seen) = lenient::read_members_noting(
+            map,
+            doc,
+            Some(&mut foreign),
+            move |m, c, member: ResponseMember, f| {
+                match member {
+                    ResponseMember::Id => {
+                        r.id = lenient::scalar::<A, Ident<'de>>(m, c, f)?.map(|v| v.0)
+                    }
+                    ResponseMember::Seatbid => r.seatbid = lenient::objects(m, c, f, true)?,
+                    ResponseMember::Bidid => {
+                        r.bidid = lenient::scalar::<A, Ident<'de>>(m, c, f)?.map(|v| v.0)
+                    }
+                    ResponseMember::Cur => {
+                        r.cur = lenient::scalar::<A, Text<'de>>(m, c, f)?.map(|v| v.0)
+                    }
+                    ResponseMember::Customdata => {
+                        r.customdata = lenient::scalar::<A, Text<'de>>(m, c, f)?.map(|v| v.0)
+                    }
+                    ResponseMember::Nbr => {
+                        r.nbr = lenient::scalar::<A, Int>(m, c, f)?.map(|v| NoBidReason(v.0))
+                    }
+                    ResponseMember::Ext => r.ext = lenient::raw_object(m, c, f)?,
                 }
-                ResponseMember::Seatbid => r.seatbid = lenient::objects(m, c, f, true)?,
-                ResponseMember::Bidid => {
-                    r.bidid = lenient::scalar::<A, Ident<'de>>(m, c, f)?.map(|v| v.0)
-                }
-                ResponseMember::Cur => {
-                    r.cur = lenient::scalar::<A, Text<'de>>(m, c, f)?.map(|v| v.0)
-                }
-                ResponseMember::Customdata => {
-                    r.customdata = lenient::scalar::<A, Text<'de>>(m, c, f)?.map(|v| v.0)
-                }
-                ResponseMember::Nbr => {
-                    r.nbr = lenient::scalar::<A, Int>(m, c, f)?.map(|v| NoBidReason(v.0))
-                }
-                ResponseMember::Ext => r.ext = lenient::raw_object(m, c, f)?,
-            }
-            Ok(())
-        })?;
+                Ok(())
+            },
+        )?;
         self.coercions = coercions;
+        if foreign.first.is_some()
+            && !seen.has(ResponseMember::Seatbid as u8)
+            && !seen.has(ResponseMember::Nbr as u8)
+        {
+            not_a_bid_response(doc, &foreign);
+        }
         Ok(())
     }
+}
+
+/// Notes the refusal of a response object that has neither `seatbid` nor `nbr` and a member that is no bid
+/// response's ([`Foreign`]): an OpenRTB 3.0 document when one is `openrtb` ([`Refusal::Openrtb3`]), else not a
+/// bid response ([`Refusal::Response`]: a bidder's error object such as `{"error":"timeout"}`, another
+/// protocol). OpenRTB 2.6 §4.2.1 and §7.1 make an object with bid response members and no bids a no-bid; an
+/// object that says nothing a bid response says is not one, and answering it as a no-bid would hide a broken
+/// bidder. The refusal is made once the whole input is read ([`Deferred`]).
+#[cold]
+#[inline(never)]
+fn not_a_bid_response(doc: &mut Doc, foreign: &Foreign) {
+    let whole = if doc.base.is_empty() {
+        "the body"
+    } else {
+        "`response`"
+    };
+    let first = foreign
+        .first
+        .map(|name| name.to_string())
+        .unwrap_or_default();
+    let (refusal, message) = if foreign.openrtb {
+        (
+            Refusal::Openrtb3,
+            format!(
+                "an OpenRTB 3.0 document: {whole} has a top-level `openrtb` member and no `seatbid` or `nbr`; \
+                 bidscan reads OpenRTB 2.5 and 2.6 bid responses"
+            ),
+        )
+    } else {
+        (
+            Refusal::Response,
+            format!(
+                "{NOT_A_BID_RESPONSE}: {whole} has no `seatbid` and no `nbr`, and its member `{first}` is not a \
+                 bid response member (OpenRTB 2.6 §4.2.1)"
+            ),
+        )
+    };
+    defer(
+        &mut doc.deferred,
+        Deferred {
+            refusal,
+            message,
+            path: doc.base.to_owned(),
+        },
+    );
 }
 
 impl<'de> FromMap<'de> for SeatBid<'de> {
@@ -156,8 +218,10 @@ impl<'de> Deserialize<'de> for SeatBid<'de> {
 impl<'de> Deserialize<'de> for BidResponse<'de> {
     /// Decodes a bid response leniently: coercions are recorded in the `coercions` of each object, wrong-typed
     /// members are recorded and read as absent. Fails only on the deserializer's own errors (syntax, depth) and
-    /// when the value is not a bid response: not an object, or `seatbid` a string, number or boolean. Those
-    /// structural errors are custom errors whose message starts with "not a bid response".
+    /// when the value is not a bid response: not an object, `seatbid` a string, number or boolean, or an object
+    /// with neither `seatbid` nor `nbr` and a member that is no bid response's. Those structural errors are
+    /// custom errors whose message starts with "not a bid response", or with "an OpenRTB 3.0 document" when
+    /// that member is `openrtb`.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let mut response = BidResponse::default();
         let mut deferred = None;

@@ -24,6 +24,12 @@ pub fn via_serde(json: &str, mode: Mode) -> Result<Decoded<'static>, DecodeError
                 path: String::new(),
             })
         }
+        Err(e) if e.to_string().contains("an OpenRTB 3.0 document") => {
+            Err(DecodeError::Openrtb3NotSupported {
+                message: e.to_string(),
+                path: String::new(),
+            })
+        }
         Err(e) => panic!("serde_json rejected {json}: {e}"),
     }
 }

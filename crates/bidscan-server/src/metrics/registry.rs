@@ -32,11 +32,12 @@ fn adm_index(kind: AdmKind) -> usize {
 pub const INPUT_BUFFER: &str = "input";
 
 /// Every outcome of a decode (`bidscan_decode_outcomes_total{outcome}`).
-pub const OUTCOMES: [&str; 8] = [
+pub const OUTCOMES: [&str; 9] = [
     "bid",
     "nobid",
     "malformed",
     "not_a_bid_response",
+    "openrtb3_not_supported",
     "invalid_envelope",
     "strict",
     "too_large",

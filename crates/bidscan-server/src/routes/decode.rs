@@ -26,7 +26,7 @@ use crate::validation::Work;
         (status = 408, description = "Body not received in time", body = ErrorBody),
         (status = 413, description = "Body too large on the wire or after decompression", body = ErrorBody),
         (status = 415, description = "Unsupported Content-Type or Content-Encoding", body = ErrorBody),
-        (status = 422, description = "Not a bid response, or a strict-mode failure", body = ErrorBody),
+        (status = 422, description = "not_a_bid_response (JSON that is not a bid response: not an object, a wrongly typed seatbid, XML, or an object with neither seatbid nor nbr and a member that is no bid response's, such as a bidder's {\"error\": ...}), openrtb3_not_supported (an OpenRTB 3.0 document: a top-level openrtb member), or a strict-mode failure (the issue's code)", body = ErrorBody),
         (status = 503, description = "Overloaded; see Retry-After", body = ErrorBody),
     )
 )]

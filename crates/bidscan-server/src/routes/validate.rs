@@ -78,7 +78,7 @@ pub struct ValidateAnswerDoc {
         (status = 408, description = "Body not received in time", body = ErrorBody),
         (status = 413, description = "Body too large on the wire or after decompression", body = ErrorBody),
         (status = 415, description = "Unsupported Content-Type or Content-Encoding", body = ErrorBody),
-        (status = 422, description = "not_an_envelope, not_a_bid_request, request_without_imp, not_a_bid_response, or a strict-mode failure", body = ErrorBody),
+        (status = 422, description = "not_an_envelope, not_a_bid_request, request_without_imp, not_a_bid_response (the response is not a bid response, e.g. a bidder's {\"error\": ...}), openrtb3_not_supported (the response is an OpenRTB 3.0 document), or a strict-mode failure", body = ErrorBody),
         (status = 503, description = "Overloaded; see Retry-After", body = ErrorBody),
     )
 )]
