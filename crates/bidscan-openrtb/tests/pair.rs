@@ -191,9 +191,9 @@ fn the_inspected_pair_has_each_bids_markup_and_its_findings() {
     use bidscan_openrtb::rules::{Policy, Validated};
     use bidscan_openrtb::{AdmKind, Inspector, decode_pair_inspected};
     let text = r#"{"request":{"id":"q","imp":[{"id":"1","secure":1}]},"response":{"id":"q","seatbid":[{"bid":[
-      {"id":"a","impid":"1","price":1,"adm":"<VAST version=\"3.0\"><Ad>"},
-      {"id":"b","impid":"1","price":1,"adm":"<a href=\"http://x.example/\">x</a>"},
-      {"id":"c","impid":"1","price":1,"adm":"<a href=\"https://x.example/\">http://x.example/ as text</a>"}]}]}}"#;
+      {"id":"a","impid":"1","price":1,"crid":"k","adm":"<VAST version=\"3.0\"><Ad>"},
+      {"id":"b","impid":"1","price":1,"crid":"k","adm":"<a href=\"http://x.example/\">x</a>"},
+      {"id":"c","impid":"1","price":1,"crid":"k","adm":"<a href=\"https://x.example/\">http://x.example/ as text</a>"}]}]}}"#;
     let mut inspector = Inspector::new();
     let mut buf = text.as_bytes().to_vec();
     let p = decode_pair_inspected(
