@@ -6,7 +6,8 @@
 Bodies: corpus/real-fixtures-compact/ (prebid-server adapter fixtures, compacted; see its README and LICENSE) and,
 for video, the synthetic VAST documents of corpus/bid-responses/. Each real body is put in one class by what its
 bids are, and a body whose bids are of more than one class, or that is not a JSON object, is left out:
-- no-bid: no bid at all (no or empty `seatbid`, empty `bid` arrays, `nbr`);
+- no-bid: no bid at all (no or empty `seatbid`, empty `bid` arrays, `nbr`), and only BidResponse members unless
+  it has `nbr` (a body in a bidder's own protocol is answered 422 `not_a_bid_response`, not a no-bid);
 - native: every bid has `mtype` 4, `ext.prebid.type` "native", or an `adm` that is a JSON object in a string;
 - banner: every bid has `mtype` 1, `ext.prebid.type` "banner", or an `adm` that starts with `<` and is not VAST;
 - (video and unclassified real bodies are not used: video comes from the synthetic VAST files, which carry
@@ -23,6 +24,10 @@ import sys
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 REAL = os.path.join(ROOT, "corpus", "real-fixtures-compact")
 SYNTH = os.path.join(ROOT, "corpus", "bid-responses")
+
+
+# OpenRTB 2.6 §4.2.1: the members of a BidResponse.
+RESPONSE_MEMBERS = {"id", "seatbid", "bidid", "cur", "customdata", "nbr", "ext"}
 
 
 def kind_of_bid(bid):
@@ -55,7 +60,8 @@ def classify(doc):
             return None
         bids.extend(sb.get("bid") or [])
     if not bids:
-        return "nobid"
+        spec = "nbr" in doc or "seatbid" in doc or set(doc) <= RESPONSE_MEMBERS
+        return "nobid" if spec else None
     kinds = {kind_of_bid(b) for b in bids}
     return kinds.pop() if len(kinds) == 1 else None
 
