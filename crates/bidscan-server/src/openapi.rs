@@ -85,6 +85,55 @@ pub fn document_with(profiles: &[&str]) -> Value {
     doc
 }
 
+/// `/validate`'s `seatnonbid`, made from the rule registry (`bidscan_openrtb::rules::Rule::ALL`): the status codes a
+/// rejection can carry, and which rules give each (docs/validation-rules.md).
+fn seatnonbid_schema() -> Value {
+    use bidscan_openrtb::rules::Rule;
+    let mut codes: Vec<u16> = Rule::ALL.iter().map(|r| r.statuscode()).collect();
+    codes.sort_unstable();
+    codes.dedup();
+    let by_code: Vec<String> = codes
+        .iter()
+        .map(|code| {
+            let rules: Vec<&str> = Rule::ALL
+                .iter()
+                .filter(|r| r.statuscode() == *code)
+                .map(|r| r.name())
+                .collect();
+            format!("{code} ({})", rules.join(", "))
+        })
+        .collect();
+    json!({
+        "type": "array",
+        "description": format!(
+            "The rejected bids by seat, in the IAB seat-non-bid extension's shape; each bid at \
+             `nonbid[].ext.prebid.bid`, as Prebid Server places it, without `adm` unless \
+             `validate.nonbid_markup`. Status codes by rule: {}.",
+            by_code.join("; ")
+        ),
+        "items": {
+            "type": "object",
+            "required": ["seat", "nonbid"],
+            "properties": {
+                "seat": {"type": "string", "description": "`SeatBid.seat`; empty when the bidder sent none"},
+                "nonbid": {"type": "array", "items": {
+                    "type": "object",
+                    "required": ["statuscode", "ext"],
+                    "properties": {
+                        "impid": {"type": ["string", "null"]},
+                        "statuscode": {"type": "integer", "enum": codes},
+                        "ext": {"type": "object", "required": ["prebid"], "properties": {
+                            "prebid": {"type": "object", "required": ["bid"], "properties": {
+                                "bid": {"type": "object", "description": "The rejected bid, canonical"}
+                            }}
+                        }}
+                    }
+                }}
+            }
+        }
+    })
+}
+
 /// A small bid response, the request example of the decode routes.
 pub fn example_request() -> Value {
     json!({
@@ -156,6 +205,13 @@ fn complete(doc: &mut Value) {
     {
         if let Some(schemas) = components.get_mut("schemas").and_then(Value::as_object_mut) {
             schemas.insert("BidResponse".into(), bid_response_schema());
+            if let Some(props) = schemas
+                .get_mut("ValidateAnswerDoc")
+                .and_then(|d| d.get_mut("properties"))
+                .and_then(Value::as_object_mut)
+            {
+                props.insert("seatnonbid".into(), seatnonbid_schema());
+            }
         }
         let not_found = "No such path (any path not listed here)";
         components.insert(
@@ -320,10 +376,24 @@ mod tests {
                 );
             }
         }
-        assert!(
-            doc["components"]["schemas"]["ValidateAnswerDoc"]["properties"]["seatnonbid"]
-                .is_object()
-        );
+        let seatnonbid =
+            &doc["components"]["schemas"]["ValidateAnswerDoc"]["properties"]["seatnonbid"];
+        let codes: std::collections::BTreeSet<u64> = seatnonbid["items"]["properties"]["nonbid"]["items"]
+            ["properties"]["statuscode"]["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap())
+            .collect();
+        let registry: std::collections::BTreeSet<u64> = bidscan_openrtb::rules::Rule::ALL
+            .iter()
+            .map(|r| u64::from(r.statuscode()))
+            .collect();
+        assert_eq!(codes, registry);
+        let text = seatnonbid["description"].as_str().unwrap();
+        for rule in bidscan_openrtb::rules::Rule::ALL {
+            assert!(text.contains(rule.name()), "{text}");
+        }
         let named = |doc: &Value, path: &str| {
             doc["paths"][path]["post"]["parameters"]
                 .as_array()

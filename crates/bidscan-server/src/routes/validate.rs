@@ -48,12 +48,12 @@ pub struct ValidateAnswerDoc {
     #[schema(value_type = Object)]
     summary: (),
     /// Findings `{path, code, severity, message, statuscode}`; paths relative to the response
-    /// (`/seatbid/0/bid/0/price`). Codes: 300 unknown imp / invalid bid / currency, 301 below floor,
-    /// 302 duplicate, 304 deal, 350 attribute or duration, 351 size, 352 not secure, 353 media type,
-    /// 356 advertiser or app blocked, 357 category blocked.
+    /// (`/seatbid/0/bid/0/price`); `statuscode` is the seat-non-bid code of the rule that found it (the rules:
+    /// docs/validation-rules.md), `null` when no rule stands behind it.
     #[schema(value_type = Vec<Object>)]
     issues: (),
-    /// The rejected bids, IAB seat-non-bid shape: `[{seat, nonbid: [{impid, statuscode, ext: {bid}}]}]`.
+    /// The rejected bids, IAB seat-non-bid shape: `[{seat, nonbid: [{impid, statuscode, ext: {prebid: {bid}}}]}]`
+    /// (the schema is made from the rule registry).
     #[schema(value_type = Vec<Object>)]
     seatnonbid: (),
     /// Reader counters over the whole envelope.
