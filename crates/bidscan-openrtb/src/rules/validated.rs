@@ -171,35 +171,21 @@ fn claims(
     policy: &Policy,
 ) -> Vec<Option<Rule>> {
     let enforced = |rule: Rule| policy.action(rule) == Action::Enforce;
-    let mut claims: Vec<Option<Rule>> = Vec::new();
-    let mut seats: Vec<(String, std::ops::Range<usize>, Vec<String>)> = Vec::new();
-    for (si, seat) in response.seatbid.iter().enumerate() {
-        let from = claims.len();
-        claims.extend(seat.bid.iter().map(|_| None));
-        let bids = (0..seat.bid.len())
-            .map(|bi| paths::object(response, Object::Bid(si, bi)))
-            .collect();
-        seats.push((
-            paths::object(response, Object::Seat(si)),
-            from..claims.len(),
-            bids,
-        ));
-    }
-    let mut claim = |at: usize, rule: Rule| {
-        let slot = &mut claims[at];
-        if slot.is_none_or(|r| rule < r) {
-            *slot = Some(rule);
+    let total: usize = response.seatbid.iter().map(|s| s.bid.len()).sum();
+    let mut claims: Vec<Option<Rule>> = vec![None; total];
+    let mut claim = |range: std::ops::Range<usize>, rule: Rule| {
+        for slot in &mut claims[range] {
+            if slot.is_none_or(|r| rule < r) {
+                *slot = Some(rule);
+            }
         }
-    };
-    let under = |path: &str, prefix: &str| {
-        path.strip_prefix(prefix)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
     };
     if unlisted.count(Severity::Error) > 0 && enforced(Rule::InvalidBid) {
-        for at in 0..seats.last().map_or(0, |s| s.1.end) {
-            claim(at, Rule::InvalidBid);
-        }
+        claim(0..total, Rule::InvalidBid);
     }
+    // The pointers of the seat bids and bids, made only if an issue's own indexes do not name its object (an
+    // element dropped before it shifts the pointers of those after it).
+    let mut table: Option<Vec<(String, std::ops::Range<usize>, Vec<String>)>> = None;
     for issue in issues.iter().filter(|i| i.severity == Severity::Error) {
         let rule = claiming(issue.code);
         if !enforced(rule) {
@@ -207,24 +193,72 @@ fn claims(
         }
         let path = issue.path.as_str();
         if !under(path, "/seatbid") {
-            for at in 0..seats.last().map_or(0, |s| s.1.end) {
-                claim(at, rule);
-            }
+            claim(0..total, rule);
             continue;
         }
-        let Some((seat_path, range, bids)) = seats.iter().find(|(p, _, _)| under(path, p)) else {
+        if let Some(range) = named(response, path) {
+            claim(range, rule);
+            continue;
+        }
+        let table = table.get_or_insert_with(|| pointers(response));
+        let Some((seat_path, range, bids)) = table.iter().find(|(p, _, _)| under(path, p)) else {
             continue;
         };
         let in_seat = &path[seat_path.len()..];
         if under(in_seat, "/bid") {
             if let Some(bi) = bids.iter().position(|p| under(path, p)) {
-                claim(range.start + bi, rule);
+                claim(range.start + bi..range.start + bi + 1, rule);
             }
         } else {
-            for at in range.clone() {
-                claim(at, rule);
-            }
+            claim(range.clone(), rule);
         }
     }
     claims
+}
+
+/// `path` is `prefix` or under it.
+fn under(path: &str, prefix: &str) -> bool {
+    path.strip_prefix(prefix)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+/// The bids (positions in document order) an error at `path` is about, when the indexes written in `path` are
+/// those of a seat bid (`/seatbid/i/…`: its bids) or a bid (`/seatbid/i/bid/j…`) of the typed response, checked
+/// against the object's own pointer; `None` when they are not (an element was dropped before it).
+fn named(response: &BidResponse<'_>, path: &str) -> Option<std::ops::Range<usize>> {
+    let (si, rest) = index(path.strip_prefix("/seatbid/")?)?;
+    let seat = response.seatbid.get(si)?;
+    let first: usize = response.seatbid[..si].iter().map(|s| s.bid.len()).sum();
+    if let Some(bid) = rest.strip_prefix("/bid/") {
+        let (bi, _) = index(bid)?;
+        (bi < seat.bid.len() && under(path, &paths::object(response, Object::Bid(si, bi))))
+            .then(|| first + bi..first + bi + 1)
+    } else {
+        (!under(rest, "/bid") && under(path, &paths::object(response, Object::Seat(si))))
+            .then(|| first..first + seat.bid.len())
+    }
+}
+
+/// The decimal index at the start of `text` and what follows it.
+fn index(text: &str) -> Option<(usize, &str)> {
+    let end = text.find('/').unwrap_or(text.len());
+    Some((text[..end].parse().ok()?, &text[end..]))
+}
+
+/// Every seat bid's pointer, the positions of its bids, and their pointers.
+fn pointers(response: &BidResponse<'_>) -> Vec<(String, std::ops::Range<usize>, Vec<String>)> {
+    let mut from = 0;
+    response
+        .seatbid
+        .iter()
+        .enumerate()
+        .map(|(si, seat)| {
+            let range = from..from + seat.bid.len();
+            from = range.end;
+            let bids = (0..seat.bid.len())
+                .map(|bi| paths::object(response, Object::Bid(si, bi)))
+                .collect();
+            (paths::object(response, Object::Seat(si)), range, bids)
+        })
+        .collect()
 }
