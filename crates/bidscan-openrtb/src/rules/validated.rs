@@ -185,7 +185,7 @@ fn claims(
     }
     // The pointers of the seat bids and bids, made only if an issue's own indexes do not name its object (an
     // element dropped before it shifts the pointers of those after it).
-    let mut table: Option<Vec<(String, std::ops::Range<usize>, Vec<String>)>> = None;
+    let mut table: Option<Vec<SeatPointers>> = None;
     for issue in issues.iter().filter(|i| i.severity == Severity::Error) {
         let rule = claiming(issue.code);
         if !enforced(rule) {
@@ -245,8 +245,11 @@ fn index(text: &str) -> Option<(usize, &str)> {
     Some((text[..end].parse().ok()?, &text[end..]))
 }
 
+/// A seat bid's pointer, the positions of its bids (document order), and their pointers.
+type SeatPointers = (String, std::ops::Range<usize>, Vec<String>);
+
 /// Every seat bid's pointer, the positions of its bids, and their pointers.
-fn pointers(response: &BidResponse<'_>) -> Vec<(String, std::ops::Range<usize>, Vec<String>)> {
+fn pointers(response: &BidResponse<'_>) -> Vec<SeatPointers> {
     let mut from = 0;
     response
         .seatbid
