@@ -190,7 +190,7 @@ fn a_request_past_the_object_bound_is_named_a_request() {
 fn the_inspected_pair_has_each_bids_markup_and_its_findings() {
     use bidscan_openrtb::rules::{Policy, Validated};
     use bidscan_openrtb::{AdmKind, Inspector, decode_pair_inspected};
-    let text = r#"{"request":{"id":"q","imp":[{"id":"1","secure":1}]},"response":{"id":"q","seatbid":[{"bid":[
+    let text = r#"{"request":{"id":"q","imp":[{"id":"1","secure":1,"banner":{}}]},"response":{"id":"q","seatbid":[{"bid":[
       {"id":"a","impid":"1","price":1,"crid":"k","adm":"<VAST version=\"3.0\"><Ad>"},
       {"id":"b","impid":"1","price":1,"crid":"k","adm":"<a href=\"http://x.example/\">x</a>"},
       {"id":"c","impid":"1","price":1,"crid":"k","adm":"<a href=\"https://x.example/\">http://x.example/ as text</a>"}]}]}}"#;

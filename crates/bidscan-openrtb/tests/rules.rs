@@ -327,7 +327,14 @@ fn duration_350_from_the_vast_when_dur_is_absent() {
         bid
     };
     accepts(&request(), &vast("00:00:30"));
-    accepts(&request(), &vast("not a duration"));
+    // An unreadable Duration does not pass a slot that bounds the duration.
+    rejects(
+        &request(),
+        &vast("not a duration"),
+        &format!("{B0}/adm"),
+        "duration_unknown",
+        350,
+    );
     for long in ["00:00:45", "00:00:30.500", "00:00:04"] {
         rejects(
             &request(),
@@ -356,10 +363,16 @@ fn duration_350_from_the_vast_when_dur_is_absent() {
             assert_eq!(validated.rejected(), 1, "{long} inspect={inspect}");
         }
     }
-    // A `dur` that is in range decides, whatever the markup says (the mismatch is a markup warning).
+    // A `dur` in range does not pass a longer creative: the markup is what plays.
     let mut with_dur = vast("00:00:45");
     bid0(&mut with_dur)["dur"] = json!(30);
-    accepts(&request(), &with_dur);
+    rejects(
+        &request(),
+        &with_dur,
+        &format!("{B0}/adm"),
+        "duration_out_of_range",
+        350,
+    );
 }
 
 #[test]
@@ -1298,5 +1311,299 @@ fn decode_reads_reach_the_rules() {
         let o = validate(&request(), response);
         let finding = (format!("{B0}/{field}"), code, Severity::Error, Some(300));
         assert!(o.findings.contains(&finding), "{o:?}");
+    }
+}
+
+/// A request with one imp `"1"` offering only `slot` (a JSON object).
+fn only(slot: &str, value: Value) -> Value {
+    json!({"id": "req-1", "imp": [{"id": "1", slot: value}]})
+}
+
+#[test]
+fn markup_of_another_kind_than_the_only_slot_is_353() {
+    let video = only(
+        "video",
+        json!({"mimes": ["video/mp4"], "protocols": [2], "maxduration": 30}),
+    );
+    // HTML on a video-only imp, without mtype.
+    let html = with_bid(|b| {
+        let bid = b.as_object_mut().unwrap();
+        for k in ["mtype", "w", "h"] {
+            bid.remove(k);
+        }
+    });
+    rejects(
+        &video,
+        &html,
+        &format!("{B0}/adm"),
+        "media_type_not_offered",
+        353,
+    );
+    let native = only("native", json!({"request": "{}"}));
+    rejects(
+        &native,
+        &html,
+        &format!("{B0}/adm"),
+        "media_type_not_offered",
+        353,
+    );
+    // VAST after a comment is VAST: the slot's rules see it (4.3 is not among protocols [2]).
+    let commented = with_bid(|b| {
+        let bid = b.as_object_mut().unwrap();
+        for k in ["mtype", "w", "h", "attr"] {
+            bid.remove(k);
+        }
+        bid.insert(
+            "adm".into(),
+            json!(format!(
+                "<!-- x --><!DOCTYPE VAST>{}",
+                vast("4.3", "video/mp4")
+            )),
+        );
+    });
+    rejects(
+        &video,
+        &commented,
+        &format!("{B0}/adm"),
+        "vast_version_not_offered",
+        350,
+    );
+    // With mtype 2 and a right version, the same markup is accepted (no false 353).
+    let fine = with_bid(|b| {
+        let bid = b.as_object_mut().unwrap();
+        for k in ["w", "h", "attr"] {
+            bid.remove(k);
+        }
+        bid.insert("mtype".into(), json!(2));
+        bid.insert(
+            "adm".into(),
+            json!(format!("<!-- x -->{}", vast("2.0", "video/mp4"))),
+        );
+    });
+    accepts(&video, &fine);
+}
+
+#[test]
+fn a_bid_of_unknown_type_on_a_multi_slot_imp_is_353() {
+    let both = with_request(|r| {
+        r["imp"][0]["video"] = json!({"mimes": ["video/mp4"], "maxduration": 30});
+    });
+    let nurl_only = with_bid(|b| {
+        let bid = b.as_object_mut().unwrap();
+        bid.remove("mtype");
+        bid.remove("adm");
+        bid.insert("nurl".into(), json!("https://win.example/adm"));
+        bid.insert("dur".into(), json!(120));
+    });
+    rejects(
+        &both,
+        &nurl_only,
+        &format!("{B0}/mtype"),
+        "media_type_unknown",
+        353,
+    );
+    // One slot: its type, and its rules (size) apply.
+    let mut typed = nurl_only.clone();
+    bid0(&mut typed)["mtype"] = json!(1);
+    accepts(&request(), &typed);
+}
+
+#[test]
+fn blank_markup_and_duplicate_members_reject() {
+    rejects(
+        &request(),
+        &with_bid(|b| b["adm"] = json!("   ")),
+        B0,
+        "missing_markup",
+        350,
+    );
+    rejects(
+        &request(),
+        &with_bid(|b| {
+            b["adm"] = json!("");
+            b["nurl"] = json!(" ");
+        }),
+        B0,
+        "missing_markup",
+        350,
+    );
+    // A member given twice: which value an exchange's reader keeps is unknown.
+    let text = r#"{"request":{"id":"r","badv":["blocked.com"],"imp":[{"id":"1","banner":{"w":300,"h":250}}]},
+        "response":{"id":"r","seatbid":[{"bid":[{"id":"b","impid":"1","price":0.1,"price":2,"crid":"c",
+        "adomain":["blocked.com"],"adomain":["ok.com"],"adm":"<div></div>","w":300,"h":250}]}]}}"#;
+    let o = validate_text(text, &Policy::default()).unwrap();
+    assert_eq!(o.verdicts, vec![rejected(300)], "{o:?}");
+    assert!(
+        o.findings
+            .iter()
+            .any(|f| f.1 == "duplicate_field" && f.3 == Some(300)),
+        "{o:?}"
+    );
+}
+
+#[test]
+fn blocklists_are_not_passed_by_the_form_of_a_value() {
+    let bcat = with_request(|r| r["bcat"] = json!(["IAB25"]));
+    for cat in ["IAB25 ", " IAB25-3", "IAB25\t"] {
+        rejects(
+            &bcat,
+            &with_bid(|b| b["cat"] = json!([cat])),
+            &format!("{B0}/cat"),
+            "blocked_category",
+            357,
+        );
+    }
+    let badv = with_request(|r| r["badv"] = json!(["blocked.com"]));
+    for domain in [
+        "https://blocked.com",
+        "www.blocked.com/landing",
+        "blocked.com:443",
+        "blocked.com?x",
+    ] {
+        rejects(
+            &badv,
+            &with_bid(|b| b["adomain"] = json!([domain])),
+            &format!("{B0}/adomain"),
+            "blocked_advertiser",
+            356,
+        );
+    }
+    let app = with_request(|r| r["bapp"] = json!(["com.bad.app"]));
+    rejects(
+        &app,
+        &with_bid(|b| b["bundle"] = json!(" COM.BAD.APP")),
+        &format!("{B0}/bundle"),
+        "blocked_app",
+        356,
+    );
+    // bseat and wseat longer than a scan: the same answers from their sets.
+    let many: Vec<String> = (0..100).map(|i| format!("seat-{i}")).collect();
+    let mut blocked = many.clone();
+    blocked.push("seat-a".into());
+    rejects(
+        &with_request(|r| r["bseat"] = json!(blocked)),
+        &response(),
+        "/seatbid/0/seat",
+        "seat_blocked",
+        300,
+    );
+    rejects(
+        &with_request(|r| r["wseat"] = json!(many)),
+        &response(),
+        "/seatbid/0/seat",
+        "seat_not_allowed",
+        300,
+    );
+}
+
+#[test]
+fn duration_from_the_vast_even_with_dur_and_when_unreadable() {
+    let video_adm = |duration: &str| {
+        format!(
+            "<VAST version=\"3.0\"><Ad><InLine><Impression>https://i</Impression><Creatives><Creative><Linear>\
+             <Duration>{duration}</Duration><MediaFiles><MediaFile type=\"video/mp4\">https://m</MediaFile>\
+             </MediaFiles></Linear></Creative></Creatives></InLine></Ad></VAST>"
+        )
+    };
+    // dur 15 in range, the creative 45 s: the markup is what plays.
+    let mut lying = vast_bid(&video_adm("00:00:45"));
+    bid0(&mut lying)["dur"] = json!(15);
+    rejects(
+        &request(),
+        &lying,
+        &format!("{B0}/adm"),
+        "duration_out_of_range",
+        350,
+    );
+    for unreadable in ["0:0:45", "PT45S", "00:45"] {
+        rejects(
+            &request(),
+            &vast_bid(&video_adm(unreadable)),
+            &format!("{B0}/adm"),
+            "duration_unknown",
+            350,
+        );
+    }
+    accepts(&request(), &vast_bid(&video_adm("00:00:15")));
+}
+
+#[test]
+fn native_without_link_and_audio_formats_are_judged() {
+    let native = only("native", json!({"request": "{}"}));
+    let bid = |adm: &str| {
+        with_bid(|b| {
+            let bid = b.as_object_mut().unwrap();
+            for k in ["w", "h"] {
+                bid.remove(k);
+            }
+            bid.insert("mtype".into(), json!(4));
+            bid.insert("adm".into(), json!(adm));
+        })
+    };
+    // A warning of /decode that the gate decides on: the bid is rejected, the finding stays a warning.
+    let o = validate(&native, &bid(r#"{"foo":1}"#));
+    assert_eq!(o.verdicts, vec![rejected(350)], "{o:?}");
+    assert!(
+        o.findings.contains(&(
+            format!("{B0}/adm"),
+            "native_missing_link",
+            Severity::Warning,
+            Some(350)
+        )),
+        "{o:?}"
+    );
+    accepts(
+        &native,
+        &bid(r#"{"native":{"link":{"url":"https://x.example/"},"assets":[]}}"#),
+    );
+    let audio = only(
+        "audio",
+        json!({"mimes": ["audio/mp4"], "protocols": [2, 3]}),
+    );
+    let audio_bid = with_bid(|b| {
+        let bid = b.as_object_mut().unwrap();
+        for k in ["w", "h", "attr"] {
+            bid.remove(k);
+        }
+        bid.insert("mtype".into(), json!(3));
+        bid.insert("adm".into(), json!(vast("4.2", "audio/mp4")));
+    });
+    rejects(
+        &audio,
+        &audio_bid,
+        &format!("{B0}/adm"),
+        "vast_version_not_offered",
+        350,
+    );
+}
+
+#[test]
+fn floors_in_a_blank_currency_are_usd() {
+    let blank = with_request(|r| {
+        r["imp"][0]["bidfloor"] = json!(1.0);
+        r["imp"][0]["bidfloorcur"] = json!("");
+    });
+    accepts(&blank, &with_bid(|b| b["price"] = json!(2.0)));
+    rejects(
+        &blank,
+        &with_bid(|b| b["price"] = json!(0.5)),
+        &format!("{B0}/price"),
+        "below_floor",
+        301,
+    );
+}
+
+#[test]
+fn dsa_as_an_array_is_not_the_extension() {
+    let required =
+        with_request(|r| r["regs"] = json!({"ext": {"dsa": {"dsarequired": 3, "pubrender": 0}}}));
+    for dsa in [json!([]), json!(["a", "b", 1])] {
+        rejects(
+            &required,
+            &with_bid(|b| b["ext"] = json!({"dsa": dsa})),
+            &format!("{B0}/ext"),
+            "dsa_invalid",
+            300,
+        );
     }
 }

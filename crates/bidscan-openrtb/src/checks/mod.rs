@@ -59,6 +59,7 @@ pub(crate) fn truncate(issues: &mut Vec<Issue>, unlisted: &mut Unlisted) {
 }
 
 use crate::checks::issue::{Issue, Severity, Unlisted};
+use crate::model::adm::Adm;
 use crate::model::bid::Bid;
 use crate::model::response::BidResponse;
 use crate::model::status::Status;
@@ -79,8 +80,9 @@ fn push(
     });
 }
 
+/// Absent, empty or whitespace only.
 fn is_blank(v: Option<&str>) -> bool {
-    v.is_none_or(str::is_empty)
+    v.is_none_or(|v| v.trim().is_empty())
 }
 
 /// True when `cur` is an ISO 4217 alpha code in form: exactly three ASCII uppercase letters.
@@ -341,7 +343,11 @@ fn validate_bid(
         let message = "bid has no crid (creative ID for ad-quality checks, OpenRTB 2.6 §4.2.3)";
         push(issues, at("crid"), "missing_crid", Severity::Error, message);
     }
-    let has_adm = bid.adm.as_ref().is_some_and(|a| !a.is_empty());
+    let has_adm = match &bid.adm {
+        Some(Adm::Markup(text)) => !text.trim().is_empty(),
+        Some(Adm::Object(_)) => true,
+        None => false,
+    };
     if !has_adm && is_blank(bid.nurl.as_deref()) {
         let message = "bid has neither adm nor nurl: no markup to serve (OpenRTB 2.6 §4.3)";
         push(issues, at(""), "missing_markup", Severity::Error, message);

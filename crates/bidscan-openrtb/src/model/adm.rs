@@ -72,11 +72,27 @@ pub enum AdmKind {
 }
 
 impl AdmKind {
-    /// Sniffs markup text: leading whitespace and a byte-order mark are skipped; `<VAST` (any case) or `<?xml`
-    /// → [`Vast`](AdmKind::Vast), `{` → [`Native`](AdmKind::Native), empty → [`None`](AdmKind::None),
-    /// anything else → [`Html`](AdmKind::Html). Looks at no more than the first few bytes after whitespace.
+    /// Sniffs markup text: leading whitespace, a byte-order mark and up to four leading XML comments or
+    /// `<!DOCTYPE …>` declarations are skipped; `<VAST` (any case) or `<?xml` → [`Vast`](AdmKind::Vast), `{` →
+    /// [`Native`](AdmKind::Native), empty → [`None`](AdmKind::None), anything else → [`Html`](AdmKind::Html).
     pub fn sniff(markup: &str) -> AdmKind {
-        let t = markup.trim_start_matches(|c: char| c.is_ascii_whitespace() || c == '\u{feff}');
+        fn space(t: &str) -> &str {
+            t.trim_start_matches(|c: char| c.is_ascii_whitespace() || c == '\u{feff}')
+        }
+        let mut t = space(markup);
+        // Comments and a document type declaration may come before the root element (XML 1.0 §2.8, the
+        // prolog): `<!-- … --><VAST` is VAST. A few are skipped, each to its end.
+        for _ in 0..4 {
+            if let Some(rest) = t.strip_prefix("<!--") {
+                let Some(end) = rest.find("-->") else { break };
+                t = space(&rest[end + 3..]);
+            } else if t.len() >= 9 && t.as_bytes()[..9].eq_ignore_ascii_case(b"<!doctype") {
+                let Some(end) = t.find('>') else { break };
+                t = space(&t[end + 1..]);
+            } else {
+                break;
+            }
+        }
         let b = t.as_bytes();
         match b.first() {
             None => AdmKind::None,

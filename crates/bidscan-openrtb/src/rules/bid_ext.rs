@@ -86,6 +86,10 @@ pub(super) fn dsa(ext: Option<&RawJson<'_>>) -> Result<BidDsa, DsaFault> {
     if raw.get() == "null" {
         return Err(DsaFault::Missing);
     }
+    // serde would read an array as the struct's members in order: only an object is the extension's shape.
+    if !raw.get().starts_with('{') {
+        return Err(DsaFault::NotAnObject);
+    }
     let dsa: DsaObject<'_> = serde_json::from_str(raw.get()).map_err(|_| DsaFault::NotAnObject)?;
     Ok(BidDsa {
         behalf_bytes: dsa.behalf.as_deref().map_or(0, str::len),

@@ -17,8 +17,8 @@ pub(super) const SCAN: usize = 16;
 pub(super) struct Blocklists<'r> {
     badv: List<'r>,
     bcat: List<'r>,
-    /// `bapp` as a set, when longer than [`SCAN`].
-    bapp: Option<HashSet<&'r str>>,
+    /// `bapp` as a set of trimmed, lower-cased entries, when longer than [`SCAN`].
+    bapp: Option<HashSet<String>>,
     bapp_list: &'r [Cow<'r, str>],
 }
 
@@ -137,8 +137,9 @@ impl<'r> Blocklists<'r> {
     ) -> Blocklists<'r> {
         Blocklists {
             badv: List::new(badv, domain_key, Order::Domain),
-            bcat: List::new(bcat, |c| c, Order::Category),
-            bapp: (bapp.len() > SCAN).then(|| bapp.iter().map(|a| &**a).collect()),
+            bcat: List::new(bcat, str::trim, Order::Category),
+            bapp: (bapp.len() > SCAN)
+                .then(|| bapp.iter().map(|a| a.trim().to_ascii_lowercase()).collect()),
             bapp_list: bapp,
         }
     }
@@ -169,23 +170,40 @@ impl<'r> Blocklists<'r> {
                 .find(|b| category_blocked(cat, b))
                 .map(|b| &**b);
         };
-        let at = index.first_of(&cat.to_ascii_lowercase())?;
+        let at = index.first_of(&cat.trim().to_ascii_lowercase())?;
         Some(&self.bcat.entries[at])
     }
 
-    /// Whether `bundle` is in `bapp` (exact match, OpenRTB 2.6 §3.2.1 `bapp`).
+    /// Whether `bundle` is in `bapp` (OpenRTB 2.6 §3.2.1 `bapp`), surrounding whitespace ignored and ASCII
+    /// case-insensitively (store ids are not told apart by case).
     pub fn app(&self, bundle: &str) -> bool {
+        let bundle = bundle.trim();
         match &self.bapp {
-            Some(set) => set.contains(bundle),
-            None => self.bapp_list.iter().any(|a| a == bundle),
+            Some(set) => set.contains(&bundle.to_ascii_lowercase()),
+            None => self
+                .bapp_list
+                .iter()
+                .any(|a| a.trim().eq_ignore_ascii_case(bundle)),
         }
     }
 }
 
-/// A domain as `badv` and `adomain` are compared: surrounding whitespace and one trailing dot (the DNS root of a
-/// fully qualified name, RFC 1034 §3.1: `ford.com.` is `ford.com`) removed.
+/// A domain as `badv` and `adomain` are compared: surrounding whitespace removed; written as a URL
+/// (`https://ford.com/landing`, `ford.com:443`, `ford.com/`, `ford.com?x`), its host only — bidders send
+/// `adomain` so, and a blocklist must not be passed by the form; one trailing dot (the DNS root of a fully
+/// qualified name, RFC 1034 §3.1: `ford.com.` is `ford.com`) removed.
 pub(super) fn domain_key(domain: &str) -> &str {
-    let domain = domain.trim();
+    let mut domain = domain.trim();
+    if let Some(at) = domain.find("://") {
+        domain = &domain[at + 3..];
+    }
+    // Userinfo (`user@host`) is part of a URL's authority, not its host.
+    let authority_end = domain.find(['/', '?', '#']).unwrap_or(domain.len());
+    if let Some(at) = domain[..authority_end].rfind('@') {
+        domain = &domain[at + 1..];
+    }
+    let host_end = domain.find(['/', '?', '#', ':']).unwrap_or(domain.len());
+    let domain = &domain[..host_end];
     domain.strip_suffix('.').unwrap_or(domain)
 }
 
@@ -200,9 +218,10 @@ pub(super) fn domain_blocked(domain: &str, blocked: &str) -> bool {
         && (d.len() == b.len() || d.as_bytes()[d.len() - b.len() - 1] == b'.')
 }
 
-/// `cat` is `blocked` or under it (`IAB1` blocks `IAB1-5`), ASCII case-insensitive.
+/// `cat` is `blocked` or under it (`IAB1` blocks `IAB1-5`), ASCII case-insensitive, surrounding whitespace
+/// ignored on both.
 pub(super) fn category_blocked(cat: &str, blocked: &str) -> bool {
-    let (c, b) = (cat.as_bytes(), blocked.as_bytes());
+    let (c, b) = (cat.trim().as_bytes(), blocked.trim().as_bytes());
     !b.is_empty()
         && c.len() >= b.len()
         && c[..b.len()].eq_ignore_ascii_case(b)
@@ -219,6 +238,26 @@ mod tests {
 
     /// The indexed lookups give the scans' answers (the first blocked entry in request order) for lists long
     /// enough to be indexed, on domains and categories built from the same pieces as the entries.
+    #[test]
+    fn adomain_as_a_url_is_its_host() {
+        for form in [
+            "https://blocked.com",
+            "http://www.blocked.com/landing",
+            "blocked.com:443",
+            "blocked.com/",
+            "blocked.com?x",
+            "https://user@blocked.com:8443/a?b#c",
+            " BLOCKED.com. ",
+        ] {
+            assert!(domain_blocked(form, "blocked.com"), "{form}");
+        }
+        assert!(!domain_blocked(
+            "https://notblocked.com/blocked.com",
+            "blocked.com"
+        ));
+        assert!(category_blocked(" IAB25-3\t", "IAB25"));
+    }
+
     #[test]
     fn the_index_answers_as_the_scan() {
         let domain_parts = [
@@ -295,7 +334,7 @@ mod tests {
                 let scan = bcat.iter().find(|b| category_blocked(c, b)).map(|b| &**b);
                 assert_eq!(lists.category(c), scan, "{c:?} reversed={reversed}");
             }
-            assert!(lists.app("pad3.net") && !lists.app("PAD3.net"));
+            assert!(lists.app("pad3.net") && lists.app(" PAD3.net") && !lists.app("pad3.ne"));
         }
     }
 

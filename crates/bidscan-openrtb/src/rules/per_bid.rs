@@ -195,9 +195,11 @@ pub(super) fn check(
     } else {
         DuplicateIds::NONE
     };
+    let seat_lists = SeatLists::new(&request.bseat, &request.wseat);
     let mut position = 0;
     for (si, seat) in response.seatbid.iter().enumerate() {
         let first = position;
+        let seat_fault = seat_lists.fault(seat.seat.as_deref().unwrap_or(""));
         for (bi, bid) in seat.bid.iter().enumerate() {
             let mut one = OneBid {
                 response,
@@ -217,6 +219,7 @@ pub(super) fn check(
                 si,
                 &imps,
                 (&blocklists, allowed_categories.as_ref()),
+                seat_fault,
                 currency_refused,
                 duplicates.contains(position),
             );
@@ -232,6 +235,62 @@ pub(super) fn check(
         }
         if seat.group == Some(1) {
             group(response, si, policy, out, &mut verdicts[first..position]);
+        }
+    }
+}
+
+/// How many of banner, video, audio and native the imp offers.
+fn offered_slots(imp: &Imp<'_>) -> usize {
+    [Media::Banner, Media::Video, Media::Audio, Media::Native]
+        .into_iter()
+        .filter(|m| m.offered(imp))
+        .count()
+}
+
+/// Why a seat's bids are refused (OpenRTB 2.6 §3.2.1 `bseat`, `wseat`).
+#[derive(Clone, Copy)]
+enum SeatFault {
+    /// The seat is in `bseat`.
+    Blocked,
+    /// `wseat` is set and the seat (or a seat bid without one) is not in it.
+    NotAllowed,
+}
+
+/// The request's `bseat` and `wseat`, searched when short, as sets when longer than [`blocklists::SCAN`] (a
+/// search per bid of a 800,000-entry `bseat` held a worker for 15 s, found by a fresh tester). Seat ids compare
+/// exactly.
+struct SeatLists<'r> {
+    bseat: &'r [Cow<'r, str>],
+    wseat: &'r [Cow<'r, str>],
+    sets: Option<(HashSet<&'r str>, HashSet<&'r str>)>,
+}
+
+impl<'r> SeatLists<'r> {
+    fn new(bseat: &'r [Cow<'r, str>], wseat: &'r [Cow<'r, str>]) -> Self {
+        let sets = (bseat.len() > blocklists::SCAN || wseat.len() > blocklists::SCAN).then(|| {
+            (
+                bseat.iter().map(|s| &**s).collect(),
+                wseat.iter().map(|s| &**s).collect(),
+            )
+        });
+        SeatLists { bseat, wseat, sets }
+    }
+
+    /// What refuses seat `name`'s bids, if anything.
+    fn fault(&self, name: &str) -> Option<SeatFault> {
+        let (blocked, allowed) = match &self.sets {
+            Some((b, w)) => (b.contains(name), w.contains(name)),
+            None => (
+                self.bseat.iter().any(|b| **b == *name),
+                self.wseat.iter().any(|w| **w == *name),
+            ),
+        };
+        if blocked {
+            Some(SeatFault::Blocked)
+        } else if !self.wseat.is_empty() && !allowed {
+            Some(SeatFault::NotAllowed)
+        } else {
+            None
         }
     }
 }
@@ -349,6 +408,7 @@ impl OneBid<'_, '_, '_, '_> {
         seat: usize,
         imps: &ImpIndex<'_, '_>,
         (blocklists, allowed_categories): (&Blocklists<'_>, Option<&Blocklists<'_>>),
+        seat_fault: Option<SeatFault>,
         currency_refused: bool,
         duplicate: bool,
     ) {
@@ -379,7 +439,7 @@ impl OneBid<'_, '_, '_, '_> {
         let deal = dealid.and_then(|id| deals.iter().find(|d| d.id.as_deref() == Some(id)));
         let floor = imp.and_then(|i| i.bidfloor.filter(|f| *f > 0.0).map(|f| (i, f)));
         if let (Some((imp, floor)), Some(price), None) = (floor, price, deal) {
-            let floorcur = currency_key(imp.bidfloorcur.as_deref().unwrap_or("USD"));
+            let floorcur = floor_currency(imp.bidfloorcur.as_deref());
             self.floor(
                 Rule::Floor,
                 price,
@@ -409,7 +469,7 @@ impl OneBid<'_, '_, '_, '_> {
         }
         self.advertiser(pair, blocklists);
         self.category(pair, blocklists, allowed_categories);
-        self.seat(pair, seat);
+        self.seat(seat, seat_fault);
         self.dsa(pair);
     }
 
@@ -473,7 +533,7 @@ impl OneBid<'_, '_, '_, '_> {
             }
             (Some(_), Some(deal)) => {
                 if let (Some(price), Some(floor)) = (price, deal.bidfloor.filter(|f| *f > 0.0)) {
-                    let floorcur = currency_key(deal.bidfloorcur.as_deref().unwrap_or("USD"));
+                    let floorcur = floor_currency(deal.bidfloorcur.as_deref());
                     self.floor(
                         Rule::DealFloor,
                         price,
@@ -561,37 +621,58 @@ impl OneBid<'_, '_, '_, '_> {
         let min = slot.minduration.unwrap_or(0);
         let max = slot.maxduration.filter(|m| *m > 0);
         let max_text = || max.map_or("none".to_owned(), |m| m.to_string());
-        if let Some(dur) = self.bid.dur {
-            if dur < min || max.is_some_and(|m| dur > m) {
-                let message = format!(
-                    "dur {dur} s is outside the slot's minduration {min} s and maxduration {} s",
-                    max_text()
-                );
-                self.flag(Rule::Duration, "dur", "duration_out_of_range", message);
-            }
-            return;
-        }
-        // Without `dur` (recommended, not required: §4.2.3), the VAST markup's own duration (a fresh tester:
-        // leaving `dur` out let any length through). The same with or without inspection.
-        let Some(secs) = self.vast_duration() else {
-            return;
-        };
-        if secs < min as f64 || max.is_some_and(|m| secs > m as f64) {
+        if let Some(dur) = self.bid.dur
+            && (dur < min || max.is_some_and(|m| dur > m))
+        {
             let message = format!(
-                "the VAST Duration of {secs} s (bid.dur absent) is outside the slot's minduration {min} s and \
-                 maxduration {} s",
+                "dur {dur} s is outside the slot's minduration {min} s and maxduration {} s",
                 max_text()
             );
-            self.flag(Rule::Duration, "adm", "duration_out_of_range", message);
+            self.flag(Rule::Duration, "dur", "duration_out_of_range", message);
+        }
+        // The VAST markup's own duration is checked too, with or without `dur` (recommended, not required:
+        // §4.2.3): a `dur` in range must not pass a longer creative. A `Linear` whose `Duration` cannot be read
+        // does not pass a slot that bounds the duration.
+        let Some((secs, unreadable)) = self.with_vast(|info| {
+            let unreadable = info
+                .warnings
+                .first(bidscan_markup::vast::Warning::BadDuration)
+                .is_some();
+            (info.duration_secs, unreadable)
+        }) else {
+            return;
+        };
+        match secs {
+            Some(secs) if secs < min as f64 || max.is_some_and(|m| secs > m as f64) => {
+                let message = format!(
+                    "the VAST Duration of {secs} s is outside the slot's minduration {min} s and maxduration {} s",
+                    max_text()
+                );
+                self.flag(Rule::Duration, "adm", "duration_out_of_range", message);
+            }
+            None if unreadable && (min > 0 || max.is_some()) => {
+                let message = format!(
+                    "the VAST Linear's Duration cannot be read, and the slot's minduration is {min} s and \
+                     maxduration {} s",
+                    max_text()
+                );
+                self.flag(Rule::Duration, "adm", "duration_unknown", message);
+            }
+            _ => {}
         }
     }
 
-    /// `video_format`: a video bid's VAST must be one the slot plays (OpenRTB 2.6 §3.2.7): its version, as an
-    /// AdCOM protocol (inline or wrapper), among `video.protocols`, and, for inline markup with media files, one
-    /// `MediaFile` of a type among `video.mimes`. Markup that is not VAST, or not well-formed (the `creative`
+    /// `video_format`: a video or audio bid's VAST must be one the slot plays (OpenRTB 2.6 §3.2.7, §3.2.8): its
+    /// version, as an AdCOM protocol (inline or wrapper), among the slot's `protocols`, and, for inline markup with
+    /// media files, one `MediaFile` of a type among its `mimes`. Markup that is not VAST, or not well-formed (the `creative`
     /// rule's), is not judged here.
     fn video_format(&mut self, imp: &Imp<'_>, media: Option<Media>) {
-        let (Some(Media::Video), Some(video)) = (media, imp.video.as_ref()) else {
+        let (slot, video) = match media {
+            Some(Media::Video) => ("video", imp.video.as_ref()),
+            Some(Media::Audio) => ("audio", imp.audio.as_ref()),
+            _ => return,
+        };
+        let Some(video) = video else {
             return;
         };
         if (video.mimes.is_empty() && video.protocols.is_empty())
@@ -612,14 +693,14 @@ impl OneBid<'_, '_, '_, '_> {
                     let offered: Vec<i64> = video.protocols.iter().map(|p| p.0).collect();
                     let message = match (info.version, protocol) {
                         (Some(v), Some(p)) => format!(
-                            "VAST {v} {kind} (protocol {}) is not among the imp's video.protocols {offered:?}",
+                            "VAST {v} {kind} (protocol {}) is not among the imp's {slot}.protocols {offered:?}",
                             p.0
                         ),
                         (Some(v), None) => format!(
-                            "VAST version {v:?} is no protocol of the imp's video.protocols {offered:?}"
+                            "VAST version {v:?} is no protocol of the imp's {slot}.protocols {offered:?}"
                         ),
                         (None, _) => format!(
-                            "the VAST root has no version, so it matches none of the imp's video.protocols {offered:?}"
+                            "the VAST root has no version, so it matches none of the imp's {slot}.protocols {offered:?}"
                         ),
                     };
                     return Some(("vast_version_not_offered", message));
@@ -642,7 +723,7 @@ impl OneBid<'_, '_, '_, '_> {
                 let offered: Vec<&str> = video.mimes.iter().map(|m| &**m).collect();
                 let sent: Vec<&str> = types.iter().collect();
                 let message = format!(
-                    "no MediaFile of the VAST is of a type among the imp's video.mimes {offered:?} (types: {sent:?})"
+                    "no MediaFile of the VAST is of a type among the imp's {slot}.mimes {offered:?} (types: {sent:?})"
                 );
                 return Some(("vast_media_type_not_offered", message));
             }
@@ -669,12 +750,6 @@ impl OneBid<'_, '_, '_, '_> {
             })
             .as_ref()
             .map(f)
-    }
-
-    /// The first `Linear`'s `Duration` in seconds of the bid's VAST markup (`VastInfo::duration_secs`): from the
-    /// inspection when the pair was decoded with one, else read here.
-    fn vast_duration(&self) -> Option<f64> {
-        self.with_vast(|info| info.duration_secs).flatten()
     }
 
     fn size(&mut self, imp: &Imp<'_>, media: Option<Media>) {
@@ -780,11 +855,7 @@ impl OneBid<'_, '_, '_, '_> {
                 ]);
                 self.flag(Rule::MediaType, "adm", "markup_contradicts_mtype", message);
             }
-            (None, Some(k))
-                if k != Media::Banner
-                    && !k.offered(imp)
-                    && !(k == Media::Video && imp.audio.is_some()) =>
-            {
+            (None, Some(k)) if !k.offered(imp) && !(k == Media::Video && imp.audio.is_some()) => {
                 let message = message(&[
                     Part::Text("the markup is "),
                     Part::Text(k.name()),
@@ -793,6 +864,14 @@ impl OneBid<'_, '_, '_, '_> {
                     Part::Text(" slot"),
                 ]);
                 self.flag(Rule::MediaType, "adm", "media_type_not_offered", message);
+            }
+            // Nothing tells which of several slots the bid fills (no mtype, no ext.prebid.type, markup served on
+            // the win notice or of no kind): the slots' rules could not be applied, so the bid does not pass.
+            (None, None) if offered_slots(imp) >= 2 => {
+                let message = "the bid has no mtype or ext.prebid.type, its markup does not tell its media type, \
+                               and the imp offers several slots"
+                    .to_owned();
+                self.flag(Rule::MediaType, "mtype", "media_type_unknown", message);
             }
             _ => {}
         }
@@ -908,43 +987,25 @@ impl OneBid<'_, '_, '_, '_> {
         }
     }
 
-    /// `bseat` and `wseat` (OpenRTB 2.6 §3.2.1): a seat blocked, or not among the allowed ones (a bid without
-    /// `seat` is not among them).
-    fn seat(&mut self, pair: &Pair<'_>, seat: usize) {
-        let request = &pair.request;
-        if request.bseat.is_empty() && request.wseat.is_empty() {
+    /// `bseat` and `wseat` (OpenRTB 2.6 §3.2.1): the seat's fault (worked out once per seat bid by
+    /// [`SeatLists::fault`]) reported on each of its bids.
+    fn seat(&mut self, seat: usize, fault: Option<SeatFault>) {
+        let Some(fault) = fault else {
+            return;
+        };
+        let action = self.policy.action(Rule::Seat);
+        if action == Action::Skip {
             return;
         }
         let name = self.response.seatbid[seat].seat.as_deref().unwrap_or("");
-        let path = paths::field(self.response, Object::Seat(seat), "seat");
-        let finding = if request.bseat.iter().any(|b| **b == *name) {
-            Some((
-                "seat_blocked",
-                message(&[
-                    Part::Text("seat "),
-                    Part::Quoted(name),
-                    Part::Text(" is in bseat"),
-                ]),
-            ))
-        } else if !request.wseat.is_empty() && !request.wseat.iter().any(|w| **w == *name) {
-            Some((
-                "seat_not_allowed",
-                message(&[
-                    Part::Text("seat "),
-                    Part::Quoted(name),
-                    Part::Text(" is not in wseat"),
-                ]),
-            ))
-        } else {
-            None
+        let (code, text) = match fault {
+            SeatFault::Blocked => ("seat_blocked", " is in bseat"),
+            SeatFault::NotAllowed => ("seat_not_allowed", " is not in wseat"),
         };
-        if let Some((code, message)) = finding {
-            let action = self.policy.action(Rule::Seat);
-            if action != Action::Skip {
-                self.out.rule(Rule::Seat, action, path, code, message);
-                self.reject(Rule::Seat);
-            }
-        }
+        let message = message(&[Part::Text("seat "), Part::Quoted(name), Part::Text(text)]);
+        let path = paths::field(self.response, Object::Seat(seat), "seat");
+        self.out.rule(Rule::Seat, action, path, code, message);
+        self.reject(Rule::Seat);
     }
 
     /// DSA transparency (IAB Tech Lab "DSA Transparency" extension; Prebid Server's `dsa/validate.go`): where
@@ -991,6 +1052,15 @@ impl OneBid<'_, '_, '_, '_> {
         if let Some((code, message)) = problem {
             self.flag(Rule::Dsa, "ext", code, message);
         }
+    }
+}
+
+/// A floor's currency (`bidfloorcur`): USD when absent or blank (OpenRTB 2.6 §3.2.4, §3.2.12 default), else as
+/// [`currency_key`] reads it.
+fn floor_currency(code: Option<&str>) -> Cow<'_, str> {
+    match code.map(str::trim) {
+        None | Some("") => Cow::Borrowed("USD"),
+        Some(code) => currency_key(code),
     }
 }
 

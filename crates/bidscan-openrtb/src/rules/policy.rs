@@ -213,7 +213,7 @@ impl Rates {
             return Some(amount);
         }
         if let Some(r) = self.rate(from, to) {
-            return Some(amount * r);
+            return Some(amount * r).filter(|a| a.is_finite());
         }
         let cross = |via: &str| {
             if via == from || via == to {
@@ -221,7 +221,9 @@ impl Rates {
             }
             Some(amount * self.rate(from, via)? * self.rate(via, to)?)
         };
-        cross("USD").or_else(|| self.codes().into_iter().find_map(cross))
+        cross("USD")
+            .or_else(|| self.codes().into_iter().find_map(cross))
+            .filter(|a| a.is_finite())
     }
 
     /// The direct rate `from` → `to`: as given, or the inverse of `to` → `from`.
@@ -292,7 +294,9 @@ impl Rates {
                         ));
                     }
                 }
-                if !(rate.is_finite() && *rate > 0.0) {
+                // Normal and with a normal inverse: a subnormal rate (1e-320) has an infinite inverse, which would
+                // make any floor converted the other way infinite or zero.
+                if !(rate.is_normal() && *rate > 0.0 && (1.0 / rate).is_normal()) {
                     return Err(format!(
                         "validate.rates.{from}.{code} = {rate} is not a positive rate"
                     ));
@@ -367,6 +371,14 @@ mod tests {
             .or_default()
             .insert("EUR".into(), 0.0);
         assert!(bad.check().unwrap_err().contains("not a positive rate"));
+        for tiny in [1e-320, f64::MIN_POSITIVE / 2.0, f64::MAX] {
+            let mut bad = Rates::default();
+            bad.0
+                .entry("USD".into())
+                .or_default()
+                .insert("EUR".into(), tiny);
+            assert!(bad.check().is_err(), "{tiny}");
+        }
         // A self-rate other than 1 would be ignored by `convert` (tester A, session 19): refused.
         let mut own = Rates::default();
         own.0

@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use super::policy::Action;
+use crate::checks::issue::{Issue, Severity};
 
 /// A response-validation rule (see the table in the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -160,11 +161,23 @@ impl Rule {
     }
 }
 
-/// The rule that claims an error-severity issue decode or the markup inspection reported on a bid (by its code),
-/// so that every error on a bid rejects it: markup findings are `creative`'s, `invalid_mtype` is `mtype`'s, a
-/// repeated id `duplicate_id`'s, and every other error (`missing_crid`, `zero_price`, `invalid_type`, …) the
-/// general rule `invalid_bid`'s.
-pub(super) fn claiming(code: &str) -> Rule {
+/// The rule that claims an issue decode or the markup inspection reported on a bid, so that every error on a
+/// bid rejects it: for an error, markup findings are `creative`'s, `invalid_mtype` is `mtype`'s, a repeated id
+/// `duplicate_id`'s, and every other error (`missing_crid`, `zero_price`, `invalid_type`, …) the general rule
+/// `invalid_bid`'s. Two warnings of `/decode` also decide here: a member given twice (`duplicate_field`: which
+/// value the exchange's own reader keeps is unknown, so the bid is not judged on either; `invalid_bid`) and native
+/// markup without its required `link` (`native_missing_link`, Native 1.2 §5.1; `creative`). Other warnings: none.
+pub(super) fn rule_of(issue: &Issue) -> Option<Rule> {
+    match (issue.severity, issue.code) {
+        (Severity::Error, code) => Some(claiming(code)),
+        (Severity::Warning, "duplicate_field") => Some(Rule::InvalidBid),
+        (Severity::Warning, "native_missing_link") => Some(Rule::Creative),
+        (Severity::Warning, _) => None,
+    }
+}
+
+/// The rule that claims an error, by its code (see [`rule_of`]).
+fn claiming(code: &str) -> Rule {
     match code {
         "missing_markup" | "vast_malformed" | "native_malformed" => Rule::Creative,
         "invalid_mtype" => Rule::Mtype,

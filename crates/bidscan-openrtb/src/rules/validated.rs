@@ -2,7 +2,7 @@
 
 use super::per_bid;
 use super::policy::{Action, Policy};
-use super::table::{Rule, claiming};
+use super::table::{Rule, rule_of};
 use super::verdict::{BidStatus, Findings, StatusCodes, Verdicts, note_left_out};
 use bidscan_json::Reader;
 use bidscan_markup::Inspector;
@@ -108,7 +108,7 @@ impl<'a> Validated<'a> {
         let mut duplicates_found = false;
         let mut errors = false;
         statuscodes.extend(issues.iter().map(|i| {
-            let rule = (i.severity == Severity::Error).then(|| claiming(i.code));
+            let rule = rule_of(i);
             errors |= rule.is_some();
             duplicates_found |= rule == Some(Rule::DuplicateId);
             rule.filter(|r| policy.action(*r) != Action::Skip)
@@ -186,8 +186,7 @@ fn claims(
     // The pointers of the seat bids and bids, made only if an issue's own indexes do not name its object (an
     // element dropped before it shifts the pointers of those after it).
     let mut table: Option<Vec<SeatPointers>> = None;
-    for issue in issues.iter().filter(|i| i.severity == Severity::Error) {
-        let rule = claiming(issue.code);
+    for (issue, rule) in issues.iter().filter_map(|i| Some((i, rule_of(i)?))) {
         if !enforced(rule) {
             continue;
         }

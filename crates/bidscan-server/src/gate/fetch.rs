@@ -157,6 +157,15 @@ impl Fetcher {
 
 async fn read_file(path: &std::path::Path, max: usize) -> Result<Vec<u8>, FetchError> {
     let io = |e: std::io::Error| FetchError::Io(format!("{}: {e}", path.display()));
+    // Only a regular file: opening a FIFO (or a device) blocks a thread of the runtime's blocking pool until a
+    // writer comes, past the read's timeout, and holds the process at exit.
+    let meta = tokio::fs::metadata(path).await.map_err(io)?;
+    if !meta.is_file() {
+        return Err(FetchError::Io(format!(
+            "{}: not a regular file",
+            path.display()
+        )));
+    }
     let file = tokio::fs::File::open(path).await.map_err(io)?;
     let mut body = Vec::new();
     file.take(max as u64 + 1)
