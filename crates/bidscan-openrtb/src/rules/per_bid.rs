@@ -216,10 +216,9 @@ pub(super) fn check(
             };
             one.run(
                 pair,
-                si,
+                (si, seat_fault),
                 &imps,
                 (&blocklists, allowed_categories.as_ref()),
-                seat_fault,
                 currency_refused,
                 duplicates.contains(position),
             );
@@ -405,10 +404,9 @@ impl OneBid<'_, '_, '_, '_> {
     fn run(
         &mut self,
         pair: &Pair<'_>,
-        seat: usize,
+        (seat, seat_fault): (usize, Option<SeatFault>),
         imps: &ImpIndex<'_, '_>,
         (blocklists, allowed_categories): (&Blocklists<'_>, Option<&Blocklists<'_>>),
-        seat_fault: Option<SeatFault>,
         currency_refused: bool,
         duplicate: bool,
     ) {
@@ -855,7 +853,7 @@ impl OneBid<'_, '_, '_, '_> {
                 ]);
                 self.flag(Rule::MediaType, "adm", "markup_contradicts_mtype", message);
             }
-            (None, Some(k)) if !k.offered(imp) && !(k == Media::Video && imp.audio.is_some()) => {
+            (None, Some(k)) if !(k.offered(imp) || k == Media::Video && imp.audio.is_some()) => {
                 let message = message(&[
                     Part::Text("the markup is "),
                     Part::Text(k.name()),
