@@ -58,7 +58,7 @@ enum Order {
 /// A long list's index: the entries' lower-cased keys as paths of labels in a trie, each node holding the first
 /// entry (in request order) whose key ends there. A candidate's key and all its parents are one walk down its
 /// labels, so a lookup costs the key's length once. (Looking up the key and each parent whole hashed every parent
-/// again: a 320 KB `adomain` of 160,000 labels took 5.5 s against a 20-entry `badv`, found by a fresh tester.)
+/// again: a 320 KB `adomain` of 160,000 labels took 5.5 s against a 20-entry `badv`.)
 struct Labels {
     order: Order,
     /// (parent node, label) → child node; the key's bytes are the parent's number (4 bytes) and the label.
@@ -311,7 +311,7 @@ mod tests {
                 let scan = badv.iter().find(|b| domain_blocked(d, b)).map(|b| &**b);
                 assert_eq!(lists.domain(d), scan, "{d:?} reversed={reversed}");
             }
-            // Many labels (a fresh tester's 160,000-label `adomain` took 5.5 s when each parent was hashed whole).
+            // Many labels (a 160,000-label `adomain` took 5.5 s when each parent was hashed whole).
             let deep = format!("{}Ford.com", "a.".repeat(5_000));
             let scan = badv.iter().find(|b| domain_blocked(&deep, b)).map(|b| &**b);
             assert!(scan.is_some());

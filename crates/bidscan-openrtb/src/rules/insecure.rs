@@ -196,7 +196,7 @@ mod tests {
         assert_eq!(reference("&ampx;"), None);
     }
 
-    /// A fresh tester's cases (session 18): an `http://` a VAST player's XML parser or a native renderer's JSON
+    /// An `http://` a VAST player's XML parser or a native renderer's JSON
     /// parser decodes was not seen.
     #[test]
     fn encoded_http_in_vast_and_native_counts() {
@@ -228,7 +228,7 @@ mod tests {
         ] {
             assert!(markup(vast), "{vast}");
         }
-        // A native video asset's `vasttag`: VAST in a JSON string (a fresh tester, session 18).
+        // A native video asset's `vasttag`: VAST in a JSON string.
         assert!(markup(
             r#"{"native":{"assets":[{"id":1,"video":{"vasttag":"<VAST><MediaFile>&#104;ttp://x/a.mp4</MediaFile></VAST>"}}]}}"#
         ));

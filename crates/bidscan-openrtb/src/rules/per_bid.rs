@@ -162,7 +162,7 @@ pub(super) fn check(
         );
     }
     // OpenRTB 2.6 §4.2.1: the response's `id` is "the ID of the bid request to which this is a response". A
-    // warning: it judges no bid, but a response to another request is worth knowing of (a fresh tester).
+    // warning: it judges no bid, but a response to another request is worth knowing of.
     if let (Some(asked), Some(answered)) = (request.id.as_deref(), response.id.as_deref())
         && asked != answered
         && !answered.is_empty()
@@ -256,7 +256,7 @@ enum SeatFault {
 }
 
 /// The request's `bseat` and `wseat`, searched when short, as sets when longer than [`blocklists::SCAN`] (a
-/// search per bid of a 800,000-entry `bseat` held a worker for 15 s, found by a fresh tester). Seat ids compare
+/// search per bid of a 800,000-entry `bseat` held a worker for 15 s). Seat ids compare
 /// exactly.
 struct SeatLists<'r> {
     bseat: &'r [Cow<'r, str>],
@@ -350,7 +350,7 @@ fn group(
     }
 }
 
-/// Sizes a `size_not_allowed` message names before "and N more" (a tester's 9,000 `format`s made each message
+/// Sizes a `size_not_allowed` message names before "and N more" (9,000 `format`s made each message
 /// ~97 KB and a 50 KB gzip request a 97 MB answer).
 const SIZES_LISTED: usize = 10;
 
@@ -369,7 +369,7 @@ struct OneBid<'c, 'f, 'r, 'a> {
     /// first meets one (a search per entry made 100,000 `battr` × 1,000 bids × 20 `attr` cost 0.62 s).
     battr_sets: &'c RefCell<HashMap<usize, HashSet<CreativeAttribute>>>,
     /// The imps' banner sizes (`format` and `w`×`h`) as sets when `format` is longer than [`blocklists::SCAN`], by
-    /// the list's address, made when a bid first meets one (9,000 formats × 5,000 bids took 2.2 s, a fresh tester).
+    /// the list's address, made when a bid first meets one (9,000 formats × 5,000 bids took 2.2 s).
     size_sets: &'c RefCell<HashMap<usize, HashSet<(i64, i64)>>>,
     /// The first enforced rule that rejected the bid.
     rule: Option<Rule>,

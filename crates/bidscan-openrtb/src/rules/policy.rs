@@ -379,7 +379,7 @@ mod tests {
                 .insert("EUR".into(), tiny);
             assert!(bad.check().is_err(), "{tiny}");
         }
-        // A self-rate other than 1 would be ignored by `convert` (tester A, session 19): refused.
+        // A self-rate other than 1 would be ignored by `convert`: refused.
         let mut own = Rates::default();
         own.0
             .entry("USD".into())
