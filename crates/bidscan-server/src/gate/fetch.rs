@@ -341,6 +341,33 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
 
 #[cfg(test)]
 mod tests {
+
+    #[tokio::test]
+    async fn a_source_path_that_is_not_a_regular_file_is_refused_at_once() {
+        let dir = std::env::temp_dir().join(format!("bidscan-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("rates.json");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        // Opening a FIFO for reading blocks until a writer comes: refused before it is opened.
+        let read =
+            tokio::time::timeout(std::time::Duration::from_secs(5), read_file(&fifo, 1 << 20))
+                .await
+                .expect("refused without blocking");
+        match read {
+            Err(FetchError::Io(why)) => assert!(why.contains("not a regular file"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        match read_file(&dir, 1 << 20).await {
+            Err(FetchError::Io(why)) => assert!(why.contains("not a regular file"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     use super::*;
 
     #[test]
