@@ -545,14 +545,29 @@ mod tests {
         {
             use prometheus::core::Collector;
             use prometheus::proto::MetricType;
+            // Names from the descriptors (a series such as `process_virtual_memory_max_bytes` is only collected
+            // where the limit is set); types from what is collected here, the doc's for the rest.
             let process = crate::process::ProcessMetrics::for_self().unwrap();
-            for family in process.collect() {
-                let kind = match family.get_field_type() {
-                    MetricType::COUNTER => "counter",
-                    MetricType::GAUGE => "gauge",
-                    other => panic!("{}: {other:?}", family.name()),
-                };
-                expected.insert(family.name().to_owned(), (kind.to_owned(), Vec::new()));
+            let types: std::collections::BTreeMap<String, &str> = process
+                .collect()
+                .iter()
+                .map(|family| {
+                    let kind = match family.get_field_type() {
+                        MetricType::COUNTER => "counter",
+                        MetricType::GAUGE => "gauge",
+                        other => panic!("{}: {other:?}", family.name()),
+                    };
+                    (family.name().to_owned(), kind)
+                })
+                .collect();
+            for desc in process.desc() {
+                let name = desc.fq_name.clone();
+                let kind = types
+                    .get(&name)
+                    .map(|k| (*k).to_owned())
+                    .or_else(|| documented.get(&name).map(|(k, _)| k.clone()))
+                    .unwrap_or_else(|| panic!("{name} is not in docs/metrics.md"));
+                expected.insert(name, (kind, desc.variable_labels.clone()));
             }
         }
         // Every registered metric is exposed (the labelled ones once they have a series).
