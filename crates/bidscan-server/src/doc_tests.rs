@@ -115,7 +115,7 @@ fn rustdoc_table(source: &str) -> Vec<(String, String)> {
     source
         .lines()
         .filter_map(|l| l.strip_prefix("//! |"))
-        .map(|row| cells(row))
+        .map(cells)
         .filter(|c| c.len() >= 2 && c[0].starts_with('`'))
         .map(|c| (first_code(&c[0]).to_owned(), c[1].clone()))
         .collect()
