@@ -529,6 +529,97 @@ mod tests {
         }
     }
 
+    /// The keys of a TOML table as dotted paths with their values as `docs/configuration.md` writes them
+    /// (numbers and booleans as written, a string as itself, an empty string as `""`); an empty table is one
+    /// entry with the value `None`.
+    fn flatten(prefix: &str, dict: &figment::value::Dict, out: &mut Vec<(String, Option<String>)>) {
+        use figment::value::Value;
+        if dict.is_empty() && !prefix.is_empty() {
+            out.push((prefix.to_owned(), None));
+        }
+        for (key, value) in dict {
+            let path = if prefix.is_empty() {
+                key.clone()
+            } else {
+                format!("{prefix}.{key}")
+            };
+            let text = match value {
+                Value::Dict(_, inner) => {
+                    flatten(&path, inner, out);
+                    continue;
+                }
+                Value::String(_, s) if s.is_empty() => "\"\"".to_owned(),
+                Value::String(_, s) => s.clone(),
+                Value::Bool(_, b) => b.to_string(),
+                Value::Num(_, n) => n
+                    .to_u128()
+                    .map(|u| u.to_string())
+                    .or_else(|| n.to_i128().map(|i| i.to_string()))
+                    .or_else(|| n.to_f64().map(|f| f.to_string()))
+                    .expect("a number"),
+                other => panic!("{path}: a value the doc test does not read: {other:?}"),
+            };
+            out.push((path, Some(text)));
+        }
+    }
+
+    #[test]
+    fn the_configuration_doc_lists_every_default_key() {
+        use crate::doc_tests::{code_spans, first_code, read, table_rows};
+        let doc = read("docs/configuration.md");
+        let rows: std::collections::BTreeMap<String, String> =
+            table_rows(&doc, &["key", "default", "meaning"])
+                .into_iter()
+                .map(|row| (first_code(&row[0]).to_owned(), row[1].clone()))
+                .collect();
+        let default: figment::value::Dict =
+            Figment::from(Toml::string(DEFAULT_TOML)).extract().unwrap();
+        let mut keys = Vec::new();
+        flatten("", &default, &mut keys);
+        // The rules' table is docs/validation-rules.md (its own test holds it to the registry); here one
+        // `validate.RULE` row gives the default most rules have and names every rule that has another.
+        let rule = &rows["validate.RULE"];
+        let rule_default = first_code(rule);
+        let mut documented = std::collections::BTreeSet::new();
+        for (key, value) in &keys {
+            let (row_key, default) = match (key.as_str(), value.as_deref()) {
+                ("validate.rates", None) => ("validate.rates.FROM.TO", "none"),
+                ("validate.profiles", None) => ("validate.profiles.NAME.KEY", "none"),
+                (k, Some(v))
+                    if k.starts_with("validate.") && ["skip", "warn", "enforce"].contains(&v) =>
+                {
+                    let name = k.trim_start_matches("validate.");
+                    assert!(
+                        v == rule_default || code_spans(rule).contains(&name),
+                        "validate.{name} defaults to {v}: name it in the validate.RULE row"
+                    );
+                    assert!(
+                        read("docs/validation-rules.md").contains(&format!("| `{name}` |")),
+                        "validate.{name} is not in docs/validation-rules.md"
+                    );
+                    documented.insert("validate.RULE".to_owned());
+                    continue;
+                }
+                (k, Some(v)) => (k, v),
+                (k, None) => panic!("{k}: an empty table the doc test does not map"),
+            };
+            let cell = rows
+                .get(row_key)
+                .unwrap_or_else(|| panic!("{row_key} is not in docs/configuration.md"));
+            let written = code_spans(cell).into_iter().next().unwrap_or(cell.as_str());
+            assert_eq!(
+                written, default,
+                "default of {row_key} in docs/configuration.md"
+            );
+            documented.insert(row_key.to_owned());
+        }
+        let extra: Vec<_> = rows.keys().filter(|k| !documented.contains(*k)).collect();
+        assert!(
+            extra.is_empty(),
+            "in docs/configuration.md but not in config/bidscan.toml: {extra:?}"
+        );
+    }
+
     #[test]
     fn compiled_in_default_parses() {
         let c = Config::default_config().unwrap();

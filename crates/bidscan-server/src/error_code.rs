@@ -6,7 +6,7 @@
 use axum::http::StatusCode;
 use bidscan_openrtb::DecodeError;
 
-/// Every error code the service answers with (README, "Errors").
+/// Every error code the service answers with (`docs/api.md`, "Errors", lists them; a test holds it to [`ErrorCode::ALL`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorCode {
     /// 400: the body is not JSON (RFC 8259), or starts with a byte order mark in strict mode.
@@ -329,5 +329,28 @@ mod tests {
         };
         assert_eq!(ErrorCode::of_decode(&strict).as_str(), "number_as_string");
         assert_eq!(ErrorCode::of_decode(&strict).outcome(), Some("strict"));
+    }
+
+    #[test]
+    fn the_api_doc_lists_every_error_code() {
+        use crate::doc_tests::{first_code, read, table_rows};
+        let doc = read("docs/api.md");
+        let documented: Vec<(String, u16)> = table_rows(&doc, &["code", "status", "when"])
+            .into_iter()
+            .map(|row| {
+                let status = row[1]
+                    .parse()
+                    .unwrap_or_else(|_| panic!("status {:?}", row[1]));
+                (first_code(&row[0]).to_owned(), status)
+            })
+            .collect();
+        let code: Vec<(String, u16)> = ErrorCode::ALL
+            .iter()
+            .map(|c| (c.as_str().to_owned(), c.status().as_u16()))
+            .collect();
+        assert_eq!(
+            documented, code,
+            "docs/api.md's error table is not ErrorCode::ALL (code, status, in order)"
+        );
     }
 }

@@ -35,6 +35,8 @@ pub mod config;
 pub mod conn;
 pub mod decoding;
 pub mod dispatch;
+#[cfg(test)]
+mod doc_tests;
 pub mod error;
 pub mod error_code;
 pub mod gate;

@@ -465,4 +465,125 @@ mod tests {
         #[cfg(target_os = "linux")]
         assert!(text.contains("process_resident_memory_bytes"));
     }
+
+    /// `(name, type, labels)` of every `register_*_with_registry!` call in this file's code, read from its
+    /// source: every metric [`Metrics::new`] registers, whatever the fields are.
+    fn registered() -> Vec<(String, &'static str, Vec<String>)> {
+        let source = crate::doc_tests::read("crates/bidscan-server/src/metrics/registry.rs");
+        let code = source.split("#[cfg(test)]").next().unwrap();
+        let mut found = Vec::new();
+        for (before, after) in code
+            .split("_with_registry!(")
+            .zip(code.split("_with_registry!(").skip(1))
+        {
+            let kind = before.rsplit("register_").next().unwrap();
+            let kind = if kind.contains("histogram") {
+                "histogram"
+            } else if kind.contains("counter") {
+                "counter"
+            } else if kind.contains("gauge") {
+                "gauge"
+            } else {
+                panic!("register_{kind}: a kind the doc test does not know")
+            };
+            let name = after.split('"').nth(1).unwrap().to_owned();
+            // The help text: the next literal, which may hold escaped quotes; the labels follow it, if any.
+            let help_and_rest = after.splitn(3, '"').nth(2).unwrap();
+            let help_start = help_and_rest.find('"').unwrap() + 1;
+            let mut escaped = false;
+            let help_end = help_and_rest[help_start..]
+                .char_indices()
+                .find(|&(_, c)| {
+                    let close = c == '"' && !escaped;
+                    escaped = c == '\\' && !escaped;
+                    close
+                })
+                .unwrap()
+                .0;
+            let rest = help_and_rest[help_start + help_end + 1..]
+                .trim_start()
+                .trim_start_matches(',')
+                .trim_start();
+            let labels = match rest.strip_prefix("&[") {
+                Some(list) => list
+                    .split(']')
+                    .next()
+                    .unwrap()
+                    .split('"')
+                    .skip(1)
+                    .step_by(2)
+                    .map(str::to_owned)
+                    .collect(),
+                None => Vec::new(),
+            };
+            found.push((name, kind, labels));
+        }
+        found
+    }
+
+    #[test]
+    fn the_metrics_doc_is_the_registry() {
+        use crate::doc_tests::{code_spans, first_code, read, table_rows};
+        let doc = read("docs/metrics.md");
+        let documented: std::collections::BTreeMap<String, (String, Vec<String>)> =
+            table_rows(&doc, &["metric", "type", "labels", "meaning"])
+                .into_iter()
+                .map(|row| {
+                    let labels = code_spans(&row[2]).into_iter().map(str::to_owned).collect();
+                    (first_code(&row[0]).to_owned(), (row[1].clone(), labels))
+                })
+                .collect();
+        let mut expected: std::collections::BTreeMap<String, (String, Vec<String>)> = registered()
+            .into_iter()
+            .map(|(name, kind, labels)| (name, (kind.to_owned(), labels)))
+            .collect();
+        assert!(
+            expected.len() >= 20,
+            "too few registrations read: {expected:?}"
+        );
+        #[cfg(target_os = "linux")]
+        {
+            use prometheus::core::Collector;
+            use prometheus::proto::MetricType;
+            // Names from the descriptors (a series such as `process_virtual_memory_max_bytes` is only collected
+            // where the limit is set); types from what is collected here, the doc's for the rest.
+            let process = crate::process::ProcessMetrics::for_self().unwrap();
+            let types: std::collections::BTreeMap<String, &str> = process
+                .collect()
+                .iter()
+                .map(|family| {
+                    let kind = match family.get_field_type() {
+                        MetricType::COUNTER => "counter",
+                        MetricType::GAUGE => "gauge",
+                        other => panic!("{}: {other:?}", family.name()),
+                    };
+                    (family.name().to_owned(), kind)
+                })
+                .collect();
+            for desc in process.desc() {
+                let name = desc.fq_name.clone();
+                let kind = types
+                    .get(&name)
+                    .map(|k| (*k).to_owned())
+                    .or_else(|| documented.get(&name).map(|(k, _)| k.clone()))
+                    .unwrap_or_else(|| panic!("{name} is not in docs/metrics.md"));
+                expected.insert(name, (kind, desc.variable_labels.clone()));
+            }
+        }
+        // Every registered metric is exposed (the labelled ones once they have a series).
+        let m = Metrics::new().unwrap();
+        let text = m.render().unwrap();
+        for (name, (kind, labels)) in &expected {
+            if labels.is_empty() {
+                assert!(
+                    text.contains(&format!("# TYPE {name} {kind}")),
+                    "{name} not exposed"
+                );
+            }
+        }
+        assert_eq!(
+            documented, expected,
+            "docs/metrics.md's tables are not the registry (name, type, labels)"
+        );
+    }
 }
