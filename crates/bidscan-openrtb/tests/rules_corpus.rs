@@ -369,3 +369,74 @@ fn validated_decode_is_decode_pair_then_new() {
         }
     }
 }
+
+/// The gate's other points on every real pair: a bidder's error object in place of the response is refused
+/// (not a silent no-bid); a media type left to `ext.prebid.type` is still judged against the imp; a rejected
+/// bid's non-bid entry carries it at `ext.prebid.bid` without its markup.
+#[test]
+fn real_pairs_mutated_for_the_gates_other_points() {
+    use bidscan_json::Reader;
+    use bidscan_openrtb::rules::Validated;
+    use bidscan_openrtb::{Mode, decode_pair};
+    let policy = Policy::default();
+    let (mut refused, mut typed, mut trimmed) = (0, 0, 0);
+    for (name, text) in pairs() {
+        let (req, res) = split(&text);
+        // Not silent: an error object where the bid response should be.
+        let error = json!({"error": "timeout", "id": req["id"].clone()});
+        let e = validate_text(&envelope(&req, &error), &policy).unwrap_err();
+        assert_eq!(e.code(), "not_a_bid_response", "{name}");
+        refused += 1;
+        let original = validate_text(&text, &policy).unwrap();
+        let Some((s, b, position, k)) = target(&req, &res, &original) else {
+            continue;
+        };
+        // Media type from ext.prebid.type, naming a slot the imp does not offer.
+        let offered: Vec<i64> = slots(&req["imp"][k]).iter().map(|(m, _)| *m).collect();
+        if let Some(missing) = (1..=4).find(|m| !offered.contains(m)) {
+            let kind = ["banner", "video", "audio", "native"][missing as usize - 1];
+            let mut r = res.clone();
+            let bid = r["seatbid"][s]["bid"][b].as_object_mut().unwrap();
+            bid.remove("mtype");
+            let ext = bid.entry("ext").or_insert_with(|| json!({}));
+            if ext.is_object() {
+                ext["prebid"] = json!({"type": kind});
+                let o = validate_text(&envelope(&req, &r), &policy).unwrap();
+                assert_eq!(o.verdicts[position], rejected(353), "{name}: {o:?}");
+                typed += 1;
+            }
+        }
+        // The non-bid of a bid rejected for its floor.
+        let mut q = req.clone();
+        let mut r = res.clone();
+        let bid = &mut r["seatbid"][s]["bid"][b];
+        bid.as_object_mut().unwrap().remove("dealid");
+        let cur = r["cur"]
+            .as_str()
+            .filter(|c| !c.is_empty())
+            .unwrap_or("USD")
+            .to_owned();
+        q["imp"][k]["bidfloor"] = json!(price(&r["seatbid"][s]["bid"][b]) * 2.0 + 1.0);
+        q["imp"][k]["bidfloorcur"] = json!(cur);
+        let mut buf = envelope(&q, &r).into_bytes();
+        let pair = decode_pair(&mut Reader::default(), &mut buf, Mode::Lenient).unwrap();
+        let v = Validated::new(pair, &policy);
+        let seatnonbid = serde_json::to_value(v.seatnonbid()).unwrap();
+        let nonbid = seatnonbid
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|seat| seat["nonbid"].as_array().unwrap().iter())
+            .find(|n| n["ext"]["prebid"]["bid"]["id"] == r["seatbid"][s]["bid"][b]["id"])
+            .unwrap_or_else(|| panic!("{name}: {seatnonbid}"));
+        assert!(
+            nonbid["ext"]["prebid"]["bid"].get("adm").is_none(),
+            "{name}"
+        );
+        trimmed += 1;
+    }
+    assert!(
+        refused >= 200 && typed >= 50 && trimmed >= 50,
+        "{refused} {typed} {trimmed}"
+    );
+}
