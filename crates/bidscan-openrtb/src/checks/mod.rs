@@ -82,7 +82,7 @@ fn push(
 
 /// Absent, empty or whitespace only.
 fn is_blank(v: Option<&str>) -> bool {
-    v.is_none_or(|v| v.trim().is_empty())
+    v.is_none_or(|v| v.trim_ascii().is_empty())
 }
 
 /// True when `cur` is an ISO 4217 alpha code in form: exactly three ASCII uppercase letters.
@@ -344,7 +344,7 @@ fn validate_bid(
         push(issues, at("crid"), "missing_crid", Severity::Error, message);
     }
     let has_adm = match &bid.adm {
-        Some(Adm::Markup(text)) => !text.trim().is_empty(),
+        Some(Adm::Markup(text)) => !text.trim_ascii().is_empty(),
         Some(Adm::Object(_)) => true,
         None => false,
     };

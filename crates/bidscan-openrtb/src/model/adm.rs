@@ -76,22 +76,9 @@ impl AdmKind {
     /// `<!DOCTYPE …>` declarations are skipped; `<VAST` (any case) or `<?xml` → [`Vast`](AdmKind::Vast), `{` →
     /// [`Native`](AdmKind::Native), empty → [`None`](AdmKind::None), anything else → [`Html`](AdmKind::Html).
     pub fn sniff(markup: &str) -> AdmKind {
-        fn space(t: &str) -> &str {
-            t.trim_start_matches(|c: char| c.is_ascii_whitespace() || c == '\u{feff}')
-        }
         let mut t = space(markup);
-        // Comments and a document type declaration may come before the root element (XML 1.0 §2.8, the
-        // prolog): `<!-- … --><VAST` is VAST. A few are skipped, each to its end.
-        for _ in 0..4 {
-            if let Some(rest) = t.strip_prefix("<!--") {
-                let Some(end) = rest.find("-->") else { break };
-                t = space(&rest[end + 3..]);
-            } else if t.len() >= 9 && t.as_bytes()[..9].eq_ignore_ascii_case(b"<!doctype") {
-                let Some(end) = t.find('>') else { break };
-                t = space(&t[end + 1..]);
-            } else {
-                break;
-            }
+        if t.as_bytes().starts_with(b"<!") {
+            t = skip_prolog(t);
         }
         let b = t.as_bytes();
         match b.first() {
@@ -106,6 +93,29 @@ impl AdmKind {
             Some(_) => AdmKind::Html,
         }
     }
+}
+
+/// `t` without leading whitespace and a byte-order mark.
+fn space(t: &str) -> &str {
+    t.trim_start_matches(|c: char| c.is_ascii_whitespace() || c == '\u{feff}')
+}
+
+/// `t` (starting with `<!`) past up to four XML comments or `<!DOCTYPE …>` declarations, which may come before the
+/// root element (XML 1.0 §2.8, the prolog): `<!-- … --><VAST` is VAST. Each is skipped to its end.
+#[cold]
+fn skip_prolog(mut t: &str) -> &str {
+    for _ in 0..4 {
+        if let Some(rest) = t.strip_prefix("<!--") {
+            let Some(end) = rest.find("-->") else { break };
+            t = space(&rest[end + 3..]);
+        } else if t.len() >= 9 && t.as_bytes()[..9].eq_ignore_ascii_case(b"<!doctype") {
+            let Some(end) = t.find('>') else { break };
+            t = space(&t[end + 1..]);
+        } else {
+            break;
+        }
+    }
+    t
 }
 
 impl Adm<'_> {

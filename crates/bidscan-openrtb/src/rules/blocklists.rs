@@ -137,9 +137,12 @@ impl<'r> Blocklists<'r> {
     ) -> Blocklists<'r> {
         Blocklists {
             badv: List::new(badv, domain_key, Order::Domain),
-            bcat: List::new(bcat, str::trim, Order::Category),
-            bapp: (bapp.len() > SCAN)
-                .then(|| bapp.iter().map(|a| a.trim().to_ascii_lowercase()).collect()),
+            bcat: List::new(bcat, str::trim_ascii, Order::Category),
+            bapp: (bapp.len() > SCAN).then(|| {
+                bapp.iter()
+                    .map(|a| a.trim_ascii().to_ascii_lowercase())
+                    .collect()
+            }),
             bapp_list: bapp,
         }
     }
@@ -170,20 +173,20 @@ impl<'r> Blocklists<'r> {
                 .find(|b| category_blocked(cat, b))
                 .map(|b| &**b);
         };
-        let at = index.first_of(&cat.trim().to_ascii_lowercase())?;
+        let at = index.first_of(&cat.trim_ascii().to_ascii_lowercase())?;
         Some(&self.bcat.entries[at])
     }
 
     /// Whether `bundle` is in `bapp` (OpenRTB 2.6 §3.2.1 `bapp`), surrounding whitespace ignored and ASCII
     /// case-insensitively (store ids are not told apart by case).
     pub fn app(&self, bundle: &str) -> bool {
-        let bundle = bundle.trim();
+        let bundle = bundle.trim_ascii();
         match &self.bapp {
             Some(set) => set.contains(&bundle.to_ascii_lowercase()),
             None => self
                 .bapp_list
                 .iter()
-                .any(|a| a.trim().eq_ignore_ascii_case(bundle)),
+                .any(|a| a.trim_ascii().eq_ignore_ascii_case(bundle)),
         }
     }
 }
@@ -193,7 +196,14 @@ impl<'r> Blocklists<'r> {
 /// `adomain` so, and a blocklist must not be passed by the form; one trailing dot (the DNS root of a fully
 /// qualified name, RFC 1034 §3.1: `ford.com.` is `ford.com`) removed.
 pub(super) fn domain_key(domain: &str) -> &str {
-    let mut domain = domain.trim();
+    let mut domain = domain.trim_ascii();
+    // Most values are a bare domain: no byte of a URL's scheme, port, userinfo, path, query or fragment.
+    if !domain
+        .bytes()
+        .any(|b| matches!(b, b':' | b'/' | b'?' | b'#' | b'@'))
+    {
+        return domain.strip_suffix('.').unwrap_or(domain);
+    }
     if let Some(at) = domain.find("://") {
         domain = &domain[at + 3..];
     }
@@ -221,7 +231,7 @@ pub(super) fn domain_blocked(domain: &str, blocked: &str) -> bool {
 /// `cat` is `blocked` or under it (`IAB1` blocks `IAB1-5`), ASCII case-insensitive, surrounding whitespace
 /// ignored on both.
 pub(super) fn category_blocked(cat: &str, blocked: &str) -> bool {
-    let (c, b) = (cat.trim().as_bytes(), blocked.trim().as_bytes());
+    let (c, b) = (cat.trim_ascii().as_bytes(), blocked.trim_ascii().as_bytes());
     !b.is_empty()
         && c.len() >= b.len()
         && c[..b.len()].eq_ignore_ascii_case(b)

@@ -628,6 +628,9 @@ impl OneBid<'_, '_, '_, '_> {
             );
             self.flag(Rule::Duration, "dur", "duration_out_of_range", message);
         }
+        if min <= 0 && max.is_none() {
+            return;
+        }
         // The VAST markup's own duration is checked too, with or without `dur` (recommended, not required:
         // §4.2.3): a `dur` in range must not pass a longer creative. A `Linear` whose `Duration` cannot be read
         // does not pass a slot that bounds the duration.
