@@ -5,4 +5,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export BIDSCAN_DRAIN_CLIENTS="${BIDSCAN_DRAIN_CLIENTS:-64}"
-cargo test -p bidscan-server --release --test drain -- --nocapture
+cargo test -p bidscan-server --release --test tests -- --nocapture drain::

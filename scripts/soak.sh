@@ -5,4 +5,4 @@
 # than 8 MiB after the first 20% of requests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo test -p bidscan-server --release --test soak -- --ignored --nocapture soak_100k
+cargo test -p bidscan-server --release --test tests -- --ignored --nocapture soak::soak_100k

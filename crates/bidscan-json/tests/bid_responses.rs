@@ -1,7 +1,7 @@
 //! Every bid response in corpus/bid-responses decodes to the value serde_json gives (through every scanner
 //! implementation, and the skip and raw paths accept it too), and a typed model borrows every string.
 
-mod common;
+use crate::common;
 
 use std::borrow::Cow;
 

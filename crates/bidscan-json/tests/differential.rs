@@ -11,7 +11,7 @@
 //! - the first error reported can differ when a document has several problems: bidscan checks UTF-8 for the
 //!   whole document before anything else.
 
-mod common;
+use crate::common;
 
 use bidscan_json::{ErrorKind, ReaderConfig};
 use common::strategies::{self as strat, Doc};

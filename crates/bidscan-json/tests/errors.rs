@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-mod common;
+use crate::common;
 
 use bidscan_json::{ErrorKind, RawJson, ReaderConfig};
 use common::from_slice_mut;

@@ -6,7 +6,7 @@
 //! nesting of exactly 128 (bidscan-json's limit is 128 containers, serde_json's 127).
 //! `fuzz/regressions/README.md` says what each input found.
 
-mod common;
+use crate::common;
 
 use bidscan_json::{ErrorKind, ReaderConfig};
 use serde_json::Value;

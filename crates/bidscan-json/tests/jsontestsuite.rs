@@ -14,7 +14,7 @@
 //! | deep nesting | `i_structure_500_nested_arrays` | reject, `DepthLimit` at the default 128; accepted with `max_depth: 500` | stack safety |
 //! | BOM, UTF-16/32 text (not in this copy of the suite) | `i_structure_UTF-8_BOM_*`, `i_string_utf16*` | reject (`Syntax` / `InvalidUtf8`) | §8.1: no BOM added, parsers MAY ignore one; we do not |
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -1,7 +1,7 @@
 //! `RawJson`: exact text, validated, never decoded in place; and interop with serde_json's `RawValue` protocol in
 //! both directions (these tests fail if serde_json ever changes its token).
 
-mod common;
+use crate::common;
 
 use bidscan_json::{ErrorKind, RawJson};
 use common::from_slice_mut;

@@ -8,7 +8,7 @@ use std::fmt::Debug;
 
 use serde::Deserialize;
 
-mod common;
+use crate::common;
 
 /// Decodes `text` as `T` with bidscan and with serde_json and asserts the same outcome.
 fn same<T>(text: &str) -> Option<T>

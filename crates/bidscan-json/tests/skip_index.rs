@@ -4,7 +4,7 @@
 //! member captured raw give the same outcome and `Stats` with the index on and off, and raw captures are the
 //! members' exact text.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -2,7 +2,7 @@
 //! every alignment, back to back, at the very end; multi-byte UTF-8 around them; 30,000-character strings with
 //! random escapes — through every scanner implementation, compared with the expected text and with serde_json.
 
-mod common;
+use crate::common;
 
 use bidscan_json::ReaderConfig;
 use common::strategies::{self as strat, Style};

@@ -3,7 +3,7 @@
 //! (`corpus/real-fixtures`, as fetched and compacted) keep the status recorded for each in `STATUS.tsv` there
 //! (written by `BIDSCAN_BLESS=1 cargo test -p bidscan-openrtb --test corpus`, and reviewed).
 
-mod common;
+use crate::common;
 
 use std::borrow::Cow;
 use std::path::PathBuf;

@@ -6,7 +6,7 @@
 //! answer agrees with serde_json's (`common::decode`); the canonical output of a lenient decode decodes again to
 //! the same response. Some inputs also pin a stated answer (`expected`).
 
-mod common;
+use crate::common;
 
 use bidscan_openrtb::{DecodeError, Decoded, Mode, Status};
 

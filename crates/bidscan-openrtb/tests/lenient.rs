@@ -1,7 +1,7 @@
 //! One test per leniency rule (DESIGN "The model"): the lenient decode reads the value and records exactly one
 //! warning with its JSON pointer; strict mode fails with the same pointer and code.
 
-mod common;
+use crate::common;
 
 use std::borrow::Cow;
 

@@ -1,6 +1,6 @@
 //! No-bid in all its forms (OpenRTB 2.6 §4.2.1, §7.1): `Status::NoBid`, never an error, `nbr` kept.
 
-mod common;
+use crate::common;
 
 use bidscan_openrtb::{BidResponse, Mode, NoBidReason, Severity, Status};
 use common::{decode, keys, lenient};

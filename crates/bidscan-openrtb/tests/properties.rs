@@ -1,7 +1,7 @@
 //! Property tests: any JSON value as any member never fails a lenient decode (and fails a strict one only with
 //! `DecodeError::Strict`); arbitrary bytes never panic. Every JSON input is also checked against serde_json.
 
-mod common;
+use crate::common;
 
 use bidscan_openrtb::{BidResponse, CoercionKind, DecodeError, Decoded, Mode};
 use proptest::prelude::*;

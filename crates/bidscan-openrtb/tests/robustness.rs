@@ -1,7 +1,7 @@
 //! Wrong-typed values inside a bid never fail the response (error issue, value read as absent); only non-JSON
 //! or a body that is not a bid-response object fails the whole decode. Each case in both modes.
 
-mod common;
+use crate::common;
 
 use bidscan_openrtb::{DecodeError, Mode, Severity, Status};
 use common::{BID0, bid, decode, keys, lenient, one_bid, one_coercion, strict_err};

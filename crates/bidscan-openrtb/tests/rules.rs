@@ -1,7 +1,7 @@
 //! One test per validation rule (`bidscan_openrtb::rules`): an accepted case and a rejected one, with the
 //! verdict, the status code and the finding's pointer asserted; then `warn` and `skip`.
 
-mod pair_common;
+use crate::pair_common;
 
 use bidscan_openrtb::Severity;
 use bidscan_openrtb::rules::{Action, Policy, Rule};

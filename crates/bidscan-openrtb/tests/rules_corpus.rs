@@ -4,7 +4,7 @@
 //! `BIDSCAN_BLESS=1 cargo test -p bidscan-openrtb --test rules_corpus`, and reviewed); then each pair is mutated
 //! once per rule on its first accepted bid, and that bid must be rejected with the rule's code.
 
-mod pair_common;
+use crate::pair_common;
 
 use std::fmt::Write;
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
 //! Properties: the verdicts and findings of `/validate` do not depend on the order of members (the envelope's
 //! `request`/`response` and every object's) or on whitespace; a damaged real pair never panics.
 
-mod pair_common;
+use crate::pair_common;
 
 use std::fmt::Write;
 

@@ -1,7 +1,7 @@
 //! One test per validation rule (see `bidscan_openrtb::checks`): exact pointer, code and severity. Findings
 //! never fail a decode, so each is checked in both modes with the same result.
 
-mod common;
+use crate::common;
 
 use std::borrow::Cow;
 

@@ -1,6 +1,6 @@
 //! The global cap holds under concurrent check-outs: one pool per thread, one shared budget.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};

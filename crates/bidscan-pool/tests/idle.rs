@@ -1,6 +1,6 @@
 //! Idle release, driven by a manual clock: no sleeps.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

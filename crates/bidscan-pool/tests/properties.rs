@@ -1,7 +1,7 @@
 //! Property tests: for random sequences of documents, the caps hold, the accounting is exact, and the events
 //! agree with the capacities the test observed.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -1,6 +1,6 @@
 //! Deterministic sequences of document sizes through one pool, asserting the exact events.
 
-mod common;
+use crate::common;
 
 use bidscan_pool::{DropReason, Event, PoolConfig, Record};
 use common::{Counts, Harness, KIB, MIB, counts, grown_capacity};

@@ -1,6 +1,6 @@
 //! The `bidscan` binary: `decode` (same JSON as the service, exit codes) and `health`.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};

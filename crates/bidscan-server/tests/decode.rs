@@ -1,6 +1,6 @@
 //! POST /decode against the real server: the corpus (plain and compressed), and every error status.
 
-mod common;
+use crate::common;
 
 use common::*;
 

@@ -10,8 +10,8 @@
 //!
 //! `BIDSCAN_DRAIN_CLIENTS` (default 8) sets the load; `scripts/drain.sh` runs it with the release binary.
 
-mod common;
-mod hostile_common;
+use crate::common;
+use crate::hostile_common;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -5,8 +5,8 @@
 //! rates state decides: `below_floor` only when a rate makes the conversion possible, `floor_rate_missing`
 //! when none does, and the metrics.
 
-mod common;
-mod hostile_common;
+use crate::common;
+use crate::hostile_common;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

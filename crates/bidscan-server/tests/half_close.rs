@@ -2,7 +2,7 @@
 //! some proxies do) still gets its answer: end-of-input means "no more requests", not "drop the request in
 //! flight" (RELIABILITY.md F33: 0 answers in 20 before `half_close(true)`).
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! router): the `Host` value and line count (RFC 9112 §3.2), two `Content-Type` lines (RFC 9110 §8.3), and a
 //! `Content-Length` hyper itself refuses (2^64 − 2 or more). RELIABILITY.md F34, F35, F36.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! stuck). The memory-heavy cases (gzip bomb, 50 MB `adm`, a million bids) are in `hostile_memory.rs`, slow
 //! clients in `hostile_slow.rs`.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::Value;

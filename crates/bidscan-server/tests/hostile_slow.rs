@@ -13,8 +13,8 @@
 //!   `server.request_timeout_secs` (then 408). With every permit held, other decode requests are shed at once
 //!   with 503 + `Retry-After` — never queued — and `/healthz`, `/readyz`, `/metrics` still answer.
 
-mod common;
-mod hostile_common;
+use crate::common;
+use crate::hostile_common;
 
 use std::time::{Duration, Instant};
 

@@ -2,7 +2,7 @@
 //! compression edge cases, error shapes, protocol variants and the metrics that count them. Each test runs the
 //! real server on a loopback port.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

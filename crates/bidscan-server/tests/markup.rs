@@ -1,7 +1,7 @@
 //! Markup inspection through the real server: the summary's `adm` objects, `?inspect=none`, the markup issues
 //! and `bidscan_adm_total`.
 
-mod common;
+use crate::common;
 
 use common::*;
 

@@ -4,7 +4,7 @@
 //! The tests run on a current-thread runtime, so the server has exactly one worker and one pool, and the counts
 //! are exact rather than "per worker".
 
-mod common;
+use crate::common;
 
 use common::*;
 

@@ -2,8 +2,8 @@
 //! level (`info`), where a request logs nothing unless it fails. A 503 answer logs the WARN "response failed",
 //! which must name the request it is about by the id the client sent.
 
-mod common;
-mod hostile_common;
+use crate::common;
+use crate::hostile_common;
 
 use std::time::Duration;
 

@@ -1,7 +1,7 @@
 //! The rest of the service against the real server: batch, metrics, request ids, overload, timeout, draining,
 //! the operational routes.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -7,8 +7,8 @@
 //! - `short_soak_stays_flat` (debug, 10,000 requests, a few seconds, part of `cargo test`);
 //! - `soak_100k` (ignored; `scripts/soak.sh` runs it on the release binary: 100,000 requests).
 
-mod common;
-mod hostile_common;
+use crate::common;
+use crate::hostile_common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

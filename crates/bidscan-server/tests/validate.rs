@@ -1,6 +1,6 @@
 //! POST /validate and /validate/batch against the real server, `bidscan validate`, and the rejection metric.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

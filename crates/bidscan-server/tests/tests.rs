@@ -1,0 +1,28 @@
+//! bidscan-server's integration tests, one test binary: each file of `tests/` is a module of it (one file's tests:
+//! `cargo test -p bidscan-server --test tests MODULE::`).
+//!
+//! Tests that assume they own their process are binaries of their own (`[[test]]` in Cargo.toml):
+//! - `hostile_memory` resets and reads this process's peak RSS (`/proc/self/clear_refs`, `VmHWM`);
+//! - `overload` resets and bounds this process's peak RSS while its in-process server is at twice capacity;
+//! - `workers` installs the process-wide tracing subscriber and counts the DEBUG events of every thread.
+
+mod common;
+mod hostile_common;
+
+mod cli;
+mod decode;
+mod drain;
+mod gate;
+mod half_close;
+mod head_rules;
+mod hostile;
+mod hostile_slow;
+mod interop;
+mod markup;
+mod pool;
+mod render;
+mod request_logs;
+mod send_timeout;
+mod service;
+mod soak;
+mod validate;
