@@ -81,7 +81,7 @@ fn push(
 }
 
 /// Absent, empty or whitespace only.
-fn is_blank(v: Option<&str>) -> bool {
+pub(crate) fn is_blank(v: Option<&str>) -> bool {
     v.is_none_or(|v| v.trim_ascii().is_empty())
 }
 

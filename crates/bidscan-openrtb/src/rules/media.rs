@@ -16,6 +16,9 @@ pub(super) enum Media {
 }
 
 impl Media {
+    /// Every slot, in `mtype` order.
+    pub(super) const ALL: [Media; 4] = [Media::Banner, Media::Video, Media::Audio, Media::Native];
+
     /// OpenRTB 2.6 §4.2.3 `mtype`: 1 banner, 2 video, 3 audio, 4 native.
     pub(super) fn of_mtype(mtype: i64) -> Option<Media> {
         Some(match mtype {
@@ -77,21 +80,29 @@ pub(super) fn markup_media(adm: Option<&Adm<'_>>, imp: &Imp<'_>) -> Option<Media
 }
 
 /// The bid's media type: `mtype` when 1–4, else `declared` (the bid's `ext.prebid.type`), else the imp's only
-/// slot, else the markup's kind; `None` when none tells.
-pub(super) fn infer(bid: &Bid<'_>, declared: Option<Media>, imp: &Imp<'_>) -> Option<Media> {
+/// slot, else `from_markup` (the markup's kind, [`markup_media`]); `None` when none tells.
+pub(super) fn infer(
+    bid: &Bid<'_>,
+    declared: Option<Media>,
+    from_markup: Option<Media>,
+    imp: &Imp<'_>,
+) -> Option<Media> {
     if let Some(m) = bid.mtype.and_then(|m| Media::of_mtype(m.0)) {
         return Some(m);
     }
     if declared.is_some() {
         return declared;
     }
-    let mut offered = [Media::Banner, Media::Video, Media::Audio, Media::Native]
-        .into_iter()
-        .filter(|m| m.offered(imp));
+    let mut offered = Media::ALL.into_iter().filter(|m| m.offered(imp));
     match (offered.next(), offered.next()) {
         (Some(only), None) => Some(only),
-        _ => markup_media(bid.adm.as_ref(), imp),
+        _ => from_markup,
     }
+}
+
+/// How many of banner, video, audio and native the imp offers.
+pub(super) fn offered_slots(imp: &Imp<'_>) -> usize {
+    Media::ALL.into_iter().filter(|m| m.offered(imp)).count()
 }
 
 /// The AdCOM "Creative Subtypes - Audio/Video" code of VAST `version` (`"4.2"`), inline or wrapper: 1/4 VAST

@@ -20,7 +20,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::blocklists::{self, Blocklists};
 use super::insecure::{insecure_markup, is_http};
-use crate::checks::DuplicateIds;
+use crate::checks::{DuplicateIds, is_blank};
 use crate::model::lists::CreativeAttribute;
 
 use super::bid_ext::{self, DSA_TEXT_BYTES, DsaFault};
@@ -71,10 +71,6 @@ fn quote(out: &mut String, value: &str) {
         // Writing into a `String` cannot fail.
         let _ = write!(out, "{value:?}");
     }
-}
-
-fn is_blank(v: Option<&str>) -> bool {
-    v.is_none_or(str::is_empty)
 }
 
 /// The imps of the request by id: up to [`ImpIndex::SCAN`] imps (most requests offer one or two) are searched in
@@ -236,14 +232,6 @@ pub(super) fn check(
             group(response, si, policy, out, &mut verdicts[first..position]);
         }
     }
-}
-
-/// How many of banner, video, audio and native the imp offers.
-fn offered_slots(imp: &Imp<'_>) -> usize {
-    [Media::Banner, Media::Video, Media::Audio, Media::Native]
-        .into_iter()
-        .filter(|m| m.offered(imp))
-        .count()
 }
 
 /// Why a seat's bids are refused (OpenRTB 2.6 §3.2.1 `bseat`, `wseat`).
@@ -457,13 +445,14 @@ impl OneBid<'_, '_, '_, '_> {
             } else {
                 None
             };
-            let media = media::infer(bid, declared, imp);
+            let from_markup = markup_media(bid.adm.as_ref(), imp);
+            let media = media::infer(bid, declared, from_markup, imp);
             self.attributes(imp, media);
             self.duration(imp, media);
             self.video_format(imp, media);
             self.size(imp, media);
             self.secure(imp);
-            self.media_type(imp, declared);
+            self.media_type(imp, declared, from_markup);
         }
         self.advertiser(pair, blocklists);
         self.category(pair, blocklists, allowed_categories);
@@ -833,10 +822,14 @@ impl OneBid<'_, '_, '_, '_> {
         }
     }
 
-    fn media_type(&mut self, imp: &Imp<'_>, prebid_type: Option<Media>) {
+    fn media_type(
+        &mut self,
+        imp: &Imp<'_>,
+        prebid_type: Option<Media>,
+        from_markup: Option<Media>,
+    ) {
         let bid = self.bid;
         let declared = bid.mtype.and_then(|m| Media::of_mtype(m.0)).or(prebid_type);
-        let from_markup = markup_media(bid.adm.as_ref(), imp);
         match (declared, from_markup) {
             (Some(m), _) if !m.offered(imp) => {
                 let message = match bid.mtype {
@@ -868,7 +861,7 @@ impl OneBid<'_, '_, '_, '_> {
             }
             // Nothing tells which of several slots the bid fills (no mtype, no ext.prebid.type, markup served on
             // the win notice or of no kind): the slots' rules could not be applied, so the bid does not pass.
-            (None, None) if offered_slots(imp) >= 2 => {
+            (None, None) if media::offered_slots(imp) >= 2 => {
                 let message = "the bid has no mtype or ext.prebid.type, its markup does not tell its media type, \
                                and the imp offers several slots"
                     .to_owned();
