@@ -30,13 +30,11 @@ use crate::model::lists::MarkupType;
 use crate::model::response::BidResponse;
 
 /// What inspecting one bid's `adm` found.
-// The VAST variant is the largest (its media types are kept inline); one `Markup` per bid sits in
-// `Decoded::markup`, and boxing it would allocate per VAST bid instead.
-#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum Markup<'a> {
-    /// VAST markup (sniffed `<VAST` or `<?xml`).
-    Vast(VastInfo<'a>),
+    /// VAST markup (sniffed `<VAST` or `<?xml`). Boxed: a `VastInfo` (its media types kept inline) is several
+    /// times the other variants, and every bid's `Markup` is moved into `Decoded::markup`, while few bids are VAST.
+    Vast(Box<VastInfo<'a>>),
     /// Native markup: `mtype` 4, an object `adm`, or a string starting with `{`.
     Native(NativeInfo<'a>),
     /// Any other markup.
@@ -114,7 +112,7 @@ fn inspect_bid<'a>(bid: &Bid<'a>, inspector: &mut Inspector) -> Markup<'a> {
 
 fn inspect_text<'t>(kind: AdmKind, text: &'t str, inspector: &mut Inspector) -> Markup<'t> {
     match kind {
-        AdmKind::Vast => Markup::Vast(inspector.vast(text)),
+        AdmKind::Vast => Markup::Vast(Box::new(inspector.vast(text))),
         AdmKind::Native => Markup::Native(inspector.native(text)),
         AdmKind::Html => Markup::Html(bidscan_markup::html::inspect(text)),
         AdmKind::None => Markup::None,
@@ -124,7 +122,7 @@ fn inspect_text<'t>(kind: AdmKind, text: &'t str, inspector: &mut Inspector) -> 
 fn owned(markup: Markup<'_>) -> Markup<'static> {
     let own = |c: Option<Cow<'_, str>>| c.map(|c| Cow::Owned(c.into_owned()));
     match markup {
-        Markup::Vast(v) => Markup::Vast(VastInfo {
+        Markup::Vast(v) => Markup::Vast(Box::new(VastInfo {
             // A version that cannot be borrowed is dropped: owned `adm` strings only come from serde_json.
             version: None,
             well_formed: v.well_formed,
@@ -138,7 +136,7 @@ fn owned(markup: Markup<'_>) -> Markup<'static> {
             error_urls: v.error_urls,
             error: v.error,
             warnings: v.warnings,
-        }),
+        })),
         Markup::Native(n) => Markup::Native(NativeInfo {
             ver: own(n.ver),
             well_formed: n.well_formed,

@@ -311,11 +311,21 @@ pub(crate) struct Unknown<'f, M> {
 }
 
 impl<M: Member> Unknown<'_, M> {
-    /// Notes the unknown name `name`: the member it is a form of, or else, when asked, a foreign name. Out of
-    /// line: only unknown names come here.
+    /// Notes the unknown name `name`: the member it is a form of, or else, when asked, a foreign name. A plain
+    /// lower-case name (`site`, `device`: most of a bid request's members, which are not read) is settled here
+    /// without a call; the others go out of line.
+    #[inline]
+    pub(crate) fn note(&mut self, name: &str) {
+        if self.foreign.is_none() && folds_to_itself(name.as_bytes()) {
+            self.misnamed = None;
+        } else {
+            self.note_other(name);
+        }
+    }
+
     #[cold]
     #[inline(never)]
-    pub(crate) fn note(&mut self, name: &str) {
+    fn note_other(&mut self, name: &str) {
         self.misnamed = resembling(name);
         if let (None, Some(foreign)) = (&self.misnamed, self.foreign.as_deref_mut()) {
             foreign.note(name);
@@ -403,6 +413,13 @@ impl<'de, M: Member> Visitor<'de> for MemberSeed<'_, '_, M> {
     }
 }
 
+/// A lower-case name without `_` or `-` folds to itself: unless it is a plural, no member's name folds to it (the
+/// member's own name was looked up already), so it resembles none. Most bidders' own members end here.
+#[inline]
+fn folds_to_itself(b: &[u8]) -> bool {
+    b.iter().all(u8::is_ascii_lowercase) && (b.len() <= 3 || b[b.len() - 1] != b's')
+}
+
 /// The member whose name `name` is in another form: ASCII case, and `_` or `-` between its letters aside
 /// (`Seatbid`, `seat_bid`, `API`), or that form with a final `s` after three letters or more (`bids`, not `ids`).
 /// A name starting or ending with `_` or `-` (`_id`, a document store's own key) is not a form of a member's. A
@@ -415,9 +432,7 @@ pub(crate) fn resembling<M: Member>(name: &str) -> Option<M> {
     /// Longest name compared.
     const MAX: usize = 32;
     let b = name.as_bytes();
-    // A lower-case name without `_` or `-` folds to itself: unless it is a plural, no member's name folds to
-    // it (the member's own name was looked up already). Most bidders' own members end here.
-    if b.iter().all(|c| c.is_ascii_lowercase()) && (b.len() <= 3 || b[b.len() - 1] != b's') {
+    if folds_to_itself(b) {
         return None;
     }
     let edge = |c: Option<&u8>| c.is_some_and(|c| c.is_ascii_alphanumeric());
