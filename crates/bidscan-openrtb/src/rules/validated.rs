@@ -238,10 +238,15 @@ fn named(response: &BidResponse<'_>, path: &str) -> Option<std::ops::Range<usize
     }
 }
 
-/// The decimal index at the start of `text` and what follows it.
+/// The decimal index at the start of `text` (a JSON pointer's array index: digits up to the next `/` or the
+/// end) and what follows it.
 fn index(text: &str) -> Option<(usize, &str)> {
-    let end = text.find('/').unwrap_or(text.len());
-    Some((text[..end].parse().ok()?, &text[end..]))
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = &text[digits..];
+    if digits == 0 || !(rest.is_empty() || rest.starts_with('/')) {
+        return None;
+    }
+    Some((text[..digits].parse().ok()?, rest))
 }
 
 /// A seat bid's pointer, the positions of its bids (document order), and their pointers.
@@ -263,4 +268,19 @@ fn pointers(response: &BidResponse<'_>) -> Vec<SeatPointers> {
             (paths::object(response, Object::Seat(si)), range, bids)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::index;
+
+    #[test]
+    fn index_reads_a_pointer_segment() {
+        assert_eq!(index("12/bid/3"), Some((12, "/bid/3")));
+        assert_eq!(index("0"), Some((0, "")));
+        assert_eq!(index("x/1"), None);
+        assert_eq!(index("1x"), None);
+        assert_eq!(index(""), None);
+        assert_eq!(index("/1"), None);
+    }
 }
