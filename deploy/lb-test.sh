@@ -181,8 +181,8 @@ else
     status=1
 fi
 
-# A batch of several MB through nginx, both batch routes: every line answered (tester A, session 19: a streamed
-# 5.6 MB batch lost its end behind nginx), and the client's X-Request-Id kept.
+# A batch of several MB through nginx, both batch routes: every line answered (nginx stops
+# forwarding a body once the answer has begun, so a streamed batch could lose its end), and the client's X-Request-Id kept.
 batch=$work/batch.ndjson
 for _ in $(seq 8); do for f in "$root"/corpus/bid-responses/*.json; do tr -d '\n' <"$f"; echo; done; done >"$batch"
 lines=$(wc -l <"$batch")

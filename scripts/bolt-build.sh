@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# A release build of `bidscan` laid out by BOLT (issue 18): on small bodies a request's cost is bound by the code it
+# A release build of `bidscan` laid out by BOLT: on small bodies a request's cost is bound by the code it
 # runs, ~1,500 instruction-cache lines (~95 KiB) spread over ~160 pages of 4 KiB, more than the 32 KiB L1i holds
-# (BENCHMARKS.md, "the code footprint"). LLVM's post-link optimiser BOLT, fed a profile of the service under load,
+# (`benches/report/cg_lines.py` measures it). LLVM's post-link optimiser BOLT, fed a profile of the service under load,
 # moves the hot blocks of every function together (`-reorder-blocks=ext-tsp`, `-split-functions`: the cold blocks go
 # to a separate section) and the hot functions next to each other (`-reorder-functions=cdsort`): the same
 # instructions in ~30% fewer cache lines. Four steps:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A profile-guided release build of `bidscan` (issue 18): the service's per-request cost on small bodies is bound by
-# instruction-cache misses (BENCHMARKS.md, "the code footprint"), and PGO lays the hot code of a request out
+# A profile-guided release build of `bidscan`: the service's per-request cost on small bodies is bound by
+# instruction-cache misses (`benches/report/cg_lines.py`), and PGO lays the hot code of a request out
 # together. Three steps, all with rustc's stable flags and the toolchain's own `llvm-profdata`:
 #   1. build an instrumented binary (`-Cprofile-generate`) into $TARGET/pgo-gen (with `--target` set to the host,
 #      so that RUSTFLAGS reach the binary's crates and not the build scripts and proc-macros);

@@ -105,7 +105,7 @@ def main():
         "real-native": classes["native"],
         "vast": video,
         # The smallest bid response (OpenRTB 2.6 §4.2.1: `id` is its one required member): what the service's
-        # stack costs when the decode costs nearly nothing. Not one of issue 18's mixes; run it with
+        # stack costs when the decode costs nearly nothing. Not in the default mixes; run it with
         # MIXES=minimal to see how close to the floors the stack alone gets.
         "minimal": [b'{"id":"1"}'],
     }

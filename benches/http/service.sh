@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The service's per-request cost on real traffic (issue 18): `bidscan serve` with its default configuration (every
+# The service's per-request cost on real traffic: `bidscan serve` with its default configuration (every
 # default layer on, log level included) against the baseline server (benches/src/bin/baseline_server.rs: axum +
 # serde_json + mimalloc) and two floors that decode nothing: floor_server (plain hyper answering a fixed 60-byte
 # body) and nginx (`return 200` with a 60-byte body, Debian's nginx-light). Load from wrk (benches/http/mix.lua:

@@ -20,7 +20,7 @@ pub enum Decoder {
     BidscanMirror,
     /// `bidscan_openrtb::decode_inspected`: [`Bidscan`](Decoder::Bidscan) plus reading every bid's `adm`
     /// (bidscan-markup, reused `Inspector`). Not in [`ALL`](Decoder::ALL): timed against `bidscan` by the
-    /// `inspect` binary (issue 15).
+    /// `inspect` binary.
     BidscanInspect,
     /// `serde_json::from_slice` into `bidscan_openrtb::BidResponse` (the real model; no validation).
     SerdeJson,

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::text_nesting;
 
-/// Where bidscan-json and serde_json are allowed to differ. Each is documented in RELIABILITY.md and in
+/// Where bidscan-json and serde_json are allowed to differ. Each is documented in RELIABILITY.md §1 and in
 /// `crates/bidscan-json/tests/differential.rs`; anything else is a bug.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KnownDifference {

@@ -55,7 +55,7 @@ pub fn model(data: &[u8]) {
             assert!(data.starts_with(bidscan_openrtb::BOM));
             assert_eq!(l.issues.first().map(|i| i.code), Some("utf8_bom"));
         }
-        // Strict mode refuses a byte order mark before anything else (issue 16 item 8), whatever follows it.
+        // Strict mode refuses a byte order mark before anything else, whatever follows it.
         (Err(_), Err(DecodeError::ByteOrderMark)) => {
             assert!(data.starts_with(bidscan_openrtb::BOM));
         }

@@ -1,7 +1,7 @@
 //! The HTTP floor of the service benchmarks: a plain hyper HTTP/1.1 server that answers every request with the
 //! same 60-byte JSON body, reading (and discarding) the request body first. No routing, no layers, no decoding:
 //! what one tokio worker and hyper cost per request on this machine, to set beside `bidscan serve` and the
-//! baseline server (BENCHMARKS.md, "Service cost on real traffic").
+//! baseline server (BENCHMARKS.md, "The service: requests per second").
 //!
 //! Build: `cargo build --release -p bidscan-bench --features http --bin floor_server`.
 //!

@@ -1,4 +1,4 @@
-//! Each document timed alone, every decoder side by side: the way the real-traffic figures are made (issue 13).
+//! Each document timed alone, every decoder side by side: the way the real-traffic figures are made.
 //! For each document and decoder, a batch of decodes long enough to time (~`BATCH_NS`) after two untimed ones;
 //! decoders alternate document by document, round after round, and each keeps its minimum per document. A
 //! corpus's total is the sum of its documents' minima; "slower than a peer" counts documents where bidscan's

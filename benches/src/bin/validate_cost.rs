@@ -1,4 +1,4 @@
-//! What `/validate` costs against `/decode` of the same response, at the library level (issue 14: ≤ 1.25×).
+//! What `/validate` costs against `/decode` of the same response, at the library level.
 //!
 //! `validate_cost time [ROUNDS]` (default 200): for every real pair of `corpus/validate-pairs/`, interleaved,
 //! the minimum over the rounds of one `bidscan_openrtb::decode` of the response and of one `Validated::decode`

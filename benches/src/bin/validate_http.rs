@@ -1,4 +1,4 @@
-//! What `POST /validate` costs against `POST /decode` of the same response over HTTP (issue 14: ≤ 1.25×).
+//! What `POST /validate` costs against `POST /decode` of the same response over HTTP.
 //!
 //! `validate_http ADDR [ROUNDS]` (default 100), against a running `bidscan serve --listen ADDR` on 127.0.0.1:
 //! one keep-alive HTTP/1.1 connection; for every real pair of `corpus/validate-pairs/`, interleaved, the

@@ -1,4 +1,4 @@
-//! Where VAST inspection's time goes (issue 15), without the decode around it: `bidscan_markup::vast::inspect`
+//! Where VAST inspection's time goes, without the decode around it: `bidscan_markup::vast::inspect`
 //! over the corpus's VAST markup (every `adm` of `corpus/bid-responses/` that starts with `<VAST` or `<?xml`,
 //! decoded by serde_json once at start-up) as sent and with every CDATA section emptied (the difference is what
 //! scanning the sections' content costs; the rest is the work per construct), then per construct: one piece
@@ -7,7 +7,7 @@
 //!
 //! `vast_cost [ROUNDS] [SET...]` (default 40 rounds, every set; `corpus`, `corpus_no_cdata`, or a piece's
 //! name), markdown on stdout. Instructions per piece: callgrind at 1 and 2 rounds of one set, difference ÷
-//! (20 passes × 5,000 pieces), as BENCHMARKS.md shows.
+//! (20 passes × 5,000 pieces).
 #![forbid(unsafe_code)]
 
 use std::hint::black_box;

@@ -40,8 +40,9 @@ mod stats;
 mod string;
 
 pub use error::{Error, ErrorKind};
+pub use number::FloatOverflow;
 pub use raw::{RAW_TOKEN, RawJson};
-pub use reader::{FloatOverflow, Reader, ReaderConfig};
+pub use reader::{Reader, ReaderConfig};
 pub use scan::ScanImpl;
 pub use scan::bytescan;
 pub use stats::Stats;

@@ -2,9 +2,25 @@
 //! `u64`/`i64` when they fit, everything else as `f64`, rounded exactly as std's parser does: plain integers
 //! skip the grammar pass, and floats of at most 15 digits with a power of ten within ±22 take Clinger's exact
 //! fast path before std's parser. A value that rounds to ±infinity is an error, as in serde_json ("number out of
-//! range"). For an `f32` target a float is rounded once, straight to `f32` ([`parse_f32`]).
+//! range"), unless the reader's [`FloatOverflow`] says otherwise. For an `f32` target a float is rounded once,
+//! straight to `f32` ([`parse_f32`]).
 
 use crate::error::ErrorKind;
+
+/// How the reader treats a number that rounds to ±infinity as `f64` (RFC 8259 §6 lets an implementation limit
+/// the range; serde_json rejects such numbers). Whatever the choice, the number's grammar is checked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FloatOverflow {
+    /// The document fails: [`ErrorKind::InvalidNumber`](crate::ErrorKind::InvalidNumber), "number out of
+    /// range", at the number's first byte.
+    #[default]
+    Error,
+    /// The number is handed to the target as `f64::INFINITY` or `f64::NEG_INFINITY` (`f32` ones for an `f32`
+    /// target), and accepted as is when skipped or captured raw ([`RawJson`](crate::RawJson) keeps its text):
+    /// the target decides. bidscan-openrtb records it as an `out_of_range` finding on its member, so one
+    /// overflowing number never fails a bid response.
+    Infinity,
+}
 
 /// A decoded number, typed as serde_json types it: non-negative integers `U64`, negative ones `I64`, the rest
 /// (fractions, exponents, `-0`, integers beyond 64 bits) `F64`.

@@ -7,6 +7,7 @@ use serde::de::DeserializeSeed;
 
 use crate::de::Deserializer;
 use crate::error::Error;
+use crate::number::FloatOverflow;
 use crate::path::{Seg, recycle};
 use crate::scan::{ScanImpl, Scanner};
 use crate::stats::Stats;
@@ -22,21 +23,6 @@ pub struct ReaderConfig {
     /// What a number whose magnitude rounds past `f64` (`1e400`, valid RFC 8259 text) becomes. Default
     /// [`FloatOverflow::Error`] (serde_json's "number out of range").
     pub float_overflow: FloatOverflow,
-}
-
-/// How the reader treats a number that rounds to ±infinity as `f64` (RFC 8259 §6 lets an implementation limit
-/// the range; serde_json rejects such numbers). Whatever the choice, the number's grammar is checked.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum FloatOverflow {
-    /// The document fails: [`ErrorKind::InvalidNumber`](crate::ErrorKind::InvalidNumber), "number out of
-    /// range", at the number's first byte.
-    #[default]
-    Error,
-    /// The number is handed to the target as `f64::INFINITY` or `f64::NEG_INFINITY` (`f32` ones for an `f32`
-    /// target), and accepted as is when skipped or captured raw ([`RawJson`](crate::RawJson) keeps its text):
-    /// the target decides. bidscan-openrtb records it as an `out_of_range` finding on its member, so one
-    /// overflowing number never fails a bid response.
-    Infinity,
 }
 
 impl ReaderConfig {

@@ -1,4 +1,4 @@
-//! Inputs found by fuzzing (`scripts/fuzz.sh`, see RELIABILITY.md), replayed on every `cargo test`.
+//! Inputs kept from fuzzing (`scripts/fuzz.sh`, see RELIABILITY.md §1), replayed on every `cargo test`.
 //!
 //! `fuzz/regressions/reader/*`: each input goes through every decode path and scanner (`common::decode_value`
 //! asserts they agree), and any error it gets must lie inside the input. `fuzz/regressions/differential/*`: each

@@ -118,7 +118,7 @@ impl<'de> Visitor<'de> for Seed<'_> {
     fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
         let model = self.0;
         // The legacy root: when `native` holds the response, it alone is read (the members beside it are not
-        // the response's; a fresh tester saw them mixed in).
+        // the response's).
         let mut legacy: Option<Model> = None;
         while let Some(key) = map.next_key::<&'de str>()? {
             match key {
@@ -155,7 +155,7 @@ impl<'de> Visitor<'de> for Seed<'_> {
 }
 
 /// `link`: present only as an object (Native 1.2 §5.1, §5.7: the Link object, required); `null`, a string or any
-/// other value is read (so the JSON is still checked) and counts as no link (a fresh tester: `"link": null` hid a
+/// other value is read (so the JSON is still checked) and counts as no link (so `"link": null` is a
 /// missing link).
 struct Link(bool);
 

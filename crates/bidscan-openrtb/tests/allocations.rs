@@ -1,6 +1,6 @@
 //! Decoding a document in the spec's shape allocates only the model's own vectors (`seatbid`, each `bid` array,
 //! and a bid's list only past its inline capacity): nothing for coercions, issues, pointers or member names; and
-//! no corpus document takes more than 8 allocation calls (issue 6). Counted with `stats_alloc`'s instrumented
+//! no corpus document takes more than 8 allocation calls. Counted with `stats_alloc`'s instrumented
 //! system allocator (this file holds a single test, so no other test allocates while it counts; [`fewest`] keeps the least of three
 //! counts, as a stray call from a harness thread only adds).
 
@@ -33,7 +33,7 @@ fn model_vectors(r: &BidResponse<'_>) -> usize {
     n
 }
 
-/// Issue 6: at most this many allocation calls (`alloc` + `realloc`) per corpus document after warm-up.
+/// At most this many allocation calls (`alloc` + `realloc`) per corpus document after warm-up.
 const MAX_CALLS: u64 = 8;
 
 #[test]

@@ -57,8 +57,8 @@ fn the_warning_comes_first_on_every_path() {
     );
 }
 
-/// `/validate`'s envelope is read by `decode_pair`, which treats the mark as `decode` does (found by a fresh
-/// tester: the envelope was 400 `malformed_json` while README says every route ignores the mark).
+/// `/validate`'s envelope is read by `decode_pair`, which treats the mark as `decode` does: every route
+/// ignores it.
 #[test]
 fn the_envelope_too_warns_in_lenient_mode_and_refuses_in_strict() {
     let envelope = r#"{"request":{"id":"q","imp":[{"id":"1"}]},"response":{"id":"q","seatbid":[{"bid":[{"id":"b","impid":"1","price":1.5}]}]}}"#;

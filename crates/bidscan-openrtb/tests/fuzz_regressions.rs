@@ -1,5 +1,5 @@
 //! Model inputs kept from fuzzing and hostile-input work (`fuzz/regressions/model/*`, see
-//! `fuzz/regressions/README.md` and RELIABILITY.md), replayed on every `cargo test`.
+//! `fuzz/regressions/README.md` and RELIABILITY.md §1), replayed on every `cargo test`.
 //!
 //! For each input: lenient and strict decoding never panic; strict succeeds only where lenient does and then gives
 //! the same answer, and a strict failure is one of the lenient issues; valid JSON is never `Malformed`; the
@@ -88,7 +88,7 @@ fn model_inputs_keep_their_answers() {
                 "{name}: strict {code} at {path} not among {:?}",
                 l.issues
             ),
-            // Strict mode refuses a byte order mark first (issue 16 item 8), whatever follows it.
+            // Strict mode refuses a byte order mark first, whatever follows it.
             (_, Err(DecodeError::ByteOrderMark)) => {
                 assert!(text.starts_with('\u{feff}'), "{name}")
             }

@@ -210,7 +210,7 @@ fn adm_object_is_kept_verbatim() {
         r#"{"ver":"1.2","assets":[{"id":1,"title":{"text":"Hi \"there\""}}]}"#
     );
     assert_eq!(object.members[1].1.get(), "[1, 2]");
-    // Canonical output is compact (issue 16 item 7): whitespace outside strings dropped, escapes kept as sent.
+    // Canonical output is compact: whitespace outside strings dropped, escapes kept as sent.
     let canonical = serde_json::to_string(&d.response).unwrap();
     let compact = native.replace("[1, 2]", "[1,2]");
     assert!(
@@ -253,7 +253,7 @@ fn numeric_bidid() {
 
 #[test]
 fn numeric_ids_past_the_integers_are_out_of_range_not_invented_digits() {
-    // Tester B, session 19: `12345678901234567890123` came back as "12345678901234568000000".
+    // `12345678901234567890123` must not come back as "12345678901234568000000".
     for (sent, kept) in [
         ("12345678901234567890123", None),
         ("18446744073709551616", None),
@@ -338,7 +338,7 @@ fn clean_document_has_no_issues_in_either_mode() {
 
 #[test]
 fn a_member_in_another_case_or_form_is_an_error_not_a_silent_no_bid() {
-    // Tester B, session 19: `Seatbid`, `Bid` and `bids` made a clean no-bid with no issue.
+    // `Seatbid`, `Bid` and `bids` must not make a clean no-bid with no issue.
     let bid = r#"{"id":"a","impid":"1","price":1}"#;
     for (json, path) in [
         (
@@ -390,7 +390,7 @@ fn a_member_in_another_case_or_form_is_an_error_not_a_silent_no_bid() {
     for json in [
         r#"{"id":"r","seatbid":[{"bid":[{"id":"a","impid":"1","price":1,"adm_native":"x","type":"banner"}]}],"adUnits":[]}"#,
         r#"{"id":"r","bidder":"x","ids":{},"seatbid":[{"bid":[{"id":"a","impid":"1","price":1}],"type":1}]}"#,
-        // Tester C, session 19: a document store's `_id` (and `id_`, `__price`) is the bidder's own member.
+        // A document store's `_id` (and `id_`, `__price`) is the bidder's own member.
         r#"{"id":"r","_id":"m","seatbid":[{"bid":[{"id":"a","impid":"1","price":1,"_id":"x","id_":1,"__price":2}]}]}"#,
     ] {
         let d = common::lenient(json);

@@ -1,5 +1,5 @@
-//! Inspecting markup adds a constant number of allocation calls per document, whatever the markup's length
-//! (issue 15): the per-bid `markup` list only. Well-formed VAST is read by bidscan-markup's own tokenizer (a
+//! Inspecting markup adds a constant number of allocation calls per document, whatever the markup's length:
+//! the per-bid `markup` list only. Well-formed VAST is read by bidscan-markup's own tokenizer (a
 //! fixed stack of name slices; quick-xml, which allocates its name buffers, reads only malformed documents),
 //! native JSON is decoded in the inspector's reused scratch buffer, HTML allocates nothing. Counted with `stats_alloc` (this file holds a single test).
 

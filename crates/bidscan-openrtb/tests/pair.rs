@@ -139,7 +139,7 @@ fn errors_name_the_part_they_are_in() {
         ),
         (format!(r#"{{"request":{req}}}"#), "not_an_envelope", ""),
         ("[]".to_owned(), "not_an_envelope", ""),
-        // F21: a second member is refused, not silently taken over the first (paths: where the second one is).
+        // A second member is refused, not silently taken over the first (paths: where the second one is).
         (
             format!(r#"{{"request":{req},"response":{res},"request":{req}}}"#),
             "not_an_envelope",
@@ -165,7 +165,7 @@ fn errors_name_the_part_they_are_in() {
     );
 }
 
-/// F29: a request past the object bound is refused as a request (`not_a_bid_request`, the message naming
+/// A request past the object bound is refused as a request (`not_a_bid_request`, the message naming
 /// impressions), not with the response's code and its "seat bids and bids" message.
 #[test]
 fn a_request_past_the_object_bound_is_named_a_request() {
@@ -184,7 +184,7 @@ fn a_request_past_the_object_bound_is_named_a_request() {
     assert_eq!(p.request.imp.len(), bidscan_openrtb::MAX_OBJECTS as usize);
 }
 
-/// `decode_pair_inspected` inspects each bid's markup as `decode_inspected` does (RELIABILITY.md F28); rule 352
+/// `decode_pair_inspected` inspects each bid's markup as `decode_inspected` does; rule 352
 /// then reads the HTML inspection's `secure` and flags the same bids as the rule's own scan.
 #[test]
 fn the_inspected_pair_has_each_bids_markup_and_its_findings() {
@@ -245,8 +245,8 @@ fn pair_of(buf: &mut [u8]) -> bidscan_openrtb::Pair<'_> {
     decode_pair(&mut Reader::default(), buf, Mode::Lenient).unwrap()
 }
 
-/// A `request` that is not an object is named for what it is (was "invalid type: null, expected not a bid
-/// request: a JSON object"; RELIABILITY.md, "smaller").
+/// A `request` that is not an object is named for what it is (not "invalid type: null, expected not a bid
+/// request: a JSON object").
 #[test]
 fn a_request_that_is_not_an_object_is_named_for_what_it_is() {
     for (value, found) in [
@@ -269,8 +269,8 @@ fn a_request_that_is_not_an_object_is_named_for_what_it_is() {
 }
 
 /// An array where an object belongs is read to its end first, so a malformed one (`[1,`) is malformed JSON (400
-/// with a position), and only a well-formed one is the wrong shape (found by a fresh tester, session 8: 84
-/// JSONTestSuite `n_*` files were answered 422).
+/// with a position), and only a well-formed one is the wrong shape (no
+/// JSONTestSuite `n_*` file is answered 422).
 #[test]
 fn a_malformed_array_is_malformed_json_not_a_wrong_shape() {
     let mut reader = Reader::default();
@@ -453,11 +453,11 @@ fn malformed_json_anywhere_in_the_envelope_is_malformed_json() {
         ("\"x".to_owned(), ""),
         (format!(r#"{{"request":{req},"response":{res}}}x"#), ""),
         (format!(r#"{{"request":{req},"response":{res}}},"#), ""),
-        // Junk after a top level that is not an object (tester C, session 19: 422 before).
+        // Junk after a top level that is not an object.
         ("[1]x".to_owned(), ""),
         ("\"s\"x".to_owned(), ""),
         ("7 7".to_owned(), ""),
-        // Junk after a wrongly shaped member, or a second one (tester C, session 19: 422 before).
+        // Junk after a wrongly shaped member, or a second one.
         (format!(r#"{{"request":5,"response":{res}}}x"#), ""),
         (format!(r#"{{"request":{req},"response":5}}x"#), ""),
         (format!(r#"{{"request":{req},"response":[1]}}x"#), ""),

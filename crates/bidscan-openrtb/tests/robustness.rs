@@ -222,8 +222,8 @@ fn top_level_not_an_object() {
     ] {
         not_a_bid_response(json, "");
     }
-    // Not JSON at all: bytes after the value make the body malformed (400), whatever the value's shape (tester B,
-    // session 19: these were refused as arrays and numbers).
+    // Not JSON at all: bytes after the value make the body malformed (400), whatever the value's shape (not
+    // refused as an array or a number).
     for json in [
         "[1]x",
         "[\"\"],",
@@ -254,8 +254,8 @@ fn seatbid_of_wrong_type() {
     for seatbid in [r#""none""#, "1", "false"] {
         not_a_bid_response(&format!(r#"{{"id":"r","seatbid":{seatbid}}}"#), "/seatbid");
     }
-    // The shape is refused once the whole body was read: a body that is also not JSON is malformed (tester C,
-    // session 19: these were 422).
+    // The shape is refused once the whole body was read: a body that is also not JSON is malformed
+    // (400, not 422).
     for json in [
         r#"{"id":"r","seatbid":5,"x":"\ud800"}"#,
         r#"{"id":"r","seatbid":5,"x":}"#,

@@ -107,7 +107,7 @@ fn currency_300() {
     let eur = with_request(|r| r["cur"] = json!(["EUR"]));
     rejects(&eur, &no_cur, "/cur", "currency_not_allowed", 300);
     rejects(&eur, &response(), "/cur", "currency_not_allowed", 300);
-    // The request's codes in another case are the same currencies (found by a fresh tester, session 17).
+    // The request's codes in another case are the same currencies.
     accepts(
         &with_request(|r| r["cur"] = json!(["eur", " usd "])),
         &response(),
@@ -247,7 +247,7 @@ fn deal_304() {
         "unknown_deal",
         300,
     );
-    // `"private_auction": true` is the flag set (a fresh tester, session 18), as `"secure": true` is.
+    // `"private_auction": true` is the flag set, as `"secure": true` is.
     let as_true = with_request(|r| {
         r["imp"][0]["pmp"] = json!({"private_auction": true, "deals": [{"id": "d"}]})
     });
@@ -311,7 +311,7 @@ fn duration_350() {
     );
 }
 
-/// Without `dur`, the VAST markup's own `Duration` is checked (a fresh tester, session 18: leaving `dur` out let
+/// Without `dur`, the VAST markup's own `Duration` is checked (leaving `dur` out does not let
 /// any length through); with or without inspection alike.
 #[test]
 fn duration_350_from_the_vast_when_dur_is_absent() {
@@ -431,7 +431,7 @@ fn secure_352() {
         let res = with_bid(|b| b[field] = json!("http://tracker.example/x"));
         rejects(&secure, &res, &format!("{B0}/{field}"), "insecure_url", 352);
     }
-    // `"secure": true` is the flag set (found by a fresh tester, session 17); `false` is not.
+    // `"secure": true` is the flag set; `false` is not.
     let insecure = with_bid(|b| b["nurl"] = json!("http://tracker.example/x"));
     let as_true = with_request(|r| r["imp"][0]["secure"] = json!(true));
     rejects(
@@ -652,7 +652,7 @@ fn long_block_lists_reject_and_accept_as_short_ones() {
 }
 
 /// A `format` list longer than the scan bound is looked up as a set, with the same verdicts, and the message of
-/// a rejection names at most ten sizes (a fresh tester's 9,000 `format`s made each message ~97 KB).
+/// a rejection names at most ten sizes (9,000 `format`s would make each message ~97 KB).
 #[test]
 fn long_format_lists_accept_reject_and_name_ten_sizes() {
     let long = with_request(|r| {
@@ -700,7 +700,7 @@ fn a_response_to_another_request_is_a_warning() {
         !o.findings.iter().any(|f| f.1 == "response_id_mismatch"),
         "{o:?}"
     );
-    // A no-bid answers a request too; a long id is quoted cut (a fresh tester: 1 MB ids made a 2 MB message).
+    // A no-bid answers a request too; a long id is quoted cut (1 MB ids would make a 2 MB message).
     let long = "x".repeat(100_000);
     let nobid = json!({"id": long, "nbr": 2});
     assert_eq!(
@@ -713,8 +713,7 @@ fn a_response_to_another_request_is_a_warning() {
 }
 
 /// A seat that bids as a group (`seatbid.group` = 1, OpenRTB 2.6 §4.2.2) is won or lost as one: once a bid of it
-/// is rejected, its other bids are too (300, `group_rejected` at the bid); without `group` they stand alone
-/// (a fresh tester, session 18).
+/// is rejected, its other bids are too (300, `group_rejected` at the bid); without `group` they stand alone.
 #[test]
 fn group_300() {
     let two = |group: Option<i64>| {

@@ -11,6 +11,7 @@ mod pair_common;
 mod bom;
 mod corpus;
 mod fuzz_regressions;
+mod issue_codes;
 mod lenient;
 mod markup;
 mod markup_regressions;

@@ -335,7 +335,7 @@ fn issues_are_capped_with_a_count_of_the_rest() {
     );
     // The listed ones are the first in document order.
     assert_eq!(found[0].0, "/seatbid/0/bid/0/id");
-    // F20: the totals count every finding, the unlisted ones included (the truncation warning too).
+    // The totals count every finding, the unlisted ones included (the truncation warning too).
     let listed_errors = decoded
         .issues
         .iter()

@@ -1,6 +1,6 @@
 //! A client that half-closes its side right after a complete request (`shutdown(SHUT_WR)`, what `nc -N` and
 //! some proxies do) still gets its answer: end-of-input means "no more requests", not "drop the request in
-//! flight" (RELIABILITY.md F33: 0 answers in 20 before `half_close(true)`).
+//! flight" (hyper's `half_close(true)`).
 
 use crate::common;
 

@@ -1,6 +1,6 @@
 //! The request head's rules as a real server answers them on `/decode` (the hot path) and `/validate` (the
 //! router): the `Host` value and line count (RFC 9112 §3.2), two `Content-Type` lines (RFC 9110 §8.3), and a
-//! `Content-Length` hyper itself refuses (2^64 − 2 or more). RELIABILITY.md F34, F35, F36.
+//! `Content-Length` hyper itself refuses (2^64 − 2 or more).
 
 use crate::common;
 
@@ -61,7 +61,7 @@ fn routes() -> [(&'static str, &'static [u8]); 2] {
     [("/decode", DOC), ("/validate", PAIR)]
 }
 
-/// F35: the Host value must be `uri-host [":" port]`, and no version may send two Host lines.
+/// The Host value must be `uri-host [":" port]`, and no version may send two Host lines.
 #[tokio::test]
 async fn host_values_and_lines_follow_rfc_9112() {
     let server = start(config()).await;
@@ -98,7 +98,7 @@ async fn host_values_and_lines_follow_rfc_9112() {
     }
 }
 
-/// F36: `Content-Type` is a singleton; two lines are 415 whichever comes first. `application/+json` has no
+/// `Content-Type` is a singleton; two lines are 415 whichever comes first. `application/+json` has no
 /// subtype name and is 415 too.
 #[tokio::test]
 async fn two_content_types_are_refused_on_every_route() {
@@ -129,7 +129,7 @@ async fn two_content_types_are_refused_on_every_route() {
     }
 }
 
-/// F34: hyper keeps the two largest `Content-Length` values for itself and refuses them with a 431; the
+/// hyper keeps the two largest `Content-Length` values for itself and refuses them with a 431; the
 /// service answers 413, as for the values below them, and counts it under `unmatched`.
 #[tokio::test]
 async fn the_largest_content_lengths_are_413() {
@@ -144,7 +144,7 @@ async fn the_largest_content_lengths_are_413() {
                 "POST {path} HTTP/1.1\r\nhost: x\r\ncontent-length: {length}\r\nconnection: close\r\n\r\n"
             );
             // With a short body, and with a body in the same write that makes head and body together
-            // longer than a head with 101 fields could be (tester's T1: only the head is measured).
+            // longer than a head with 101 fields could be (only the head is measured).
             for body in [&b"{}"[..], &[b' '; 500][..]] {
                 let a = send(&server, &h, body).await;
                 assert_eq!(a.status, 413, "{path} {length} +{}: {}", body.len(), a.json);

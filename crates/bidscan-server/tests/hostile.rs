@@ -1,5 +1,5 @@
 //! Hostile bodies against the real server (in process, `127.0.0.1:0`): each case has one stated answer, listed
-//! in RELIABILITY.md. After every case the server must still answer a normal request (nothing crashed, nothing
+//! in RELIABILITY.md §2. After every case the server must still answer a normal request (nothing crashed, nothing
 //! stuck). The memory-heavy cases (gzip bomb, 50 MB `adm`, a million bids) are in `hostile_memory.rs`, slow
 //! clients in `hostile_slow.rs`.
 
@@ -79,7 +79,7 @@ async fn nesting_100_000_deep_is_400_wherever_it_is() {
         );
     }
     // A top-level array is read (grammar and depth checked, as any JSON) before its shape is refused, so one
-    // this deep is malformed too; a shallow one is not a bid response (RELIABILITY.md T7).
+    // this deep is malformed too; a shallow one is not a bid response.
     let (code, v) = decode(&server, "", arrays).await;
     assert_error(code, &v, 400, "malformed_json");
     assert!(v["error"]["byte"].as_u64().unwrap() < 1_000, "{v}");
@@ -341,7 +341,7 @@ async fn extreme_numbers_have_stated_answers() {
     still_serves(&server).await;
 }
 
-/// F3 (RELIABILITY.md): an error answered before the body was read reaches hyper's client (reqwest) as the
+/// An error answered before the body was read reaches hyper's client (reqwest) as the
 /// status, not as `IncompleteMessage`: the answer says `Connection: close` and the server reads and discards
 /// the rest of the body before closing (lingering close), so no TCP reset destroys the answer. An error answered
 /// after the whole body was read keeps the connection alive.

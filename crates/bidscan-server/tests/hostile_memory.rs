@@ -204,9 +204,9 @@ async fn a_million_tiny_bids_are_refused_early_with_bounded_memory() {
     assert_eq!(v["error"]["code"], "not_a_bid_response");
 }
 
-/// F23 (RELIABILITY.md): a small gzip batch that inflates far past `server.max_batch_bytes` is answered for the
+/// A small gzip batch that inflates far past `server.max_batch_bytes` is answered for the
 /// lines before the limit, then one `too_large` error line ends the stream: the answer stays proportional to
-/// the limit, not to what the body inflates to (97 KB of gzip gave 841 MB of answer lines before).
+/// the limit, not to what the body inflates to (97 KB of gzip could give 841 MB of answer lines).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_batch_that_inflates_past_the_batch_limit_ends_with_an_error_line() {
     let _one = ONE_AT_A_TIME.lock().await;
@@ -262,7 +262,7 @@ async fn a_batch_that_inflates_past_the_batch_limit_ends_with_an_error_line() {
     assert!(value(&m, "bidscan_decode_outcomes_total{outcome=\"too_large\"}") >= 2.0);
 }
 
-/// F27: an empty line is 1 byte in and a whole no-bid answer out, so a batch is held to `server.max_batch_lines`
+/// An empty line is 1 byte in and a whole no-bid answer out, so a batch is held to `server.max_batch_lines`
 /// answered lines; then one `payload_too_large` line ends the stream.
 #[tokio::test]
 async fn a_batch_of_newlines_is_held_to_the_line_bound() {
@@ -325,7 +325,7 @@ async fn a_batch_of_newlines_is_held_to_the_line_bound() {
     assert!(!text.contains("payload_too_large"));
 }
 
-/// F30: a line of empty bids is a few hundred bytes in and every bid's findings out (~920 bytes a bid), and gzip
+/// A line of empty bids is a few hundred bytes in and every bid's findings out (~920 bytes a bid), and gzip
 /// shrinks such lines 1000:1, so a batch is also held to `server.max_batch_answer_bytes` of answer: the line that
 /// would pass it is replaced by one `payload_too_large` line that ends the stream.
 #[tokio::test]
@@ -406,7 +406,7 @@ async fn a_batch_whose_answer_outgrows_its_body_is_held_to_the_answer_bound() {
     assert!(!text.contains("payload_too_large"));
 }
 
-/// Tester C, session 19: under `server.batch_answer_after_body` every batch holds its answer until its body is
+/// Under `server.batch_answer_after_body` every batch holds its answer until its body is
 /// read, so a few KB of gzip could make each connection hold `max_batch_answer_bytes`. All batches together hold
 /// at most `server.max_held_answer_bytes`: the chunk that would pass it is replaced by one `overloaded` line, and
 /// what a batch held is released when its answer has been sent.
@@ -461,7 +461,7 @@ async fn held_batch_answers_are_bounded_for_the_whole_server() {
 }
 
 /// Past `server.max_batch_bytes` after decompression, every line that ends within the limit is answered — also
-/// those in the inflated frame that passes it (were dropped with that frame; found by a fresh tester, session 8).
+/// those in the inflated frame that passes it.
 #[tokio::test]
 async fn every_line_within_the_batch_limit_is_answered() {
     let _one = ONE_AT_A_TIME.lock().await;

@@ -1,4 +1,4 @@
-//! Interop with standard clients (issue 16): what a reqwest/hyper client, a raw socket and curl see for
+//! Interop with standard clients: what a reqwest/hyper client, a raw socket and curl see for
 //! compression edge cases, error shapes, protocol variants and the metrics that count them. Each test runs the
 //! real server on a loopback port.
 

@@ -6,7 +6,7 @@
 //!   exact — 4 permits, and every request's body arrives in two parts 50 ms apart, so each admitted request
 //!   holds a permit ≥ 50 ms: capacity 80 requests/s, offered 160/s.
 //! - `overload_figures` (ignored; `scripts/overload.sh` runs it on the release binary): real decoding of the
-//!   corpus, CPU-bound; measures capacity, offers twice it, prints the figures of RELIABILITY.md.
+//!   corpus, CPU-bound; measures capacity, offers twice it, prints the figures of RELIABILITY.md §3.
 
 mod common;
 mod hostile_common;
@@ -325,8 +325,8 @@ async fn overload_figures() {
     );
 
     // The only other outcome tolerated: hyper's client reporting a 503 sent before the body was read as
-    // `IncompleteMessage`, for a small share of the shed requests. Fixed by the lingering close (RELIABILITY.md,
-    // F3; 0 seen since); kept as a tolerance because a load generator starved of CPU may outlast the linger time.
+    // `IncompleteMessage`, for a small share of the shed requests. The lingering close prevents it (RELIABILITY.md
+    // F3); kept as a tolerance because a load generator starved of CPU may outlast the linger time.
     assert!(
         out.other.iter().all(|(kind, _)| kind == "0 request")
             && out.other.len() * 20 < out.shed.len(),

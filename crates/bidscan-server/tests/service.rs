@@ -205,7 +205,7 @@ async fn request_id_is_kept_or_made_and_echoed() {
     let made = res.headers()["x-request-id"].to_str().unwrap();
     assert_eq!(made.len(), 36, "a UUID: {made}");
     // An empty id, one over 200 bytes, or one that is not visible ASCII is replaced, on the hot route and the
-    // others alike (tester A, session 19).
+    // others alike.
     let long = "x".repeat(201);
     let kept = "y".repeat(200);
     for (sent, replaced) in [
@@ -472,7 +472,7 @@ async fn index_openapi_and_not_found() {
     assert_eq!(v["error"]["code"], "method_not_allowed");
 }
 
-/// F20 (RELIABILITY.md): past the 1,000-issue list bound, `summary.errors`/`warnings` and
+/// Past the 1,000-issue list bound, `summary.errors`/`warnings` and
 /// `bidscan_validation_issues_total` still count every issue found, not only the listed ones.
 #[tokio::test]
 async fn issue_totals_count_past_the_list_bound() {

@@ -1,5 +1,5 @@
 //! Soak: many mixed requests against the real binary; resident memory and the pools' retained bytes must stay
-//! flat once warm. `/metrics` is sampled every `every` requests and the curve printed (RELIABILITY.md).
+//! flat once warm. `/metrics` is sampled every `every` requests and the curve printed (RELIABILITY.md §4).
 //!
 //! The mix, by request number: corpus documents plain (most), gzip, strict mode, summary view, NDJSON batches of
 //! three, truncated documents (400), and now and then a 5 MB body (413) — each with its expected status.

@@ -361,7 +361,7 @@ fn the_cli_validates_the_real_pairs_as_the_library_does() {
     }
 }
 
-/// F28: `/validate` inspects each bid's markup as `/decode` does — the summary's `adm` object, the markup
+/// `/validate` inspects each bid's markup as `/decode` does — the summary's `adm` object, the markup
 /// findings with pointers relative to the response, `bidscan_adm_total` — and with `?inspect=none` too, where
 /// only the summary's `adm` objects are trimmed to kind and size (the rules must see malformed markup).
 #[tokio::test]

@@ -18,9 +18,9 @@ use std::borrow::Cow;
 use serde::de::DeserializeSeed;
 
 use crate::error::{Error, ErrorKind, Place, Result};
+use crate::number::FloatOverflow;
 use crate::number::{self, Number};
 use crate::path::{Seg, render};
-use crate::reader::FloatOverflow;
 use crate::scan::{self, Scanner, str_from_validated};
 use crate::stats::Stats;
 use crate::string;

@@ -17,7 +17,8 @@ impl<'de> Deserializer<'de> {
     /// pretty-printed one (whitespace right after the bracket) over the structural index
     /// ([`skip_indexed`](Self::skip_indexed)) when the scanner's index is on, unless that walk gives up; the
     /// rest by [`walk_container`](Self::walk_container), which also reports every error. (Over compact
-    /// containers the index walk measured slower: ARCHITECTURE.md, `de/`.)
+    /// containers the index walk is slower: a skipped compact container holds a few values, where classifying its
+    /// blocks is pure overhead.)
     #[inline(never)]
     pub(super) fn skip_container(&mut self) -> Result<()> {
         if self.scan.indexes()

@@ -146,7 +146,7 @@ const ENTITY_QUOTES: [&[u8]; 6] = [
 /// a `,` ([`Trigger::SrcsetComma`]), a `(` after `url` or a quote after `@import` ([`Trigger::Css`]); `None`
 /// otherwise. Only a necessary condition: [`Trigger::confirmed`] then checks where the candidate really is
 /// (`alt="src=http://…"` passes here). Nothing here reads further back than the attribute's name, so the whole pass stays linear however many
-/// candidates the markup holds (a backward search per candidate was quadratic: found by a fresh tester).
+/// candidates the markup holds (a backward search per candidate would be quadratic).
 fn loaded_at(b: &[u8], at: usize) -> Option<Trigger> {
     let mut k = at - trailing(&b[..at], is_space);
     let quoted = k > 0 && matches!(b[k - 1], b'"' | b'\'');
@@ -271,7 +271,7 @@ mod tests {
         }
     }
 
-    /// Every candidate of a `srcset` is loaded (found by a fresh tester, session 8: `srcset` was not read); a comma
+    /// Every candidate of a `srcset` is loaded; a comma
     /// elsewhere (a query string, an `alt` text) is not a candidate separator.
     #[test]
     fn srcset_candidates_are_loaded() {
@@ -325,7 +325,7 @@ mod tests {
         }
     }
 
-    /// The other loading attributes and CSS's `@import` (RELIABILITY.md S11): each counts where it loads, and
+    /// The other loading attributes and CSS's `@import`: each counts where it loads, and
     /// not as a look-alike.
     #[test]
     fn poster_background_imagesrcset_and_import_count() {
@@ -365,7 +365,7 @@ mod tests {
         }
     }
 
-    /// Backslashes for the slashes (RELIABILITY.md S11): a browser loads `http:\/\/x` and `http:\\x` as `http://x`.
+    /// Backslashes for the slashes: a browser loads `http:\/\/x` and `http:\\x` as `http://x`.
     #[test]
     fn escaped_slashes_count() {
         for (markup, at) in [
@@ -383,8 +383,7 @@ mod tests {
         }
     }
 
-    /// Found by a fresh tester (session 17): a `src=`/`href=`/`url(` inside another attribute's value, in text or
-    /// in a comment was taken for a loaded URL.
+    /// A `src=`/`href=`/`url(` inside another attribute's value, in text or in a comment is not a loaded URL.
     #[test]
     fn url_lookalikes_in_values_text_and_comments_do_not_count() {
         for m in [
@@ -433,7 +432,7 @@ mod tests {
         }
     }
 
-    /// Found by a second fresh tester (session 17): what a browser loads, however the markup around it reads.
+    /// What a browser loads, however the markup around it reads.
     #[test]
     fn loaded_urls_in_scripts_entities_svg_and_odd_comments() {
         for m in [
@@ -452,8 +451,8 @@ mod tests {
             "<!-- a --!><img src=\"http://y\">",
             "<img srcset=\"a.png 1x,http://y 2x\">",
             "<img srcset=\"a.png, http://y 2x\">",
-            // A `<` comparison in a script does not hide the script's end, nor a `<style>` after it (third
-            // tester, session 17); a `<style>` a script writes is CSS.
+            // A `<` comparison in a script does not hide the script's end, nor a `<style>` after it; a
+            // `<style>` a script writes is CSS.
             "<script>if(a<b){x()}</script><style>.a{background:url(http://y/bg.png)}</style>",
             "<script>for(var i=0;i<n;i++){}</script><style>.a{background:url(http://y)}</style>",
             "<script>document.write('<style>.a{background:url(http://y/bg.png)}</style>');</script>",

@@ -13,9 +13,9 @@
 //! Two tokenizers drive one walk (`walk.rs`, what the elements mean): `scan.rs`, our own `memchr` pass, reads
 //! well-formed documents (the traffic) and reports the common violations (truncation, bare `&`, mismatched
 //! tags…) exactly as quick-xml would; on anything else it gives up, and then `events.rs`, quick-xml's event
-//! stream, reads the document again and reports the violation with quick-xml's message and place. The quick-xml
-//! path was 81% of the inspection cost of the synthetic corpus (ARCHITECTURE.md, BENCHMARKS.md "Markup
-//! inspection").
+//! stream, reads the document again and reports the violation with quick-xml's message and place. The fast path
+//! exists because quick-xml's reader and attribute iterator were most of the inspection's cost (ARCHITECTURE.md,
+//! `crates/bidscan-markup`).
 
 mod bytes;
 mod duration;

@@ -183,7 +183,7 @@ pub struct Coercion {
 
 /// Issues found past [`MAX_ISSUES`](crate::checks::MAX_ISSUES) and not listed: how many of each code and
 /// severity, so that totals (`summary.errors`/`warnings`, a server's issue metrics) count every issue found,
-/// not only the listed ones (RELIABILITY.md F20). Few distinct codes exist, so a short list.
+/// not only the listed ones. Few distinct codes exist, so a short list.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Unlisted(Vec<(&'static str, Severity, usize)>);
 

@@ -235,9 +235,8 @@ pub fn env_or(name: &str, default: u64) -> u64 {
 /// errors ignored, as the server may answer and close before reading it all) while the answer is read. Returns
 /// the status and the body of the answer, or the I/O error that cut it (e.g. a reset).
 ///
-/// hyper's client (reqwest) reported `IncompleteMessage` instead of an answer sent early, before the server's
-/// lingering close (RELIABILITY.md, F3); it still would if the body took longer than the linger time (2 s) to
-/// arrive. curl and this function read the answer whatever the timing.
+/// Without the server's lingering close, hyper's client (reqwest) would report `IncompleteMessage` instead of an
+/// answer sent early; it still does if the body takes longer than the linger time (2 s) to arrive. curl and this function read the answer whatever the timing.
 pub async fn raw_post(
     addr: SocketAddr,
     path: &str,
