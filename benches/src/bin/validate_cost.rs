@@ -16,7 +16,7 @@
 //! `validate_cost auction|auction-validate [PASSES]`: the benchmark auction of 5 bidders (`bidscan_bench::auction`)
 //! PASSES times: `auction` is `Auction::decode_request` then `Auction::add` for each bidder (markup inspected);
 //! `auction-validate` is one `Validated::decode_inspected` per bidder, of the envelope of the request and its
-//! response: what five `/validate` calls cost.
+//! response: what five `/validate` calls cost. `BIDSCAN_AUCTION_PAIR=FILE` opens the auction with another pair.
 #![forbid(unsafe_code)]
 
 use std::hint::black_box;
