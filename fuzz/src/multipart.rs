@@ -1,8 +1,9 @@
 //! The multipart target: the auction's `multipart/form-data` reader (the server's leaf module
 //! `crates/bidscan-server/src/auction_parts/multipart.rs`, included by path) on arbitrary bytes, against multer
 //! (axum's reader): never a panic; every range it gives lies inside the body, in order, and never overlaps
-//! another; a bidder's name is 1–64 bytes of `[A-Za-z0-9_.-]`; and where both readers accept the body, the same
-//! parts (names and contents, in order).
+//! another; a bidder's name is 1–64 bytes of `[A-Za-z0-9_.-]`; and where both readers accept a body that opens
+//! with its first delimiter (no preamble: see the known difference below), the same parts (names and contents, in
+//! order).
 //!
 //! The first line of the input (up to 70 bytes, without CR or LF) is the boundary; the rest is the body.
 
@@ -47,6 +48,11 @@ pub fn multipart(data: &[u8]) {
     let slices = reader::split_mut(&mut copy, &sorted);
     for (slice, r) in slices.iter().zip(&sorted) {
         assert_eq!(&**slice, &body[r.clone()]);
+    }
+    // A known difference: after a preamble, multer takes `--BOUNDARY` anywhere (after a bare LF, or mid-line) as
+    // the first delimiter; RFC 2046 §5.1.1 and this reader need it at the start of the body or after CRLF.
+    if !body.starts_with(format!("--{boundary}").as_bytes()) {
+        return;
     }
     let Some(theirs) = with_multer(body, boundary) else {
         return;

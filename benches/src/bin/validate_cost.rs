@@ -52,8 +52,9 @@ fn main() {
             }
         }
         "auction" | "auction-validate" => {
-            let auction =
-                bidscan_bench::auction::bench_auction(&pairs, bidscan_bench::auction::PRIMARY, 5);
+            let primary = std::env::var("BIDSCAN_AUCTION_PAIR")
+                .unwrap_or_else(|_| bidscan_bench::auction::PRIMARY.to_owned());
+            let auction = bidscan_bench::auction::bench_auction(&pairs, &primary, 5);
             for _ in 0..n {
                 if what == "auction" {
                     black_box(work.auction(black_box(&auction)));

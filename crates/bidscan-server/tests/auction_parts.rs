@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use bidscan_json::Reader;
 use bidscan_openrtb::rules::{Policy, Validated};
-use bidscan_openrtb::{Auction, Inspector, Mode, Reply};
+use bidscan_openrtb::{Auction, Inspector, Mode};
 use bidscan_server::auction_parts::multipart::{self, BidderStatus, Error};
 use bidscan_server::auction_parts::{AuctionParts, CallError, Limits};
 use futures_util::FutureExt;
@@ -461,4 +461,24 @@ proptest! {
             }
         }
     }
+}
+
+/// Every input of `fuzz/regressions/multipart/` (first line the boundary, the rest the body) reads without a
+/// panic, its ranges inside the body.
+#[test]
+fn the_fuzz_regressions_read() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/regressions/multipart");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let data = std::fs::read(entry.unwrap().path()).unwrap();
+        let eol = data.iter().position(|&b| b == b'\n').unwrap();
+        let boundary = std::str::from_utf8(&data[..eol]).unwrap();
+        let body = &data[eol + 1..];
+        if let Ok(p) = multipart::read(body, boundary, 32) {
+            assert!(p.request.end <= body.len());
+            assert!(p.bidders.iter().all(|b| b.content.end <= body.len()));
+        }
+        seen += 1;
+    }
+    assert!(seen > 0);
 }
