@@ -2,8 +2,8 @@
 //! `crates/bidscan-server/src/auction_parts/multipart.rs`, included by path) on arbitrary bytes, against multer
 //! (axum's reader): never a panic; every range it gives lies inside the body, in order, and never overlaps
 //! another; a bidder's name is 1–64 bytes of `[A-Za-z0-9_.-]`; and where both readers accept a body that opens
-//! with its first delimiter (no preamble: see the known difference below), the same parts (names and contents, in
-//! order).
+//! with its first delimiter and spells `name` once per part, in lower case (the known differences, below), the
+//! same parts (names and contents, in order).
 //!
 //! The first line of the input (up to 70 bytes, without CR or LF) is the boundary; the rest is the body.
 
@@ -35,12 +35,19 @@ pub fn multipart(data: &[u8]) {
     sorted.sort_by_key(|r| r.start);
     let mut end = 0;
     for r in &sorted {
-        assert!(r.start >= end && r.start <= r.end && r.end <= body.len(), "{r:?}");
+        assert!(
+            r.start >= end && r.start <= r.end && r.end <= body.len(),
+            "{r:?}"
+        );
         end = r.end;
     }
     for p in &parts.bidders {
         assert!((1..=reader::MAX_NAME).contains(&p.name.len()));
-        assert!(p.name.bytes().all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b)));
+        assert!(
+            p.name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b))
+        );
         assert_ne!(p.name, "request");
     }
     // The mutable slices are the same bytes.
@@ -52,6 +59,21 @@ pub fn multipart(data: &[u8]) {
     // A known difference: after a preamble, multer takes `--BOUNDARY` anywhere (after a bare LF, or mid-line) as
     // the first delimiter; RFC 2046 §5.1.1 and this reader need it at the start of the body or after CRLF.
     if !body.starts_with(format!("--{boundary}").as_bytes()) {
+        return;
+    }
+    // Others: multer finds `name` by substring search, in lower case only (parameter names are case-insensitive:
+    // RFC 7578 §4.2 after RFC 2183 §2), also inside another parameter's key or quoted value
+    // (`x name=a; name=b`, `filename="name=a"`), where this reader reads the parameters in turn. Compared only where
+    // each part's headers spell `name` once, in lower case.
+    let names = body
+        .windows(4)
+        .filter(|w| w.eq_ignore_ascii_case(b"name"))
+        .count();
+    if names != parts.bidders.len() + 1
+        || body
+            .windows(4)
+            .any(|w| w.eq_ignore_ascii_case(b"name") && w != b"name")
+    {
         return;
     }
     let Some(theirs) = with_multer(body, boundary) else {
@@ -73,7 +95,9 @@ pub fn multipart(data: &[u8]) {
 fn with_multer(body: &[u8], boundary: &str) -> Option<Vec<(String, Vec<u8>)>> {
     let bytes = bytes::Bytes::copy_from_slice(body);
     let stream =
-        futures_util::stream::once(async move { Ok::<bytes::Bytes, std::convert::Infallible>(bytes) });
+        futures_util::stream::once(
+            async move { Ok::<bytes::Bytes, std::convert::Infallible>(bytes) },
+        );
     let mut parts = multer::Multipart::new(stream, boundary);
     let mut out = Vec::new();
     loop {
