@@ -69,7 +69,9 @@ pub fn multipart(data: &[u8]) {
         .windows(4)
         .filter(|w| w.eq_ignore_ascii_case(b"name"))
         .count();
+    // And multer ends a token value at a space or `;`, not at a tab (optional whitespace, RFC 9110 §5.6.3): no tab.
     if names != parts.bidders.len() + 1
+        || body.contains(&b'\t')
         || body
             .windows(4)
             .any(|w| w.eq_ignore_ascii_case(b"name") && w != b"name")
