@@ -2,8 +2,8 @@
 # Fuzzing on STABLE Rust with libFuzzer (no nightly, no sanitizer): builds fuzz/ with the sanitizer-coverage
 # flags cargo-fuzz passes for `-s none`, then runs libFuzzer. See RELIABILITY.md.
 #
-#   scripts/fuzz.sh build                      build the five targets (release, debug assertions, overflow checks)
-#   scripts/fuzz.sh run TARGET SECONDS [ARGS]  fuzz TARGET (reader | model | differential | markup | skip) for SECONDS
+#   scripts/fuzz.sh build                      build the six targets (release, debug assertions, overflow checks)
+#   scripts/fuzz.sh run TARGET SECONDS [ARGS]  fuzz TARGET (reader | model | differential | markup | skip | multipart) for SECONDS
 #   scripts/fuzz.sh replay [TARGET...]         run every input of fuzz/regressions/TARGET once (exit 1 on a crash)
 #   scripts/fuzz.sh all SECONDS                replay, then fuzz each target for SECONDS
 #
@@ -16,7 +16,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 fuzz="$repo/fuzz"
 export CARGO_TARGET_DIR="${FUZZ_TARGET_DIR:-$fuzz/target}"
-targets=(reader model differential markup skip)
+targets=(reader model differential markup skip multipart)
 max_len="${FUZZ_MAX_LEN:-16384}"
 rss_mb="${FUZZ_RSS_MB:-2048}"
 
@@ -47,6 +47,9 @@ seed() {
     cp "$repo"/corpus/jsontestsuite/*.json "$dir"/
     cp "$repo"/corpus/real-fixtures/*.json "$dir"/  # real bodies, 97% pretty-printed (whitespace runs)
     cp "$fuzz"/seeds/* "$dir"/
+    if [ "$t" = multipart ]; then
+      cp "$fuzz"/seeds-multipart/* "$dir"/
+    fi
     if [ "$t" = markup ]; then
       find "$repo"/corpus/vast-samples -name '*.xml' -exec cp {} "$dir"/ \;
     fi

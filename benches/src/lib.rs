@@ -10,6 +10,7 @@
 //! Not a library for anything but benches: it panics on a missing or undecodable corpus.
 #![forbid(unsafe_code)]
 
+pub mod auction;
 pub mod decoders;
 pub mod families;
 pub mod mirror;

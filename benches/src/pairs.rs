@@ -60,6 +60,8 @@ pub struct Work {
     reader: bidscan_json::Reader,
     inspector: bidscan_openrtb::Inspector,
     buf: Vec<u8>,
+    /// One buffer per bidder of an auction.
+    bodies: Vec<Vec<u8>>,
     policy: bidscan_openrtb::rules::Policy,
 }
 
@@ -70,6 +72,7 @@ impl Default for Work {
             reader: crate::decoders::bench_reader(),
             inspector: bidscan_openrtb::Inspector::new(),
             buf: Vec::new(),
+            bodies: Vec::new(),
             policy: bidscan_openrtb::rules::Policy::default(),
         }
     }
@@ -125,5 +128,33 @@ impl Work {
             &self.policy,
         )
         .map_or(0, |v| v.rejected() + 1)
+    }
+
+    /// The auction's library calls on `auction`: the request decoded once, then each response judged against it
+    /// with every bid's markup inspected (as `/validate` does), the rule between bidders included.
+    pub fn auction(&mut self, auction: &crate::auction::BenchAuction) -> usize {
+        self.buf.clear();
+        self.buf.extend_from_slice(&auction.request);
+        self.bodies.resize_with(auction.responses.len(), Vec::new);
+        for (body, (_, response)) in self.bodies.iter_mut().zip(&auction.responses) {
+            body.clear();
+            body.extend_from_slice(response);
+        }
+        let Ok(mut judged) =
+            bidscan_openrtb::Auction::decode_request(&mut self.reader, &mut self.buf)
+        else {
+            return 0;
+        };
+        for (body, (bidder, _)) in self.bodies.iter_mut().zip(&auction.responses) {
+            judged.add(
+                &mut self.reader,
+                bidder.as_str(),
+                bidscan_openrtb::Reply::Body(body),
+                bidscan_openrtb::Mode::Lenient,
+                Some(&mut self.inspector),
+                &self.policy,
+            );
+        }
+        judged.bidders.iter().map(|b| b.verdicts.len()).sum()
     }
 }

@@ -17,18 +17,24 @@
 //!   line/column inside the markup, `well_formed` exactly without an error), and `decode_inspected` on the same
 //!   bytes (it adds markup findings and changes nothing else).
 //!
+//! - [`multipart`]: the auction's `multipart/form-data` reader (bidscan-server's leaf module) on arbitrary
+//!   bytes, against multer: ranges inside the body and disjoint, bidder names well-formed, the same parts where
+//!   both accept.
+//!
 //! What it does not do: generate structured inputs (libFuzzer mutates bytes, guided by `fuzz/json.dict`, and `fuzz/markup.dict` for the markup target), or
 //! check performance.
 
 mod differential;
 mod markup;
 mod model;
+mod multipart;
 mod reader;
 mod skip;
 
 pub use differential::{KnownDifference, differential};
 pub use markup::markup;
 pub use model::model;
+pub use multipart::multipart;
 pub use reader::reader;
 pub use skip::skip;
 

@@ -12,6 +12,11 @@
 //! without the rules:
 //! `BIDSCAN_SCAN=avx2 valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.%p \
 //!     target/release/validate_cost validate-inspected 5`
+//!
+//! `validate_cost auction|auction-validate [PASSES]`: the benchmark auction of 5 bidders (`bidscan_bench::auction`)
+//! PASSES times: `auction` is `Auction::decode_request` then `Auction::add` for each bidder (markup inspected);
+//! `auction-validate` is one `Validated::decode_inspected` per bidder, of the envelope of the request and its
+//! response: what five `/validate` calls cost. `BIDSCAN_AUCTION_PAIR=FILE` opens the auction with another pair.
 #![forbid(unsafe_code)]
 
 use std::hint::black_box;
@@ -46,9 +51,25 @@ fn main() {
                 }
             }
         }
+        "auction" | "auction-validate" => {
+            let primary = std::env::var("BIDSCAN_AUCTION_PAIR")
+                .unwrap_or_else(|_| bidscan_bench::auction::PRIMARY.to_owned());
+            let auction = bidscan_bench::auction::bench_auction(&pairs, &primary, 5);
+            for _ in 0..n {
+                if what == "auction" {
+                    black_box(work.auction(black_box(&auction)));
+                } else {
+                    for envelope in &auction.envelopes {
+                        black_box(work.validate_inspected(black_box(envelope)));
+                    }
+                }
+            }
+        }
         "time" => time(&pairs, &mut work, n),
         _ => {
-            eprintln!("usage: validate_cost time|decode|validate|validate-inspected|pair [N]");
+            eprintln!(
+                "usage: validate_cost time|decode|validate|validate-inspected|pair|auction|auction-validate [N]"
+            );
             std::process::exit(2);
         }
     }

@@ -46,11 +46,19 @@
 //! accepts or rejects each bid under a [`rules::Policy`] (`skip | warn | enforce` per rule), with the IAB
 //! seat-non-bid status codes; the rule table and its sources are in [`rules`].
 //!
+//! # An auction
+//! [`Auction::decode_request`] decodes one bid request; [`Auction::add`] then judges each bidder's [`Reply`] (its
+//! body, or why there is none) against it, as [`rules::Validated`] judges one envelope, without reading the
+//! request again: a [`Bidder`] with a [`BidderStatus`] (`bid`, `nobid`, `invalid` 102, `timeout` 101,
+//! `unreachable` 103, `error` 100), its findings and verdicts, and rule `duplicate_id_across_bidders` between
+//! bidders. [`Auction::answer`] is the answer to render ([`AuctionAnswer`]).
+//!
 //! # What it does not do
 //! It does not parse JSON (bidscan-json does) or markup (bidscan-markup does), read the parts of a bid
 //! request no rule needs, substitute macros, or do any I/O.
 #![forbid(unsafe_code)]
 
+mod auction;
 pub mod checks;
 mod decode;
 mod lenient;
@@ -58,6 +66,9 @@ mod model;
 mod output;
 pub mod rules;
 
+pub use auction::{
+    Auction, AuctionAnswer, AuctionRequest, Bidder, BidderAnswer, BidderStatus, Reply,
+};
 pub use bidscan_markup::Inspector;
 pub use checks::issue::{Coercion, CoercionKind, Issue, JsonType, Severity, Unlisted};
 pub use checks::markup;

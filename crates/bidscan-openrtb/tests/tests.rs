@@ -8,6 +8,7 @@
 mod common;
 mod pair_common;
 
+mod auction;
 mod bom;
 mod corpus;
 mod fuzz_regressions;

@@ -29,6 +29,7 @@
 #![forbid(unsafe_code)]
 
 pub mod app;
+pub mod auction_parts;
 pub mod body;
 pub mod cli;
 pub mod config;

@@ -198,7 +198,7 @@ pub fn decode_inspected<'a>(
     decode_with(reader, input, mode, Some(inspector))
 }
 
-fn decode_with<'a>(
+pub(crate) fn decode_with<'a>(
     reader: &mut Reader,
     input: &'a mut [u8],
     mode: Mode,

@@ -136,7 +136,7 @@ pub(crate) fn fill<'a>(
         ));
     }
     if pair.request.imp.is_empty() {
-        return Err(without_imp(imp_fault));
+        return Err(without_imp(imp_fault, "/request"));
     }
     pair.decoded.check(mode, inspector).map_err(|e| match e {
         DecodeError::Strict {
@@ -157,20 +157,56 @@ pub(crate) fn fill<'a>(
     Ok(())
 }
 
+/// Decodes a bid request alone (the document is the request, not an envelope) in place with `reader` into
+/// `request` (`BidRequest::default()`), leniently, as [`decode_pair`] reads its `request` member: an auction's
+/// request, read once for all its bidders. A byte order mark is blanked.
+///
+/// # Errors
+/// With paths relative to the request (`/imp/0`): [`DecodeError::Malformed`] (not JSON), and
+/// [`DecodeError::InvalidEnvelope`] with code `not_a_bid_request` (not an object) or `request_without_imp`
+/// (OpenRTB 2.6 §3.2.1: `imp` "required", 1+).
+pub(crate) fn fill_request<'a>(
+    reader: &mut Reader,
+    input: &'a mut [u8],
+    request: &mut BidRequest<'a>,
+) -> Result<(), DecodeError> {
+    decode::blank_bom(reader, input, Mode::Lenient)?;
+    let mut refused = None;
+    let mut imp_fault = None;
+    let mut deferred = None;
+    let seed = RequestSeed {
+        request,
+        refused: &mut refused,
+        imp_fault: &mut imp_fault,
+        deferred: &mut deferred,
+        path: "",
+    };
+    if let Err(e) = reader.decode_seed(input, seed) {
+        return Err(decode::map_error(e, refused));
+    }
+    if let Some(d) = deferred {
+        return Err(decode::deferred_error(d));
+    }
+    if request.imp.is_empty() {
+        return Err(without_imp(imp_fault, ""));
+    }
+    Ok(())
+}
+
 /// The `request_without_imp` error: no `imp`, an empty one, or one whose values are not impressions (`fault`
-/// names the first of them, and the error points at it).
-fn without_imp(fault: Option<ImpFault>) -> DecodeError {
+/// names the first of them, and the error points at it, under `prefix`: the request's own pointer).
+fn without_imp(fault: Option<ImpFault>, prefix: &str) -> DecodeError {
     const RULE: &str = "OpenRTB 2.6 §3.2.1: imp is required, 1+";
     let (message, path) = match fault {
         None => (
             format!("the bid request offers no impression ({RULE})"),
-            "/request/imp".to_owned(),
+            format!("{prefix}/imp"),
         ),
         Some(ImpFault { index: None, found }) => (
             format!(
                 "the bid request offers no impression: `imp` is {found}, not an array of objects ({RULE})"
             ),
-            "/request/imp".to_owned(),
+            format!("{prefix}/imp"),
         ),
         Some(ImpFault {
             index: Some(i),
@@ -179,7 +215,7 @@ fn without_imp(fault: Option<ImpFault>) -> DecodeError {
             format!(
                 "the bid request offers no impression: element {i} of `imp` is {found}, not an object ({RULE})"
             ),
-            format!("/request/imp/{i}"),
+            format!("{prefix}/imp/{i}"),
         ),
     };
     DecodeError::InvalidEnvelope {
@@ -318,6 +354,7 @@ impl<'de> Visitor<'de> for PairSeed<'_, 'de> {
                         refused: self.refused,
                         imp_fault: self.imp_fault,
                         deferred: self.deferred,
+                        path: "/request",
                     })?;
                     self.seen.request = true;
                 }
@@ -379,10 +416,14 @@ struct RequestSeed<'p, 'de> {
     imp_fault: &'p mut Option<ImpFault>,
     /// Where a refusal for the request's shape goes ([`Deferred`]).
     deferred: &'p mut Option<Deferred>,
+    /// The request's JSON pointer: `/request` in an envelope, `""` alone.
+    path: &'static str,
 }
 
 impl<'de> DeserializeSeed<'de> for RequestSeed<'_, 'de> {
     type Value = ();
+    // Inlined into the envelope's reader, as it was with one caller (the auction's request is the other).
+    #[inline(always)]
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         deserializer.deserialize_any(self)
     }
@@ -395,7 +436,7 @@ impl RequestSeed<'_, '_> {
             Deferred {
                 refusal: Refusal::Request,
                 message: format!("{NOT_A_BID_REQUEST}: `request` is {found}, not a JSON object"),
-                path: "/request".to_owned(),
+                path: self.path.to_owned(),
             },
         );
         Ok(())

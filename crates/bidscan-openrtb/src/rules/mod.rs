@@ -21,6 +21,7 @@
 //! Media type of a bid: `mtype` when 1–4; else `ext.prebid.type`; else the imp's only slot; else the markup's kind
 //! (VAST: video, or audio on an audio-only imp; native JSON: native; `<`-led HTML: banner).
 
+mod across;
 mod bid_ext;
 mod blocklists;
 mod insecure;
@@ -30,11 +31,13 @@ mod policy;
 mod table;
 mod validated;
 mod verdict;
-mod view;
+pub(crate) mod view;
 
+pub(crate) use across::duplicate_ids;
 pub use policy::{Action, Policy, Rates};
 pub use table::Rule;
 pub use validated::Validated;
+pub(crate) use validated::judge;
 pub use verdict::{BidStatus, STATUSCODES_INLINE, StatusCodes, VERDICTS_INLINE, Verdict, Verdicts};
 pub use view::{
     NonBid, NonBidExt, NonBidPrebid, SeatNonBid, ValidatedBid, ValidatedIssue, ValidatedSummary,

@@ -2,10 +2,10 @@
 
 use std::fmt::Write as _;
 
+use super::validated::PairRef;
 use crate::checks::issue::{Issue, Severity};
 use crate::checks::markup::Markup;
 use crate::checks::paths::{self, Object};
-use crate::decode::pair::Pair;
 use crate::model::adm::{Adm, AdmKind};
 use crate::model::bid::Bid;
 use crate::model::request::{Imp, Video};
@@ -31,7 +31,7 @@ use super::verdict::{BidStatus, Findings, Verdict, Verdicts};
 
 /// One piece of a finding's message: text as is, or a value quoted as `{:?}` quotes it.
 #[derive(Clone, Copy)]
-enum Part<'s> {
+pub(super) enum Part<'s> {
     Text(&'s str),
     Quoted(&'s str),
 }
@@ -39,7 +39,7 @@ enum Part<'s> {
 /// A finding's message from its pieces, in one allocation of the exact size (for plain values), without the
 /// `fmt` machinery, which cost ~700 instructions a message, most of it `{:?}`'s character-by-character escape
 /// of the quoted ids. Byte for byte what `format!` with `{}` and `{:?}` writes.
-fn message(parts: &[Part<'_>]) -> String {
+pub(super) fn message(parts: &[Part<'_>]) -> String {
     let len = parts
         .iter()
         .map(|p| match p {
@@ -114,7 +114,7 @@ impl<'r, 'a> ImpIndex<'r, 'a> {
 /// and they are not looked for again). `claims`: the rule each bid's errors from decoding reject it by (empty:
 /// none has any).
 pub(super) fn check(
-    pair: &Pair<'_>,
+    pair: PairRef<'_, '_>,
     policy: &Policy,
     duplicates_found: bool,
     claims: &[Option<Rule>],
@@ -286,7 +286,7 @@ impl<'r> SeatLists<'r> {
 const ID_QUOTED: usize = 64;
 
 /// `id` cut to at most [`ID_QUOTED`] bytes at a character boundary, with `…` when cut.
-fn clipped(id: &str) -> Cow<'_, str> {
+pub(super) fn clipped(id: &str) -> Cow<'_, str> {
     if id.len() <= ID_QUOTED {
         return Cow::Borrowed(id);
     }
@@ -300,7 +300,7 @@ fn clipped(id: &str) -> Cow<'_, str> {
 /// A seat that bids as a group (OpenRTB 2.6 §4.2.2 `group` = 1: "impressions must be won or lost as a group"):
 /// once one of its bids is rejected, the group cannot be won, so each of its other bids gets a `group_rejected`
 /// finding (after the seat's other findings) and, when the rule is enforced, is rejected too.
-fn group(
+pub(super) fn group(
     response: &BidResponse<'_>,
     seat: usize,
     policy: &Policy,
@@ -391,7 +391,7 @@ impl OneBid<'_, '_, '_, '_> {
 
     fn run(
         &mut self,
-        pair: &Pair<'_>,
+        pair: PairRef<'_, '_>,
         (seat, seat_fault): (usize, Option<SeatFault>),
         imps: &ImpIndex<'_, '_>,
         (blocklists, allowed_categories): (&Blocklists<'_>, Option<&Blocklists<'_>>),
@@ -871,7 +871,7 @@ impl OneBid<'_, '_, '_, '_> {
         }
     }
 
-    fn advertiser(&mut self, pair: &Pair<'_>, blocklists: &Blocklists<'_>) {
+    fn advertiser(&mut self, pair: PairRef<'_, '_>, blocklists: &Blocklists<'_>) {
         let request = &pair.request;
         let bid = self.bid;
         let blocked = bid
@@ -924,7 +924,7 @@ impl OneBid<'_, '_, '_, '_> {
 
     fn category(
         &mut self,
-        pair: &Pair<'_>,
+        pair: PairRef<'_, '_>,
         blocklists: &Blocklists<'_>,
         allowed: Option<&Blocklists<'_>>,
     ) {
@@ -1006,7 +1006,7 @@ impl OneBid<'_, '_, '_, '_> {
     /// the request's `regs.ext.dsa.dsarequired` is 2 or 3, the bid's `ext.dsa` must be an object, `behalf` and
     /// `paid` at most 100 bytes, and `adrender` not contradict `pubrender` (0: the publisher cannot render, so the
     /// buyer must, `adrender` 1; 2: the publisher will, so the buyer must not, `adrender` not 1).
-    fn dsa(&mut self, pair: &Pair<'_>) {
+    fn dsa(&mut self, pair: PairRef<'_, '_>) {
         let Some(required) = pair.request.dsa.filter(|d| d.required()) else {
             return;
         };

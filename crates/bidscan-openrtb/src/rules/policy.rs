@@ -25,6 +25,10 @@ fn skip() -> Action {
     Action::Skip
 }
 
+fn warn() -> Action {
+    Action::Warn
+}
+
 /// One [`Action`] per rule (`skip | warn | enforce`; defaults from [`Rule::default_action`]), the floor-conversion
 /// [`Rates`] and whether a non-bid keeps its markup: the `[validate]` section of the server's configuration, and
 /// each of its profiles. Member names are [`Rule::name`]s.
@@ -82,6 +86,10 @@ pub struct Policy {
     pub dsa: Action,
     /// Rule `group` (300).
     pub group: Action,
+    /// Rule `duplicate_id_across_bidders` (302), applied by an [`Auction`](crate::Auction); `warn`
+    /// unless configured.
+    #[serde(default = "warn")]
+    pub duplicate_id_across_bidders: Action,
     /// Rates for comparing a price with a floor in another currency.
     pub rates: Rates,
     /// `true`: a `seatnonbid` entry's bid keeps its `adm`; `false` (the default): the markup is left out, as
@@ -115,6 +123,7 @@ impl Default for Policy {
             seat: Rule::Seat.default_action(),
             dsa: Rule::Dsa.default_action(),
             group: Rule::Group.default_action(),
+            duplicate_id_across_bidders: Rule::DuplicateIdAcrossBidders.default_action(),
             deal_floor: None,
             rates: Rates::default(),
             nonbid_markup: false,
@@ -150,6 +159,7 @@ impl Policy {
             Rule::Seat => self.seat,
             Rule::Dsa => self.dsa,
             Rule::Group => self.group,
+            Rule::DuplicateIdAcrossBidders => self.duplicate_id_across_bidders,
         }
     }
 
@@ -192,6 +202,7 @@ impl Policy {
             Rule::Seat => &mut self.seat,
             Rule::Dsa => &mut self.dsa,
             Rule::Group => &mut self.group,
+            Rule::DuplicateIdAcrossBidders => &mut self.duplicate_id_across_bidders,
         };
         *slot = action;
     }

@@ -57,11 +57,13 @@ pub enum Rule {
     Dsa,
     /// Another bid of a seat that bids as a group (`seatbid.group` = 1) was rejected (300).
     Group,
+    /// In an auction, a bid `id` an earlier bidder's response already used (302); `warn` by default.
+    DuplicateIdAcrossBidders,
 }
 
 impl Rule {
     /// Every rule, in the order they are applied.
-    pub const ALL: [Rule; 24] = [
+    pub const ALL: [Rule; 25] = [
         Rule::UnknownImp,
         Rule::Creative,
         Rule::Mtype,
@@ -86,6 +88,7 @@ impl Rule {
         Rule::Seat,
         Rule::Dsa,
         Rule::Group,
+        Rule::DuplicateIdAcrossBidders,
     ];
 
     /// The rule's name in configuration and metrics, e.g. `"floor"`.
@@ -115,6 +118,7 @@ impl Rule {
             Rule::Seat => "seat",
             Rule::Dsa => "dsa",
             Rule::Group => "group",
+            Rule::DuplicateIdAcrossBidders => "duplicate_id_across_bidders",
         }
     }
 
@@ -134,7 +138,7 @@ impl Rule {
             | Rule::Dsa
             | Rule::Group => 300,
             Rule::Floor => 301,
-            Rule::DuplicateId => 302,
+            Rule::DuplicateId | Rule::DuplicateIdAcrossBidders => 302,
             Rule::CategoryTaxonomy => 303,
             Rule::DealFloor => 304,
             Rule::Creative | Rule::BlockedAttribute | Rule::Duration | Rule::VideoFormat => 350,
@@ -147,10 +151,13 @@ impl Rule {
     }
 
     /// The action of the rule when the configuration names none: `enforce`, but `skip` for the rules that
-    /// need an exchange's opt-in (`unknown_adomain`, `unknown_bundle`), as Prebid Server's defaults are.
+    /// need an exchange's opt-in (`unknown_adomain`, `unknown_bundle`), as Prebid Server's defaults are, and
+    /// `warn` for `duplicate_id_across_bidders` (bid ids are each bidder's own, so two bidders' ids may
+    /// legitimately collide).
     pub fn default_action(self) -> Action {
         match self {
             Rule::UnknownAdomain | Rule::UnknownBundle => Action::Skip,
+            Rule::DuplicateIdAcrossBidders => Action::Warn,
             _ => Action::Enforce,
         }
     }

@@ -10,7 +10,8 @@ use bidscan_markup::Inspector;
 use crate::checks::issue::{Issue, Severity, Unlisted};
 use crate::checks::paths::{self, Object};
 use crate::decode::pair::{self, Pair};
-use crate::decode::{DecodeError, Mode};
+use crate::decode::{DecodeError, Decoded, Mode};
+use crate::model::request::BidRequest;
 use crate::model::response::BidResponse;
 
 /// A response validated against its request.
@@ -94,8 +95,8 @@ impl<'a> Validated<'a> {
         Ok(validated)
     }
 
-    /// The rules of `policy` applied to `self.pair`: its issues get the findings, `statuscodes` (empty) and
-    /// `verdicts` (empty) their entries, each written where it stays.
+    /// The rules of `policy` applied to `self.pair` ([`judge`]).
+    #[inline(always)]
     fn apply(&mut self, policy: &Policy) {
         self.nonbid_markup = policy.nonbid_markup;
         let Validated {
@@ -104,48 +105,13 @@ impl<'a> Validated<'a> {
             verdicts,
             ..
         } = self;
-        let mut issues = std::mem::take(&mut pair.decoded.issues);
-        let mut duplicates_found = false;
-        let mut errors = false;
-        statuscodes.extend(issues.iter().map(|i| {
-            let rule = rule_of(i);
-            errors |= rule.is_some();
-            duplicates_found |= rule == Some(Rule::DuplicateId);
-            rule.filter(|r| policy.action(*r) != Action::Skip)
-                .map(Rule::statuscode)
-        }));
-        let mut unlisted = std::mem::take(&mut pair.decoded.unlisted);
-        // Past `MAX_ISSUES`, decode's findings are counted, not listed.
-        duplicates_found |= unlisted
-            .iter()
-            .any(|(code, _, _)| code == "duplicate_bid_id");
-        // Every error on a bid rejects it (the rule claiming it decides); errors found but not listed could be
-        // any bid's, so then every bid is the general rule's.
-        let claims = if errors || unlisted.count(Severity::Error) > 0 {
-            claims(&pair.decoded.response, &issues, &unlisted, policy)
-        } else {
-            Vec::new()
-        };
-        let mut findings = Findings {
-            issues: &mut issues,
+        judge(
+            &pair.request,
+            &mut pair.decoded,
             statuscodes,
-            left_out: 0,
-            unlisted: &mut unlisted,
-        };
-        per_bid::check(
-            pair,
-            policy,
-            duplicates_found,
-            &claims,
-            &mut findings,
             verdicts,
+            policy,
         );
-        let left_out = findings.left_out;
-        if left_out > 0 {
-            note_left_out(&mut issues, statuscodes, left_out);
-        }
-        pair.decoded.issues = issues;
-        pair.decoded.unlisted = unlisted;
     }
 
     /// Number of rejected bids.
@@ -155,6 +121,71 @@ impl<'a> Validated<'a> {
             .filter(|v| v.status == BidStatus::Rejected)
             .count()
     }
+}
+
+/// A request and a decoded response, borrowed: what the per-bid rules read.
+#[derive(Clone, Copy)]
+pub(crate) struct PairRef<'r, 'a> {
+    pub(crate) request: &'r BidRequest<'a>,
+    pub(crate) decoded: &'r Decoded<'a>,
+}
+
+/// The rules of `policy` applied to `decoded` against `request`: its issues get the findings, `statuscodes`
+/// (empty) and `verdicts` (empty) their entries, each written where it stays. Shared by [`Validated`] and the
+/// auction's bidders, so a response is judged alike against a request decoded with it or once for many.
+#[inline(always)]
+pub(crate) fn judge(
+    request: &BidRequest<'_>,
+    decoded: &mut Decoded<'_>,
+    statuscodes: &mut StatusCodes,
+    verdicts: &mut Verdicts,
+    policy: &Policy,
+) {
+    let mut issues = std::mem::take(&mut decoded.issues);
+    let mut duplicates_found = false;
+    let mut errors = false;
+    statuscodes.extend(issues.iter().map(|i| {
+        let rule = rule_of(i);
+        errors |= rule.is_some();
+        duplicates_found |= rule == Some(Rule::DuplicateId);
+        rule.filter(|r| policy.action(*r) != Action::Skip)
+            .map(Rule::statuscode)
+    }));
+    let mut unlisted = std::mem::take(&mut decoded.unlisted);
+    // Past `MAX_ISSUES`, decode's findings are counted, not listed.
+    duplicates_found |= unlisted
+        .iter()
+        .any(|(code, _, _)| code == "duplicate_bid_id");
+    // Every error on a bid rejects it (the rule claiming it decides); errors found but not listed could be
+    // any bid's, so then every bid is the general rule's.
+    let claims = if errors || unlisted.count(Severity::Error) > 0 {
+        claims(&decoded.response, &issues, &unlisted, policy)
+    } else {
+        Vec::new()
+    };
+    let mut findings = Findings {
+        issues: &mut issues,
+        statuscodes,
+        left_out: 0,
+        unlisted: &mut unlisted,
+    };
+    per_bid::check(
+        PairRef {
+            request,
+            decoded: &*decoded,
+        },
+        policy,
+        duplicates_found,
+        &claims,
+        &mut findings,
+        verdicts,
+    );
+    let left_out = findings.left_out;
+    if left_out > 0 {
+        note_left_out(&mut issues, statuscodes, left_out);
+    }
+    decoded.issues = issues;
+    decoded.unlisted = unlisted;
 }
 
 /// The enforced rule that rejects each bid (document order, all seat bids' bids in a row) for the errors decode

@@ -12,7 +12,8 @@ use crate::model::status::Status;
 use crate::output::summary::{BidSummary, Summary};
 
 use super::validated::Validated;
-use super::verdict::BidStatus;
+use super::verdict::{BidStatus, StatusCodes, Verdicts};
+use crate::decode::Decoded;
 
 /// An issue and its seat-non-bid status code: `{path, code, severity, message, statuscode}`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -72,16 +73,18 @@ pub struct SeatNonBid<'s> {
     pub nonbid: Vec<NonBid<'s>>,
 }
 
-/// One rejected bid: `{impid, statuscode, ext: {prebid: {bid}}}`, the shape Prebid Server gives its
-/// `seatnonbid` entries (`nonbid[].ext.prebid.bid`).
+/// One non-bid: `{impid, statuscode, ext: {prebid: {bid}}}` for a rejected bid, the shape Prebid Server gives
+/// its `seatnonbid` entries (`nonbid[].ext.prebid.bid`); `{impid, statuscode}` for an imp a bidder of an auction
+/// did not bid on for a reason of its own (IAB seat-non-bid codes 100–103: no answer, or no usable one).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct NonBid<'s> {
-    /// `Bid.impid`.
+    /// `Bid.impid`, or the imp's `Imp.id`.
     pub impid: Option<&'s str>,
     /// The seat-non-bid status code.
     pub statuscode: u16,
-    /// `{prebid: {bid}}`: the rejected bid, canonical.
-    pub ext: NonBidExt<'s>,
+    /// `{prebid: {bid}}`: the rejected bid, canonical; `None` (left out) when no bid stands behind the entry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ext: Option<NonBidExt<'s>>,
 }
 
 /// `NonBid.ext`: `{prebid: {bid}}`.
@@ -102,92 +105,116 @@ pub struct NonBidPrebid<'s> {
 impl<'a> Validated<'a> {
     /// The summary with verdicts (allocates the per-bid list and pointers).
     pub fn summary(&self) -> ValidatedSummary<'_> {
-        let Summary {
-            status,
-            id,
-            cur,
-            nbr,
-            seats,
-            bid_count,
-            errors,
-            warnings,
-            bids,
-        } = self.pair.decoded.summary();
-        let bids: Vec<ValidatedBid<'_>> = bids
-            .into_iter()
-            .zip(&self.verdicts)
-            .map(|(bid, v)| ValidatedBid {
-                bid,
-                status: v.status,
-                statuscode: v.statuscode(),
-            })
-            .collect();
-        let rejected = self.rejected();
-        ValidatedSummary {
-            status,
-            id,
-            cur,
-            nbr,
-            seats,
-            bid_count,
-            errors,
-            warnings,
-            accepted: bids.len() - rejected,
-            rejected,
-            bids,
-        }
+        summary(&self.pair.decoded, &self.verdicts)
     }
 
     /// Every issue with its status code, in order.
     pub fn issues(&self) -> Vec<ValidatedIssue<'_>> {
-        self.pair
-            .decoded
-            .issues
-            .iter()
-            .zip(&self.statuscodes)
-            .map(|(issue, statuscode)| ValidatedIssue {
-                issue,
-                statuscode: *statuscode,
-            })
-            .collect()
+        issues(&self.pair.decoded, &self.statuscodes)
     }
 
     /// The rejected bids by seat, seats in order of their first rejected bid (empty when every bid is accepted);
     /// each bid without its `adm` unless [`nonbid_markup`](Validated::nonbid_markup).
     pub fn seatnonbid(&self) -> Vec<SeatNonBid<'_>> {
-        let mut out: Vec<SeatNonBid<'_>> = Vec::new();
-        let mut verdicts = self.verdicts.iter();
-        for seat in &self.pair.decoded.response.seatbid {
-            let name = seat.seat.as_deref().unwrap_or("");
-            for (bid, verdict) in seat.bid.iter().zip(verdicts.by_ref()) {
-                let Some(statuscode) = verdict.statuscode() else {
-                    continue;
-                };
-                let nonbid = NonBid {
-                    impid: bid.impid.as_deref(),
-                    statuscode,
-                    ext: NonBidExt {
-                        prebid: NonBidPrebid {
-                            bid: if self.nonbid_markup || bid.adm.is_none() {
-                                Cow::Borrowed(bid)
-                            } else {
-                                Cow::Owned(Bid {
-                                    adm: None,
-                                    ..bid.clone()
-                                })
-                            },
+        seatnonbid(&self.pair.decoded, &self.verdicts, self.nonbid_markup)
+    }
+}
+
+/// [`Validated::summary`] of a response judged by the rules: `verdicts` one per bid of `decoded`.
+pub(crate) fn summary<'s>(decoded: &'s Decoded<'_>, verdicts: &Verdicts) -> ValidatedSummary<'s> {
+    let Summary {
+        status,
+        id,
+        cur,
+        nbr,
+        seats,
+        bid_count,
+        errors,
+        warnings,
+        bids,
+    } = decoded.summary();
+    let bids: Vec<ValidatedBid<'_>> = bids
+        .into_iter()
+        .zip(verdicts)
+        .map(|(bid, v)| ValidatedBid {
+            bid,
+            status: v.status,
+            statuscode: v.statuscode(),
+        })
+        .collect();
+    let rejected = verdicts
+        .iter()
+        .filter(|v| v.status == BidStatus::Rejected)
+        .count();
+    ValidatedSummary {
+        status,
+        id,
+        cur,
+        nbr,
+        seats,
+        bid_count,
+        errors,
+        warnings,
+        accepted: bids.len() - rejected,
+        rejected,
+        bids,
+    }
+}
+
+/// [`Validated::issues`] of a response judged by the rules: `statuscodes` one per issue of `decoded`.
+pub(crate) fn issues<'s>(
+    decoded: &'s Decoded<'_>,
+    statuscodes: &StatusCodes,
+) -> Vec<ValidatedIssue<'s>> {
+    decoded
+        .issues
+        .iter()
+        .zip(statuscodes)
+        .map(|(issue, statuscode)| ValidatedIssue {
+            issue,
+            statuscode: *statuscode,
+        })
+        .collect()
+}
+
+/// [`Validated::seatnonbid`] of a response judged by the rules.
+pub(crate) fn seatnonbid<'s>(
+    decoded: &'s Decoded<'_>,
+    verdicts: &Verdicts,
+    nonbid_markup: bool,
+) -> Vec<SeatNonBid<'s>> {
+    let mut out: Vec<SeatNonBid<'_>> = Vec::new();
+    let mut verdicts = verdicts.iter();
+    for seat in &decoded.response.seatbid {
+        let name = seat.seat.as_deref().unwrap_or("");
+        for (bid, verdict) in seat.bid.iter().zip(verdicts.by_ref()) {
+            let Some(statuscode) = verdict.statuscode() else {
+                continue;
+            };
+            let nonbid = NonBid {
+                impid: bid.impid.as_deref(),
+                statuscode,
+                ext: Some(NonBidExt {
+                    prebid: NonBidPrebid {
+                        bid: if nonbid_markup || bid.adm.is_none() {
+                            Cow::Borrowed(bid)
+                        } else {
+                            Cow::Owned(Bid {
+                                adm: None,
+                                ..bid.clone()
+                            })
                         },
                     },
-                };
-                match out.iter_mut().find(|s| s.seat == name) {
-                    Some(s) => s.nonbid.push(nonbid),
-                    None => out.push(SeatNonBid {
-                        seat: name,
-                        nonbid: vec![nonbid],
-                    }),
-                }
+                }),
+            };
+            match out.iter_mut().find(|s| s.seat == name) {
+                Some(s) => s.nonbid.push(nonbid),
+                None => out.push(SeatNonBid {
+                    seat: name,
+                    nonbid: vec![nonbid],
+                }),
             }
         }
-        out
     }
+    out
 }
