@@ -260,7 +260,9 @@ pub fn panic_response(err: Box<dyn Any + Send + 'static>) -> Response<String> {
         .map(|s| (*s).to_owned())
         .or_else(|| err.downcast_ref::<String>().cloned())
         .unwrap_or_default();
-    crate::layers::request::in_span(|| tracing::error!(panic = %detail, "handler panicked"));
+    crate::routes::layers::request::in_span(
+        || tracing::error!(panic = %detail, "handler panicked"),
+    );
     let body = ApiError::of(ErrorCode::Internal).to_json();
     let mut res = Response::new(String::from_utf8(body).unwrap_or_default());
     *res.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;

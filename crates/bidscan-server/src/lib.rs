@@ -28,33 +28,18 @@
 //! `.await` (see [`decoding`]).
 #![forbid(unsafe_code)]
 
-pub mod app;
-pub mod body;
 pub mod cli;
 pub mod config;
-pub mod conn;
-pub mod decoding;
-pub mod dispatch;
 #[cfg(test)]
 mod doc_tests;
+pub mod engine;
 pub mod error;
 pub mod error_code;
 pub mod gate;
-mod head;
-pub mod hot;
-pub mod layers;
-pub mod log_fields;
 pub mod metrics;
-pub mod openapi;
-#[cfg(target_os = "linux")]
-pub mod process;
-pub mod reload;
-pub mod render;
 pub mod routes;
-pub mod server;
-pub mod state;
-pub mod validation;
-pub mod workers;
+pub mod transport;
 
 pub use config::Config;
-pub use server::{serve, serve_with, shutdown_signal};
+pub use engine::render;
+pub use transport::server::{serve, serve_with, shutdown_signal};

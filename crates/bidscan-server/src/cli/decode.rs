@@ -19,10 +19,10 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::args::{DecodeArgs, EXIT_USAGE};
 use crate::config::Config;
-use crate::decoding::{Engine, Options};
+use crate::engine::decode::{Engine, Options};
+use crate::engine::validate::Work;
 use crate::gate::{self, Gate};
 use crate::metrics::Metrics;
-use crate::validation::Work;
 
 /// Runs above this many documents show a progress bar.
 pub const PROGRESS_ABOVE: usize = 8;

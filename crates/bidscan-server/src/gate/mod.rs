@@ -7,7 +7,7 @@
 //!   loaded gate), no lock on the request path; a rebuild stores a new `Gate` and requests already judging keep
 //!   the one they loaded.
 //! - [`Live`] (`live.rs`): what rebuilds it — the configured `[validate]` section, the rates source's last good
-//!   rates — on a successful fetch, when those rates go stale, and on reload (`crate::reload`); `refresh.rs`
+//!   rates — on a successful fetch, when those rates go stale, and on reload (`crate::config::reload`); `refresh.rs`
 //!   runs the source's fetch schedule, `fetch.rs` reads the source (a file or an HTTP(S) URL in Prebid Server's
 //!   currency-file format).
 //! - `config.rs`: `[validate]` as configured ([`ValidateConfig`]): base policy, profiles, source settings.

@@ -2,7 +2,7 @@
 //! - [`registry`]: [`Metrics`], the server's registry with every metric named in DESIGN.md, the decode outcome
 //!   and issue counters, and the text exposition of `GET /metrics`;
 //! - [`http`]: [`HttpMetrics`], the per-route handles of the HTTP metrics, counted by
-//!   [`crate::layers::track::TrackLayer`] and by [`crate::hot`];
+//!   [`crate::routes::layers::track::TrackLayer`] and by [`crate::routes::pipeline`];
 //! - [`pool`]: [`PoolMetrics`], the pool observer feeding the buffer metrics.
 //!
 //! Label cardinality is bounded: `route` is the route template (`/decode`, never a raw path; unmatched requests
@@ -10,6 +10,8 @@
 
 pub mod http;
 pub mod pool;
+#[cfg(target_os = "linux")]
+pub mod process;
 pub mod registry;
 
 pub use http::HttpMetrics;

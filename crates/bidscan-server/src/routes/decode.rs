@@ -3,10 +3,10 @@
 use axum::extract::{Request, State};
 use axum::response::Response;
 
+use crate::engine::validate::Work;
 use crate::error::{ApiError, ErrorBody};
+use crate::routes::state::AppState;
 use crate::routes::{DecodeParams, one_document};
-use crate::state::AppState;
-use crate::validation::Work;
 
 /// Decodes one bid response: receives the (decompressed) body under `server.max_body_bytes`, then decodes it with
 /// pooled state in one synchronous step (see the `decoding` module).

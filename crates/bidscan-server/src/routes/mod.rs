@@ -1,8 +1,14 @@
-//! HTTP handlers: extract, call the engine, map the result. The layers around them are in [`crate::app`].
+//! HTTP handlers: extract, call the engine, map the result. The layers around them are in [`crate::routes::app`].
 
+pub mod app;
 pub mod batch;
 pub mod decode;
+pub mod dispatch;
+pub mod layers;
+pub mod openapi;
 pub mod ops;
+pub mod pipeline;
+pub mod state;
 pub mod validate;
 
 use std::sync::Arc;
@@ -14,12 +20,12 @@ use axum::response::{IntoResponse, Response};
 use bidscan_openrtb::rules::Policy;
 use serde::Deserialize;
 
-use crate::body::{self, Accepts};
 use crate::config::ModeName;
-use crate::decoding::{Inspect, Options, View};
+use crate::engine::decode::{Inspect, Options, View};
+use crate::engine::validate::Work;
 use crate::error::{ApiError, ErrorCode};
-use crate::state::AppState;
-use crate::validation::Work;
+use crate::routes::state::AppState;
+use crate::transport::body::{self, Accepts};
 
 /// Query parameters of the decode and validate routes.
 #[derive(Clone, Debug, Default, Deserialize, utoipa::IntoParams)]
@@ -74,7 +80,7 @@ pub fn invalid_query(e: QueryRejection) -> ApiError {
 }
 
 /// `/decode` and `/validate`: the options from the query, the (decompressed) JSON body received under
-/// `server.max_body_bytes`, then `work` on it with pooled state in one synchronous step (see [`crate::decoding`]).
+/// `server.max_body_bytes`, then `work` on it with pooled state in one synchronous step (see [`crate::engine::decode`]).
 pub async fn one_document(
     state: AppState,
     request: Request,

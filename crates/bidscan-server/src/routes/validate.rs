@@ -14,10 +14,10 @@ use axum::extract::{Query, Request, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 
+use crate::engine::validate::Work;
 use crate::error::{ApiError, ErrorBody};
+use crate::routes::state::AppState;
 use crate::routes::{DecodeParams, batch, one_document};
-use crate::state::AppState;
-use crate::validation::Work;
 
 /// Shape of the `/validate` body (for the document only).
 #[derive(utoipa::ToSchema)]

@@ -41,9 +41,9 @@ use std::task::{Context, Poll, ready};
 use axum::http::StatusCode;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-use crate::conn::limits::{MAX_HEADERS, MAX_READ_BUFFER};
 use crate::error::{ApiError, ErrorCode};
 use crate::metrics::Metrics;
+use crate::transport::conn::limits::{MAX_HEADERS, MAX_READ_BUFFER};
 
 /// The fewest bytes a request head with more than [`MAX_HEADERS`] fields can have: each field line is at least
 /// a name byte, `:` and a line feed.

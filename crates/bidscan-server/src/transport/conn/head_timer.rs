@@ -20,6 +20,9 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
+/// The target of this module's log lines (`log.level` filters name it; docs/operations.md, "Logs").
+const LOG_TARGET: &str = "bidscan_server::conn::head_timer";
+
 /// How often the ticker looks for sleeps past their deadline: the most a sleep ends late.
 pub const TICK: Duration = Duration::from_millis(100);
 
@@ -199,7 +202,7 @@ fn ticker() {
                 }
             });
         if let Err(e) = started {
-            tracing::error!(error = %e, "cannot start the header-read timer's thread");
+            tracing::error!(target: LOG_TARGET, error = %e, "cannot start the header-read timer's thread");
         }
     });
 }

@@ -1,5 +1,5 @@
 //! [`CloseIfUnreadLayer`]: an error answered before the request body was read to its end gets
-//! `Connection: close`; `tracked` is the same flag for [`crate::hot`], which has no layer stack.
+//! `Connection: close`; `tracked` is the same flag for [`crate::routes::pipeline`], which has no layer stack.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -20,7 +20,7 @@ use tower::{Layer, Service};
 /// `Content-Length`, a 503 shed, a 415 — gets `Connection: close`. The server closes such a connection after the
 /// answer anyway (the rest of the body is never read); the header says so to the client (RFC 9112 §9.6), so that
 /// it does not reuse the connection, and makes hyper close it even if it could have drained a short body. The
-/// close itself lingers ([`crate::conn::linger`]), so the answer is not lost to a TCP reset.
+/// close itself lingers ([`crate::transport::conn::linger`]), so the answer is not lost to a TCP reset.
 ///
 /// A plain tower layer (no boxing): a request without a body is passed through untouched.
 #[derive(Clone, Copy, Debug, Default)]
@@ -106,7 +106,7 @@ where
 }
 
 /// `body` wrapped so that the flag is set once it has been read to its end (as [`CloseIfUnreadLayer`] tracks it),
-/// for a service that checks the flag itself ([`crate::hot`], on coded bodies).
+/// for a service that checks the flag itself ([`crate::routes::pipeline`], on coded bodies).
 pub(crate) fn tracked(body: Body) -> (Body, Arc<AtomicBool>) {
     let read = Arc::new(AtomicBool::new(false));
     let body = Body::new(Tracked {

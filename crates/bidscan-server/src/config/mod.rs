@@ -1,6 +1,8 @@
 //! Configuration: the compiled-in default (`config/bidscan.toml`), then a file, then `BIDSCAN__SECTION__KEY`
 //! environment variables, merged with figment. Every key is documented in `config/bidscan.toml` itself.
 
+pub mod reload;
+
 use std::net::SocketAddr;
 use std::path::Path;
 use std::time::Duration;
@@ -12,7 +14,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::gate::config::ValidateConfig;
 
 /// The default configuration, compiled into the binary.
-pub const DEFAULT_TOML: &str = include_str!("../../../config/bidscan.toml");
+pub const DEFAULT_TOML: &str = include_str!("../../../../config/bidscan.toml");
 
 /// Prefix of the environment variables that override the configuration (`BIDSCAN__SERVER__LISTEN`).
 pub const ENV_PREFIX: &str = "BIDSCAN__";
@@ -66,14 +68,14 @@ pub struct ServerConfig {
     pub request_timeout_secs: u64,
     /// Client connections open at once, operational routes included (default 1,024). At the limit the server
     /// stops accepting: new connections wait in the kernel's accept queue until one closes (see
-    /// [`crate::server`]). Also sizes the listen backlog (at least 1,024).
+    /// [`crate::transport::server`]). Also sizes the listen backlog (at least 1,024).
     pub max_connections: usize,
     /// Seconds a connection may take to send a complete request head, counted from its accept, or from the end
     /// of the previous answer on a kept-alive connection; then it is closed without an answer
     /// (default 30, hyper's own default). So it is also the idle timeout of kept-alive connections.
     pub header_read_timeout_secs: u64,
     /// Seconds a client may take no byte of an answer being sent; then its connection is reset (default 10;
-    /// [`crate::conn::send_timeout`], RELIABILITY.md F26).
+    /// [`crate::transport::conn::send_timeout`], RELIABILITY.md F26).
     pub send_timeout_secs: u64,
     /// Seconds from the shutdown signal to exit, at most.
     pub drain_timeout_secs: u64,
@@ -81,7 +83,7 @@ pub struct ServerConfig {
     pub drain_grace_secs: u64,
     /// `Retry-After` seconds sent with 503.
     pub retry_after_secs: u64,
-    /// Worker threads, each a current-thread runtime with its own decode pool ([`crate::workers`]); 0 = one per core.
+    /// Worker threads, each a current-thread runtime with its own decode pool ([`crate::transport::workers`]); 0 = one per core.
     pub worker_threads: usize,
 }
 

@@ -19,7 +19,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::config::Config;
-use crate::state::AppState;
+use crate::routes::state::AppState;
 
 /// The target of this module's log lines.
 const LOG_TARGET: &str = "bidscan_server::reload";

@@ -1,5 +1,5 @@
 //! The tower layers of ours, and the answer compression configured from tower-http's, in the order a request
-//! meets them on the router ([`crate::app`] assembles them; [`crate::hot`] folds the same steps into one service
+//! meets them on the router ([`crate::routes::app`] assembles them; [`crate::routes::pipeline`] folds the same steps into one service
 //! for `POST /decode`):
 //! - [`request`]: `RequestLayer`, the outermost — request id, the request's (lazy) span, the id echoed;
 //! - [`track`]: `TrackLayer`, the HTTP metrics under the matched route template;
@@ -10,7 +10,7 @@
 //! - [`compress`]: answer compression (tower-http's `Compression`, from 1 KiB).
 //!
 //! What wraps a connection rather than a request (lingering close, send timeout, hyper's own rejections, the
-//! drain) is in [`crate::conn`].
+//! drain) is in [`crate::transport::conn`].
 
 pub mod answer_errors;
 pub mod compress;

@@ -1,21 +1,21 @@
 //! [`DecodeService`]: `POST /decode` as one service of ours, the layers of the router's `/decode` folded in; the
 //! same service, with [`Work::Validate`], answers `POST /validate` (whose router layers are `/decode`'s).
 //!
-//! The router's `/decode` is ten tower/tower-http layers around the handler (see [`crate::app`]), each with its
+//! The router's `/decode` is ten tower/tower-http layers around the handler (see [`crate::routes::app`]), each with its
 //! own response future, a `Clone` of everything below it per request (`Oneshot`), two boxed bodies
 //! (`Body::new` around the wire body, the limit wrapper) and an `Arc` flag for close-if-unread. Here the same
 //! steps are one boxed future (a small hand-written wrapper around one `async fn`, see [`DecodeService::call`]),
 //! in the same order and with the same answers, outermost first:
-//! 0. the request id, the INFO span `request` and the id echo, as [`crate::layers::request::RequestLayer`] does for the
+//! 0. the request id, the INFO span `request` and the id echo, as [`crate::routes::layers::request::RequestLayer`] does for the
 //!    router (the answer here always has an exact length, so no body wrapper; a made id is not inserted into the
 //!    request's headers, which nothing below reads for it);
 //! 1. metrics: `bidscan_http_requests_total{route="/decode",status}` and the duration until the answer is ready
-//!    ([`HttpMetrics`], handles resolved once), as [`crate::layers::track::TrackLayer`];
+//!    ([`HttpMetrics`], handles resolved once), as [`crate::routes::layers::track::TrackLayer`];
 //! 2. the panic catcher: a panic anywhere below is a 500 in the JSON shape, logged, without `Connection: close`
 //!    ([`panic_response`], as tower-http's `CatchPanicLayer::custom`);
 //! 3. close-if-unread: a 4xx/5xx answered before the wire body was read to its end gets `Connection: close`
-//!    (as [`crate::layers::unread::CloseIfUnreadLayer`]; the flag is a local here, not an `Arc`);
-//! 4. the `Host` rule (RFC 9112 §3.2, [`crate::layers::host::host_fault`]): 400 `bad_host`;
+//!    (as [`crate::routes::layers::unread::CloseIfUnreadLayer`]; the flag is a local here, not an `Arc`);
+//! 4. the `Host` rule (RFC 9112 §3.2, [`crate::routes::layers::host::host_fault`]): 400 `bad_host`;
 //! 5. JSON error bodies ([`json_errors`]; nothing below answers otherwise, kept as the router has it);
 //! 6. `x-openrtb-version` echoed (as tower-http's `PropagateHeader`: inserted, replacing);
 //! 7. load shedding and the concurrency limit: one `try_acquire` on [`AppState::permits`] (shared with the batch
@@ -23,12 +23,12 @@
 //!    `GlobalConcurrencyLimit`, answered by `AnswerErrors`, did); the permit is held until the answer is ready;
 //! 8. the request timeout: 408 `timeout` when the answer is not ready within `server.request_timeout_secs` of the
 //!    permit (as tower's `Timeout`); the timer is only created if the answer is not ready at the first poll;
-//! 9. the body ([`crate::layers::inflate`]'s rules): `Content-Length` over `server.max_body_bytes` → 413 at once, counted
+//! 9. the body ([`crate::routes::layers::inflate`]'s rules): `Content-Length` over `server.max_body_bytes` → 413 at once, counted
 //!    as outcome `too_large`; a `Content-Encoding` is undone by [`Inflated`] (415 with `Accept-Encoding` for an
 //!    unknown one); a body without one is received straight from the wire body, held to the same limit (413
 //!    "the request body ...", as `http_body_util::Limited` answered);
 //! 10. the handler ([`crate::routes::one_document`]): query, `Content-Type`, the body,
-//!     [`Engine::run`](crate::decoding::Engine::run);
+//!     [`Engine::run`](crate::engine::decode::Engine::run);
 //! 11. answer compression, innermost as the router's `/decode` has it: an answer of at least
 //!     [`compress::COMPRESS_ABOVE`] bytes to a request with `Accept-Encoding` goes through [`compress::answer`];
 //!     without one it gets `Vary: accept-encoding`, as the router's compressor gives it.
@@ -57,24 +57,24 @@ use prometheus::IntCounter;
 use tokio::time::Sleep;
 use tower::BoxError;
 
-use crate::body::{self, Accepts, Frames};
 use crate::config::ModeName;
-use crate::decoding::{Inspect, View};
+use crate::engine::decode::{Inspect, View};
+use crate::engine::validate::Work;
 use crate::error::{ApiError, ErrorCode, json_errors, panic_response};
-use crate::head::Head;
-use crate::layers::host::HostFault;
-use crate::layers::inflate::{ACCEPTED, Coding, Inflated, codings};
-use crate::layers::request;
-use crate::layers::{compress, unread};
 use crate::metrics::HttpMetrics;
+use crate::routes::layers::host::HostFault;
+use crate::routes::layers::inflate::{ACCEPTED, Coding, Inflated, codings};
+use crate::routes::layers::request;
+use crate::routes::layers::{compress, unread};
+use crate::routes::state::{AppState, OPENRTB_VERSION};
 use crate::routes::{DecodeParams, invalid_query};
-use crate::state::{AppState, OPENRTB_VERSION};
-use crate::validation::Work;
+use crate::transport::body::{self, Accepts, Frames};
+use crate::transport::head::Head;
 
-/// The path (and route template) of [`DecodeService::new`]; [`crate::dispatch::Dispatch`] matches it.
+/// The path (and route template) of [`DecodeService::new`]; [`crate::routes::dispatch::Dispatch`] matches it.
 pub const DECODE_PATH: &str = "/decode";
 
-/// The path (and route template) of [`DecodeService::validate`]; [`crate::dispatch::Dispatch`] matches it.
+/// The path (and route template) of [`DecodeService::validate`]; [`crate::routes::dispatch::Dispatch`] matches it.
 pub const VALIDATE_PATH: &str = "/validate";
 
 /// `POST /decode` (or, made by [`DecodeService::validate`], `POST /validate`): see the module docs. Cheap to
@@ -111,7 +111,7 @@ impl DecodeService {
 
     /// `POST /validate` for `state` (the envelope of a bid request and its bid response, judged by
     /// [`Work::Validate`]), counting into `http`: the router's `/validate` has the same layers as its `/decode`
-    /// ([`crate::app`]), so the same folded steps serve it, with the answer of `routes::validate::validate`.
+    /// ([`crate::routes::app`]), so the same folded steps serve it, with the answer of `routes::validate::validate`.
     pub fn validate(state: &AppState, http: Arc<HttpMetrics>) -> DecodeService {
         DecodeService::of(Work::Validate, VALIDATE_PATH, state, http)
     }
@@ -289,7 +289,7 @@ struct Pending<B> {
     wire: B,
     /// The codings to undo, last-applied last (`None`: none).
     coded: Option<Vec<Coding>>,
-    options: crate::decoding::Options,
+    options: crate::engine::decode::Options,
     /// The request's headers: its `Accept-Encoding` is looked up only for an answer long enough to compress.
     headers: HeaderMap,
 }
@@ -453,7 +453,11 @@ where
 /// values, `profile` with a name's characters, each at most once, no escapes) read here, anything else through
 /// axum's `Query`, whose answer (and 400 `invalid_query`) is the contract; then the options for `work`
 /// (`DecodeParams::options`: the policy chosen for a validation, 400 `unknown_profile`).
-fn options(uri: &Uri, state: &AppState, work: Work) -> Result<crate::decoding::Options, ApiError> {
+fn options(
+    uri: &Uri,
+    state: &AppState,
+    work: Work,
+) -> Result<crate::engine::decode::Options, ApiError> {
     let params = match uri.query() {
         None => DecodeParams::default(),
         Some(query) => match simple_params(query) {

@@ -3,7 +3,7 @@
 //! Connections are served by hyper's HTTP/1.1 and HTTP/2 (h2c, prior knowledge) servers (`protocols`), driven
 //! here rather than by `axum::serve`, which has neither a connection limit nor timeouts. One accept loop, on the
 //! runtime `serve` is awaited on, hands each connection to one of `server.worker_threads` threads, each a
-//! current-thread runtime ([`crate::workers`]: the one with the fewest open connections), where it is served
+//! current-thread runtime ([`crate::transport::workers`]: the one with the fewest open connections), where it is served
 //! until it closes.
 //! - at most `server.max_connections` are open at once. At the limit the accept loop stops accepting until one
 //!   closes, as HAProxy's `maxconn`, Tomcat's `maxConnections` and Go's `netutil.LimitListener` do: further
@@ -14,11 +14,11 @@
 //! - a connection must deliver a complete request head within `server.header_read_timeout_secs` of being
 //!   accepted, or of the end of its previous answer (so the same timeout closes idle kept-alive connections);
 //!   otherwise hyper closes it without an answer. Slowloris connections thus hold a slot for a bounded time.
-//! - a client that takes no byte of an answer for `server.send_timeout_secs` is reset ([`crate::conn::send_timeout`]).
-//! - a connection ends with a lingering close ([`crate::conn::linger`]), so an answer sent before the request body was
+//! - a client that takes no byte of an answer for `server.send_timeout_secs` is reset ([`crate::transport::conn::send_timeout`]).
+//! - a connection ends with a lingering close ([`crate::transport::conn::linger`]), so an answer sent before the request body was
 //!   read reaches the client instead of being destroyed by a TCP reset.
 //! - a request head hyper refuses itself (too large, invalid) is answered in the JSON error shape, with an
-//!   `x-request-id`, and counted ([`crate::conn::rejects`]).
+//!   `x-request-id`, and counted ([`crate::transport::conn::rejects`]).
 //!
 //! Draining, from the moment the shutdown future resolves (SIGTERM/SIGINT for `bidscan serve`):
 //! 1. `/readyz` answers 503 at once; everything else keeps working.
@@ -26,7 +26,7 @@
 //!    takes the instance out of rotation before it stops listening.
 //! 3. Then the listener closes (the connections the kernel already completed are accepted first, so none is
 //!    reset with it), idle keep-alive connections are closed, and in-flight requests finish (each
-//!    answered with `Connection: close`), watched by [`crate::conn::drain::Drain`] (hyper-util's `GracefulShutdown`, but a
+//!    answered with `Connection: close`), watched by [`crate::transport::conn::drain::Drain`] (hyper-util's `GracefulShutdown`, but a
 //!    connection accepted before the close is polled once, so the request it already sent is answered).
 //! 4. `serve` returns when the last one is done, or at `server.drain_timeout_secs` after the signal, whichever
 //!    comes first (the grace period counts toward it).
@@ -45,18 +45,21 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
 use futures_util::FutureExt;
 
-use crate::app::{self, AppState};
+use crate::config::reload::Reloads;
 use crate::config::{Config, ServerConfig};
-use crate::conn::drain::Drain;
-use crate::conn::head_timer::HeadTimer;
-use crate::conn::linger::{LINGER_TIME, Lingering};
-use crate::conn::rejects::Rejects;
-use crate::conn::send_timeout::SendTimeout;
 use crate::metrics::Metrics;
-use crate::reload::Reloads;
+use crate::routes::app::{self, AppState};
+use crate::transport::conn::drain::Drain;
+use crate::transport::conn::head_timer::HeadTimer;
+use crate::transport::conn::linger::{LINGER_TIME, Lingering};
+use crate::transport::conn::rejects::Rejects;
+use crate::transport::conn::send_timeout::SendTimeout;
 
-pub use crate::conn::limits::{MAX_HEADERS, MAX_READ_BUFFER};
-pub use crate::workers::Workers;
+pub use crate::transport::conn::limits::{MAX_HEADERS, MAX_READ_BUFFER};
+pub use crate::transport::workers::Workers;
+
+/// The target of this module's log lines (`log.level` filters name it; docs/operations.md, "Logs").
+const LOG_TARGET: &str = "bidscan_server::server";
 
 /// Most concurrent HTTP/2 streams (requests) on one connection (RFC 9113 §5.1.2, sent in SETTINGS); the
 /// connection cap times this bounds requests in flight from HTTP/2 clients, as the decode permits bound decodes.
@@ -104,7 +107,7 @@ pub async fn serve(
     serve_with(config, listener, shutdown, None).await
 }
 
-/// [`serve`], reloading `[validate]` on each of `reloads` ([`crate::reload`]; `bidscan serve`: `SIGHUP`). The
+/// [`serve`], reloading `[validate]` on each of `reloads` ([`crate::config::reload`]; `bidscan serve`: `SIGHUP`). The
 /// rates source, when configured, is read before the first connection is accepted (waiting at most
 /// `validate.rates_timeout_secs`), then on its schedule (`crate::gate`).
 ///
@@ -132,7 +135,8 @@ pub async fn serve_with(
     let running = config.clone();
     let state = AppState::new(config)?;
     let refresher = state.gate.start().await;
-    let reloader = reloads.map(|r| tokio::spawn(crate::reload::run(r, running, state.clone())));
+    let reloader =
+        reloads.map(|r| tokio::spawn(crate::config::reload::run(r, running, state.clone())));
     let conns = Connections {
         app: app::app(state.clone()),
         http,
@@ -144,7 +148,7 @@ pub async fn serve_with(
         send_timeout: config_send_timeout,
     };
     if let Ok(addr) = listener.local_addr() {
-        tracing::info!(%addr, version = env!("CARGO_PKG_VERSION"), workers = workers.len(), "bidscan listening");
+        tracing::info!(target: LOG_TARGET, %addr, version = env!("CARGO_PKG_VERSION"), workers = workers.len(), "bidscan listening");
     }
 
     let (began, mut drain_started) = watch::channel(false);
@@ -154,11 +158,11 @@ pub async fn serve_with(
         draining.store(true, Ordering::SeqCst);
         let _ = began.send(true);
         tracing::info!(
-            grace_secs = grace.as_secs(),
+            target: LOG_TARGET, grace_secs = grace.as_secs(),
             "shutdown signal: readiness is 503, draining"
         );
         tokio::time::sleep(grace).await;
-        tracing::info!("no longer accepting connections; finishing in-flight requests");
+        tracing::info!(target: LOG_TARGET, "no longer accepting connections; finishing in-flight requests");
     };
     let server = conns.run(listener, &workers, stop_accepting);
     let hard_stop = async move {
@@ -169,11 +173,11 @@ pub async fn serve_with(
     };
     let drained = tokio::select! {
         () = server => {
-            tracing::info!("drained; exiting");
+            tracing::info!(target: LOG_TARGET, "drained; exiting");
             true
         }
         () = hard_stop => {
-            tracing::warn!(deadline_secs = deadline.as_secs(), "drain deadline passed; exiting with requests in flight");
+            tracing::warn!(target: LOG_TARGET, deadline_secs = deadline.as_secs(), "drain deadline passed; exiting with requests in flight");
             false
         }
     };
@@ -190,7 +194,7 @@ pub async fn serve_with(
         // A worker still inside a request's synchronous work (decoding, rendering) cannot be interrupted; the
         // process exits without it (its thread ends with the process) rather than outlive the deadline.
         tracing::warn!(
-            grace_ms = WORKER_STOP_GRACE.as_millis() as u64,
+            target: LOG_TARGET, grace_ms = WORKER_STOP_GRACE.as_millis() as u64,
             "a worker is still busy past the drain deadline; exiting without waiting for it"
         );
     }
@@ -285,7 +289,7 @@ impl Connections {
         }
         drop(listener);
         tracing::debug!(
-            open = self.graceful.count(),
+            target: LOG_TARGET, open = self.graceful.count(),
             "closing idle connections, waiting for busy ones"
         );
         self.graceful.shutdown().await;
@@ -301,7 +305,7 @@ impl Connections {
         if self.last_warning.is_none_or(|t| t.elapsed() >= WARN_EVERY) {
             self.last_warning = Some(Instant::now());
             tracing::warn!(
-                open = self.metrics.connections.get(),
+                target: LOG_TARGET, open = self.metrics.connections.get(),
                 times = self.metrics.connection_limit_reached.get(),
                 "connection limit reached; new connections wait in the accept queue"
             );
@@ -312,7 +316,7 @@ impl Connections {
     /// What serves one connection, on the worker it is handed to ([`Workers::serve`]); its slot is given back
     /// when it ends. The client has `server.header_read_timeout_secs` from the accept to send enough bytes to
     /// tell HTTP/1 from the h2c preface ([`sent_first_bytes`]); hyper's own head timer covers HTTP/1 from then on.
-    fn connection(&self, slot: OwnedSemaphorePermit) -> crate::workers::Serve {
+    fn connection(&self, slot: OwnedSemaphorePermit) -> crate::transport::workers::Serve {
         let http = self.http.clone();
         let app = self.app.clone();
         let watcher = self.graceful.watcher();
@@ -343,11 +347,11 @@ impl Connections {
                         .await
                     {
                         // Header-read timeouts, malformed heads, resets: the client's doing, not worth more than debug.
-                        tracing::debug!(error = %e, "connection ended with an error");
+                        tracing::debug!(target: LOG_TARGET, error = %e, "connection ended with an error");
                     }
                 } else {
                     tracing::debug!(
-                        "connection closed: nothing to tell HTTP/1 from h2c within the header-read timeout"
+                        target: LOG_TARGET, "connection closed: nothing to tell HTTP/1 from h2c within the header-read timeout"
                     );
                 }
                 drop(open);
@@ -409,7 +413,7 @@ fn warn_if_over_fd_limit(max_connections: usize) {
         && max_connections + 32 > limit
     {
         tracing::warn!(
-            max_connections,
+            target: LOG_TARGET, max_connections,
             open_file_limit = limit,
             "server.max_connections is above the open-file limit (ulimit -n); raise the limit or lower the cap"
         );
@@ -426,13 +430,13 @@ pub async fn shutdown_signal() {
     let mut signals = Signals::new();
     let first = signals.next().await;
     tracing::info!(
-        signal = first,
+        target: LOG_TARGET, signal = first,
         "shutdown signal; a second one exits at once"
     );
     tokio::spawn(async move {
         let second = signals.next().await;
         tracing::warn!(
-            signal = second,
+            target: LOG_TARGET, signal = second,
             "second shutdown signal: exiting at once, requests in flight are dropped"
         );
         std::process::exit(128 + second);
@@ -455,7 +459,7 @@ impl Signals {
             let listen = |kind: SignalKind, name: &str| match signal(kind) {
                 Ok(s) => Some(s),
                 Err(e) => {
-                    tracing::error!(error = %e, "cannot listen for {name}");
+                    tracing::error!(target: LOG_TARGET, error = %e, "cannot listen for {name}");
                     None
                 }
             };

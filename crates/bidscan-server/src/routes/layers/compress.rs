@@ -3,7 +3,7 @@
 //! [`COMPRESS_ABOVE`] bytes (tower-http's `SizeAbove` compresses from its size up), at the fastest level.
 //!
 //! - [`layer`]: on the router's `/decode`, `/validate`, `/metrics` and `/openapi.json`.
-//! - [`answer`]: the same service over one finished answer, for [`crate::hot`]'s `POST /decode`, which has no
+//! - [`answer`]: the same service over one finished answer, for [`crate::routes::pipeline`]'s `POST /decode`, which has no
 //!   tower stack to put a layer in. It is called only for answers of at least that size whose request has an
 //!   `Accept-Encoding`, so a no-bid pays one length compare; the compressed body is boxed (one allocation, beside
 //!   the compressor's own).

@@ -1,18 +1,18 @@
-//! [`Head`]: what `POST /decode` ([`crate::hot`]) reads of a request's headers, found in one pass over them.
+//! [`Head`]: what `POST /decode` ([`crate::routes::pipeline`]) reads of a request's headers, found in one pass over them.
 //!
 //! The steps of `/decode` read six request headers (`Host`, `Content-Length`, `Content-Encoding`,
 //! `Content-Type`, `x-request-id`, `x-openrtb-version`). Looked up one by one, each lookup hashed its name and
 //! probed the map: ~600 instructions per request (callgrind, BENCHMARKS.md "Service cost"), for a request that
 //! carries three to six headers. One walk over the headers, comparing names (a standard name is one enum
 //! compare), finds them all. Each field is what [`HeaderMap::get`] would give (the first value of the name), and
-//! `Host` is counted and its first value kept, as the RFC 9112 §3.2 rule needs ([`crate::layers::host::host_fault`]).
+//! `Host` is counted and its first value kept, as the RFC 9112 §3.2 rule needs ([`crate::routes::layers::host::host_fault`]).
 
 use axum::http::{HeaderMap, HeaderValue, Version, header};
 
-use crate::layers::host::{HostFault, breaks_host_rule};
-use crate::layers::inflate::length_of;
-use crate::layers::request::X_REQUEST_ID;
-use crate::state::OPENRTB_VERSION;
+use crate::routes::layers::host::{HostFault, breaks_host_rule};
+use crate::routes::layers::inflate::length_of;
+use crate::routes::layers::request::X_REQUEST_ID;
+use crate::routes::state::OPENRTB_VERSION;
 
 /// The headers `/decode` reads, borrowed from the request's map.
 #[derive(Debug, Default)]
@@ -60,21 +60,21 @@ impl<'a> Head<'a> {
     }
 
     /// How a request of HTTP `version` with these headers breaks the `Host` rule of RFC 9112 §3.2, as
-    /// [`crate::layers::host::host_fault`] decides it.
+    /// [`crate::routes::layers::host::host_fault`] decides it.
     pub fn host_fault(&self, version: Version) -> Option<HostFault> {
         breaks_host_rule(version, usize::from(self.hosts), self.host)
     }
 
     /// Whether `Content-Type` is absent or exactly `application/json`, once: what needs no further reading
-    /// ([`crate::body::check_content_type`] reads the rest, two lines included).
+    /// ([`crate::transport::body::check_content_type`] reads the rest, two lines included).
     pub fn plain_json(&self) -> bool {
         self.content_types <= 1
             && self
                 .content_type
-                .is_none_or(crate::body::is_application_json)
+                .is_none_or(crate::transport::body::is_application_json)
     }
 
-    /// The `Content-Length` in bytes, as [`crate::layers::inflate::content_length`] reads it (`None` when
+    /// The `Content-Length` in bytes, as [`crate::routes::layers::inflate::content_length`] reads it (`None` when
     /// absent or not a number).
     pub fn content_length(&self) -> Option<u64> {
         length_of(self.length?)
@@ -84,8 +84,8 @@ impl<'a> Head<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layers::host::host_fault;
-    use crate::layers::inflate::content_length;
+    use crate::routes::layers::host::host_fault;
+    use crate::routes::layers::inflate::content_length;
     use axum::http::Request;
 
     /// Every field agrees with the lookups it replaces, for headers present once, twice (first value wins) or

@@ -10,7 +10,7 @@ use axum::http::HeaderName;
 use tokio::sync::Semaphore;
 
 use crate::config::Config;
-use crate::decoding::Engine;
+use crate::engine::decode::Engine;
 use crate::gate::Live;
 use crate::metrics::Metrics;
 

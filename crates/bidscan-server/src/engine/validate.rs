@@ -17,7 +17,7 @@ use bidscan_openrtb::rules::{Policy, SeatNonBid, Validated, ValidatedIssue, Vali
 use bidscan_openrtb::{BidResponse, Status};
 use serde::Serialize;
 
-use crate::decoding::{Answer, Engine, Inspect, Options, View, render_failed};
+use crate::engine::decode::{Answer, Engine, Inspect, Options, View, render_failed};
 use crate::error::ApiError;
 
 /// What a route or command does with each document.

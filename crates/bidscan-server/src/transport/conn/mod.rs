@@ -1,5 +1,5 @@
 //! What wraps a client connection (the socket hyper reads and writes) rather than a request, as
-//! [`crate::server`] stacks them, the socket's own wrapper first (`Rejects(Lingering(SendTimeout(TcpStream)))`):
+//! [`crate::transport::server`] stacks them, the socket's own wrapper first (`Rejects(Lingering(SendTimeout(TcpStream)))`):
 //! - [`send_timeout`]: `SendTimeout`, a client that takes no byte of an answer for `server.send_timeout_secs`
 //!   is reset;
 //! - [`linger`]: `Lingering`, the lingering close (read and discard what the client still sends, after our FIN);
@@ -8,7 +8,7 @@
 //! - [`drain`]: `Drain`, closing every connection gracefully when the server drains;
 //! - [`head_timer`]: `HeadTimer`, the coarse timer of hyper's HTTP/1 header-read timeout.
 //!
-//! The tower layers around each request are in [`crate::layers`].
+//! The tower layers around each request are in [`crate::routes::layers`].
 
 pub mod drain;
 pub mod head_timer;

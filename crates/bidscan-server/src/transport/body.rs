@@ -1,9 +1,9 @@
 //! Request bodies: receiving frames under the decompressed-size limit ([`collect`]), splitting NDJSON into lines
 //! ([`Lines`]) and the `Content-Type` rule ([`check_content_type`]). A body left unread is noticed by
-//! [`crate::layers::unread`].
+//! [`crate::routes::layers::unread`].
 //!
 //! Limits are enforced twice: `RequestBodyLimitLayer` bounds the bytes on the wire (compressed, before
-//! [`crate::layers::inflate`]), and [`collect`] bounds the decompressed bytes as they arrive, so a small gzip
+//! [`crate::routes::layers::inflate`]), and [`collect`] bounds the decompressed bytes as they arrive, so a small gzip
 //! body that inflates past the limit is refused (413) after reading at most `limit` bytes of its output.
 
 use std::error::Error as StdError;
@@ -25,7 +25,7 @@ pub struct Frames {
 }
 
 impl Frames {
-    /// The frames as slices, for [`Engine::answer`](crate::decoding::Engine::answer).
+    /// The frames as slices, for [`Engine::answer`](crate::engine::decode::Engine::answer).
     pub fn slices(&self) -> impl Iterator<Item = &[u8]> {
         self.chunks.iter().map(|b| b.as_ref())
     }

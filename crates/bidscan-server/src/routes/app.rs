@@ -2,7 +2,7 @@
 //!
 //! Every route, outermost first: [`RequestLayer`] (keep `x-request-id` or make a UUID, one span per request
 //! carrying it, echo it; what tower-http's `SetRequestId` → `Trace` → `PropagateRequestId` did, folded into one
-//! layer: see [`crate::layers::request`]), which wraps the whole router, then, per route, metrics ([`TrackLayer`], `route` = the route template) → `CatchPanic`
+//! layer: see [`crate::routes::layers::request`]), which wraps the whole router, then, per route, metrics ([`TrackLayer`], `route` = the route template) → `CatchPanic`
 //! (500 JSON) → [`CloseIfUnreadLayer`] (an error answered before the body was read gets `Connection: close`) →
 //! [`RequireHostLayer`] (HTTP/1.1 without one `Host`: 400) → [`json_errors`] (error bodies of the layers below
 //! get the JSON shape).
@@ -44,19 +44,19 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::propagate_header::{PropagateHeader, PropagateHeaderLayer};
 use tower_http::timeout::RequestBodyTimeoutLayer;
 
-use crate::dispatch::Dispatch;
 use crate::error::{json_errors, panic_response};
-use crate::hot::DecodeService;
-use crate::layers::answer_errors::{AnswerErrors, AnswerErrorsLayer};
-use crate::layers::compress;
-use crate::layers::host::RequireHostLayer;
-use crate::layers::inflate::{Inflate, InflateLayer};
-use crate::layers::request::RequestLayer;
-use crate::layers::track::TrackLayer;
-use crate::layers::unread::CloseIfUnreadLayer;
 use crate::metrics::HttpMetrics;
+use crate::routes::dispatch::Dispatch;
+use crate::routes::layers::answer_errors::{AnswerErrors, AnswerErrorsLayer};
+use crate::routes::layers::compress;
+use crate::routes::layers::host::RequireHostLayer;
+use crate::routes::layers::inflate::{Inflate, InflateLayer};
+use crate::routes::layers::request::RequestLayer;
+use crate::routes::layers::track::TrackLayer;
+use crate::routes::layers::unread::CloseIfUnreadLayer;
+use crate::routes::pipeline::DecodeService;
+pub use crate::routes::state::{AppState, OPENRTB_VERSION};
 use crate::routes::{batch, decode, ops, validate};
-pub use crate::state::{AppState, OPENRTB_VERSION};
 
 /// The route templates of [`router`], whose metric handles are kept ([`HttpMetrics`]); a route missing here is
 /// still counted, through the slower label lookup.
@@ -121,7 +121,7 @@ fn routes(state: AppState, http: Arc<HttpMetrics>) -> Router {
         .route("/metrics", get(ops::metrics).layer(compress::layer()))
         .route(
             "/openapi.json",
-            get(crate::openapi::openapi).layer(compress::layer()),
+            get(crate::routes::openapi::openapi).layer(compress::layer()),
         )
         .fallback(ops::not_found)
         // One `Router::layer` call: each adds a boxed, per-request-cloned service to every route.

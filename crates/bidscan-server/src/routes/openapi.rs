@@ -14,11 +14,11 @@ use serde_json::{Value, json};
 use utoipa::OpenApi;
 
 use crate::config::ModeName;
-use crate::decoding::{Inspect, View};
+use crate::engine::decode::{Inspect, View};
 use crate::error::{ErrorBody, ErrorFields};
 use crate::routes::ops::StatusBody;
+use crate::routes::state::AppState;
 use crate::routes::validate::{ValidateAnswerDoc, ValidateEnvelopeDoc};
-use crate::state::AppState;
 
 /// The API description.
 #[derive(OpenApi)]

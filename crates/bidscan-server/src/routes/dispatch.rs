@@ -6,8 +6,8 @@
 //! instructions and a dozen allocations per request (BENCHMARKS.md, "Service cost"). The decode route is nearly
 //! all the traffic, so it is matched here first (method and exact path, as the router matches it) and served by
 //! [`DecodeService`], which folds the router's `/decode` layers into one service with the same behaviour (see
-//! [`crate::hot`]). `GET /decode` and every other method still reach the router, which answers 405 through its
-//! decode layers as before, inside [`crate::layers::request::RequestLayer`]. `POST /validate`, whose router layers
+//! [`crate::routes::pipeline`]). `GET /decode` and every other method still reach the router, which answers 405 through its
+//! decode layers as before, inside [`crate::routes::layers::request::RequestLayer`]. `POST /validate`, whose router layers
 //! are `/decode`'s, is matched the same way (session 15: through the router it cost ~1.3× `/decode` over HTTP
 //! once `/decode` was folded, against ~1.1× before).
 //!
@@ -27,8 +27,8 @@ use pin_project_lite::pin_project;
 use tower::ServiceExt;
 use tower::util::Oneshot;
 
-use crate::hot::{DECODE_PATH, DecodeFuture, DecodeService, VALIDATE_PATH};
-use crate::layers::request::RequestService;
+use crate::routes::layers::request::RequestService;
+use crate::routes::pipeline::{DECODE_PATH, DecodeFuture, DecodeService, VALIDATE_PATH};
 
 /// The application's routing, as the hyper service each connection calls: see the module docs.
 #[derive(Clone)]
@@ -40,7 +40,7 @@ pub struct Dispatch {
 
 impl Dispatch {
     /// `decode` for `POST /decode`, `validate` for `POST /validate`, `rest` (the router inside
-    /// [`crate::layers::request::RequestLayer`]) for everything else.
+    /// [`crate::routes::layers::request::RequestLayer`]) for everything else.
     pub fn new(
         decode: DecodeService,
         validate: DecodeService,

@@ -1,9 +1,9 @@
 //! [`Workers`]: the threads that serve connections, each a tokio current-thread runtime.
 //!
 //! With `server.worker_threads` = N (0: one per core), N threads named `bidscan-w0` … `bidscan-w{N-1}` each run
-//! a current-thread runtime. The one accept loop ([`crate::server`]) hands every accepted connection to the
+//! a current-thread runtime. The one accept loop ([`crate::transport::server`]) hands every accepted connection to the
 //! worker with the fewest open connections ([`Workers::serve`]), and the connection lives on that thread until
-//! it closes: its requests, its decodes (so each worker's decode pool, a `thread_local!` of [`crate::decoding`],
+//! it closes: its requests, its decodes (so each worker's decode pool, a `thread_local!` of [`crate::engine::decode`],
 //! stays warm and is never shared), its timers and its lingering close.
 //!
 //! Why not tokio's multi-thread runtime: its work stealing may move a connection's task to another thread at any
@@ -23,6 +23,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
+
+/// The target of this module's log lines (`log.level` filters name it; docs/operations.md, "Logs").
+const LOG_TARGET: &str = "bidscan_server::workers";
 
 /// The stack of a worker thread: tokio's default for its own workers (`decode.max_depth` is bounded for it).
 pub const WORKER_STACK: usize = 2 * 1024 * 1024;
@@ -104,7 +107,7 @@ impl Workers {
         let stream = match stream.into_std() {
             Ok(stream) => stream,
             Err(e) => {
-                tracing::debug!(error = %e, "accepted connection could not leave the accept loop");
+                tracing::debug!(target: LOG_TARGET, error = %e, "accepted connection could not leave the accept loop");
                 return;
             }
         };
@@ -119,7 +122,7 @@ impl Workers {
             })
             .is_err()
         {
-            tracing::debug!("a worker has stopped; connection dropped");
+            tracing::debug!(target: LOG_TARGET, "a worker has stopped; connection dropped");
         }
     }
 
@@ -179,6 +182,8 @@ fn run(job: Job) {
                 drop(open);
             });
         }
-        Err(e) => tracing::debug!(error = %e, "connection could not join its worker"),
+        Err(e) => {
+            tracing::debug!(target: LOG_TARGET, error = %e, "connection could not join its worker")
+        }
     }
 }

@@ -1,5 +1,5 @@
 //! [`Engine`]: the one function that turns a document's bytes into the answer JSON, shared by `POST /decode`,
-//! `POST /decode/batch` and `bidscan decode` (and, in [`crate::validation`], by the `/validate` routes and
+//! `POST /decode/batch` and `bidscan decode` (and, in [`crate::engine::validate`], by the `/validate` routes and
 //! `bidscan validate`), and the per-worker pools of decode state behind it.
 //!
 //! # Where the pooled buffer is filled, and why there
@@ -28,10 +28,10 @@ use bidscan_openrtb::{Decoded, Inspector, Mode, Status};
 use bidscan_pool::{Budget, Pool, PoolConfig, Reusable};
 use serde::{Deserialize, Serialize};
 
+use crate::engine::render::{self, Envelope};
 use crate::error::{ApiError, ErrorCode};
 use crate::gate::{self, Gate, SharedGate};
 use crate::metrics::{INPUT_BUFFER, Metrics, PoolMetrics};
-use crate::render::{self, Envelope};
 
 /// The target of this module's log lines: the module's path before issue 17 moved it, so `log.level` filters
 /// that name it (`bidscan_server::engine=debug`) keep working.
@@ -343,7 +343,7 @@ fn render(decoded: &Decoded<'_>, stats: Stats, options: &Options) -> Result<Answ
 /// The 500 for an answer that could not be serialized. Serializing to memory fails only for non-string map keys
 /// or a failing Serialize impl; the model has neither.
 pub(crate) fn render_failed(e: serde_json::Error) -> ApiError {
-    crate::layers::request::in_span(
+    crate::routes::layers::request::in_span(
         || tracing::error!(target: LOG_TARGET, error = %e, "cannot render an answer"),
     );
     ApiError::new(ErrorCode::Internal, "the answer could not be rendered")

@@ -136,7 +136,7 @@ fn overload_error(e: &BoxError, retry_after: u64) -> ApiError {
     } else if e.is::<tower::timeout::error::Elapsed>() {
         ApiError::of(ErrorCode::Timeout)
     } else {
-        crate::layers::request::in_span(
+        crate::routes::layers::request::in_span(
             || tracing::error!(target: LOG_TARGET, error = %e, "unexpected middleware error"),
         );
         ApiError::of(ErrorCode::Internal)

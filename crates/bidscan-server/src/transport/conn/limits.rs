@@ -1,5 +1,5 @@
-//! The HTTP limits of one connection that hyper enforces and [`crate::conn::rejects`] reports: a leaf shared by
-//! [`crate::server`] (which configures hyper with them) and `rejects` (which names them in its answers).
+//! The HTTP limits of one connection that hyper enforces and [`crate::transport::conn::rejects`] reports: a leaf shared by
+//! [`crate::transport::server`] (which configures hyper with them) and `rejects` (which names them in its answers).
 
 /// Largest request head (request line and headers) and read buffer of one connection, in bytes: 64 KiB (hyper's
 /// default buffer is ~400 KB and its head limit that buffer). A larger head is answered 431 and the connection
