@@ -19,8 +19,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::args::{DecodeArgs, EXIT_USAGE};
 use crate::config::Config;
-use crate::engine::decode::{Engine, Options};
-use crate::engine::validate::Work;
+use crate::engine::{Engine, Options, Work};
 use crate::gate::{self, Gate};
 use crate::metrics::Metrics;
 

@@ -15,7 +15,7 @@ use clap::Parser;
 pub use args::{Cli, Command, DecodeArgs, EXIT_USAGE, HealthArgs, InspectArg, ServeArgs, ViewArg};
 
 use crate::config::{Config, LogFormat};
-use crate::engine::validate::Work;
+use crate::engine::Work;
 
 /// Parses the command line and runs it.
 pub fn run() -> ExitCode {

@@ -1,6 +1,5 @@
 //! Validation of a bid response against its bid request, in the [`Engine`]: the one function behind
-//! `POST /validate`, `POST /validate/batch` and `bidscan validate`, and [`Work`], which the batch route and the
-//! command line use to run either decode or validate.
+//! `POST /validate`, `POST /validate/batch` and `bidscan validate`.
 //!
 //! The envelope (`{"request": …, "response": …}`) is decoded in place in the same pooled buffer as `/decode`'s
 //! body (`Engine::with_input`) and judged in one call, `bidscan_openrtb::rules::Validated::decode_inspected`
@@ -20,16 +19,6 @@ use serde::Serialize;
 use crate::engine::decode::{Answer, Engine, Inspect, Options, View, render_failed};
 use crate::error::ApiError;
 
-/// What a route or command does with each document.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Work {
-    /// Decode a bid response (`/decode`).
-    #[default]
-    Decode,
-    /// Validate a bid response against its request (`/validate`).
-    Validate,
-}
-
 /// The 200 body of `/validate`: `/decode`'s answer with verdicts, status codes and `seatnonbid`. The request is
 /// not echoed.
 #[derive(Serialize)]
@@ -44,21 +33,6 @@ struct ValidateAnswer<'a> {
 }
 
 impl Engine {
-    /// Runs `work` on the document made of `chunks` (`len` bytes in all): [`answer`](Engine::answer) or
-    /// [`validate`](Engine::validate).
-    pub fn run<'c>(
-        &self,
-        work: Work,
-        chunks: impl IntoIterator<Item = &'c [u8]>,
-        len: usize,
-        options: &Options,
-    ) -> Result<Answer, ApiError> {
-        match work {
-            Work::Decode => self.answer(chunks, len, options),
-            Work::Validate => self.validate(chunks, len, options),
-        }
-    }
-
     /// Validates the envelope made of `chunks` (`len` bytes in all) under `options.policy` (the gate's base
     /// policy when `None`) and renders the answer. Synchronous, with pooled state, counted like [`answer`](Engine::answer), plus
     /// `bidscan_bid_rejections_total{rule,statuscode}` once per rejected bid.

@@ -34,11 +34,10 @@ use bytes::{BufMut, Bytes, BytesMut};
 use futures_util::StreamExt;
 use tokio::sync::OwnedSemaphorePermit;
 
-use crate::engine::decode::{Engine, Options};
-use crate::engine::validate::Work;
+use crate::engine::{Engine, Options, Work};
 use crate::error::{ApiError, ErrorBody};
+use crate::routes::params::{DecodeParams, invalid_query};
 use crate::routes::state::AppState;
-use crate::routes::{DecodeParams, invalid_query};
 use crate::transport::body::{self, Accepts, Line, Lines};
 
 /// Decodes every line of an NDJSON body, answering one NDJSON line per input line as they are decoded.

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use utoipa::OpenApi;
 
 use crate::config::ModeName;
-use crate::engine::decode::{Inspect, View};
+use crate::engine::{Inspect, View};
 use crate::error::{ErrorBody, ErrorFields};
 use crate::routes::ops::StatusBody;
 use crate::routes::state::AppState;

@@ -1,40 +1,36 @@
-//! [`DecodeService`]: `POST /decode` as one service of ours, the layers of the router's `/decode` folded in; the
-//! same service, with [`Work::Validate`], answers `POST /validate` (whose router layers are `/decode`'s).
+//! [`Pipeline`]: the one stack every request to a document route passes (`/decode`, `/validate`: any method),
+//! built once per route in [`crate::routes::app`] and generalised over the route's [`Work`]. A new document
+//! route is one more [`Work`] and one more line of [`crate::routes::DOCUMENT_ROUTES`], not another stack.
 //!
-//! The router's `/decode` is ten tower/tower-http layers around the handler (see [`crate::routes::app`]), each with its
-//! own response future, a `Clone` of everything below it per request (`Oneshot`), two boxed bodies
-//! (`Body::new` around the wire body, the limit wrapper) and an `Arc` flag for close-if-unread. Here the same
-//! steps are one boxed future (a small hand-written wrapper around one `async fn`, see [`DecodeService::call`]),
-//! in the same order and with the same answers, outermost first:
-//! 0. the request id, the INFO span `request` and the id echo, as [`crate::routes::layers::request::RequestLayer`] does for the
-//!    router (the answer here always has an exact length, so no body wrapper; a made id is not inserted into the
-//!    request's headers, which nothing below reads for it);
-//! 1. metrics: `bidscan_http_requests_total{route="/decode",status}` and the duration until the answer is ready
-//!    ([`HttpMetrics`], handles resolved once), as [`crate::routes::layers::track::TrackLayer`];
-//! 2. the panic catcher: a panic anywhere below is a 500 in the JSON shape, logged, without `Connection: close`
-//!    ([`panic_response`], as tower-http's `CatchPanicLayer::custom`);
-//! 3. close-if-unread: a 4xx/5xx answered before the wire body was read to its end gets `Connection: close`
-//!    (as [`crate::routes::layers::unread::CloseIfUnreadLayer`]; the flag is a local here, not an `Arc`);
+//! The steps are one boxed future (a small hand-written wrapper, [`Served`], around one `async fn`, `respond`),
+//! not a tower stack: each tower layer is a response future of its own, and the router's `Oneshot` clones every
+//! layer below it per request. Outermost first, each with its reason:
+//! 0. request id, INFO span `request`, id echo: every log line of a request carries the id the client sees;
+//! 1. metrics `bidscan_http_requests_total{route,status}` and the duration until the answer is ready: what the
+//!    dashboards read ([`HttpMetrics`], handles resolved once);
+//! 2. panic catcher: a panic below is a logged 500 in the JSON shape, not a dropped connection ([`panic_response`]);
+//! 3. close-if-unread: a 4xx/5xx answered before the body was read gets `Connection: close`, so the unread rest is
+//!    never taken for the next request;
 //! 4. the `Host` rule (RFC 9112 §3.2, [`crate::routes::layers::host::host_fault`]): 400 `bad_host`;
-//! 5. JSON error bodies ([`json_errors`]; nothing below answers otherwise, kept as the router has it);
-//! 6. `x-openrtb-version` echoed (as tower-http's `PropagateHeader`: inserted, replacing);
-//! 7. load shedding and the concurrency limit: one `try_acquire` on [`AppState::permits`] (shared with the batch
-//!    and validate routes), none free → 503 `overloaded` with `Retry-After` (what `LoadShed` over
-//!    `GlobalConcurrencyLimit`, answered by `AnswerErrors`, did); the permit is held until the answer is ready;
+//! 5. JSON error bodies ([`json_errors`]): every error a client sees has one shape;
+//! 6. `x-openrtb-version` echoed, replacing: callers pair answers with the OpenRTB version they sent;
+//! 7. the concurrency limit: one `try_acquire` on [`AppState::permits`] (shared with the batch routes), none free →
+//!    503 `overloaded` with `Retry-After`, never a queue; the permit is held until the answer is ready;
 //! 8. the request timeout: 408 `timeout` when the answer is not ready within `server.request_timeout_secs` of the
-//!    permit (as tower's `Timeout`); the timer is only created if the answer is not ready at the first poll;
-//! 9. the body ([`crate::routes::layers::inflate`]'s rules): `Content-Length` over `server.max_body_bytes` → 413 at once, counted
-//!    as outcome `too_large`; a `Content-Encoding` is undone by [`Inflated`] (415 with `Accept-Encoding` for an
-//!    unknown one); a body without one is received straight from the wire body, held to the same limit (413
-//!    "the request body ...", as `http_body_util::Limited` answered);
-//! 10. the handler ([`crate::routes::one_document`]): query, `Content-Type`, the body,
-//!     [`Engine::run`](crate::engine::decode::Engine::run);
-//! 11. answer compression, innermost as the router's `/decode` has it: an answer of at least
-//!     [`compress::COMPRESS_ABOVE`] bytes to a request with `Accept-Encoding` goes through [`compress::answer`];
-//!     without one it gets `Vary: accept-encoding`, as the router's compressor gives it.
+//!    permit, so a slow upload cannot hold a permit; the timer is made only if the answer is not ready at once;
+//! 9. the body's size and codings ([`crate::routes::layers::inflate`]'s rules): `Content-Length` over
+//!    `server.max_body_bytes` → 413 at once (outcome `too_large`); a `Content-Encoding` undone by [`Inflated`] (415
+//!    with `Accept-Encoding` for an unknown one); a plain body received straight from the wire under the same
+//!    limit (413);
+//! 10. the method: anything but `POST` is 405 `method_not_allowed` with `Allow: POST`, after the size and codings
+//!     as the router answers its routes;
+//! 11. the work: query, `Content-Type`, the body, [`Engine::run`](crate::engine::Engine::run) with the route's
+//!     [`Work`];
+//! 12. answer compression, innermost: an answer of at least [`compress::COMPRESS_ABOVE`] bytes to a request with
+//!     `Accept-Encoding` goes through [`compress::answer`]; without one it gets `Vary: accept-encoding`.
 //!
 //! `tests/service.rs`, `tests/hostile*.rs`, `tests/overload.rs` and `tests/interop.rs` hold the behaviour of each
-//! step; `GET /decode` and every other route keep the router and its tower layers.
+//! step.
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -46,7 +42,7 @@ use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::extract::Query;
-use axum::http::{HeaderMap, HeaderValue, Request, Response, Uri, header};
+use axum::http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, Uri, header};
 use axum::response::IntoResponse;
 use bytes::Bytes;
 use futures_util::FutureExt;
@@ -58,37 +54,30 @@ use tokio::time::Sleep;
 use tower::BoxError;
 
 use crate::config::ModeName;
-use crate::engine::decode::{Inspect, View};
-use crate::engine::validate::Work;
+use crate::engine::{Inspect, Options, View, Work};
 use crate::error::{ApiError, ErrorCode, json_errors, panic_response};
 use crate::metrics::HttpMetrics;
 use crate::routes::layers::host::HostFault;
 use crate::routes::layers::inflate::{ACCEPTED, Coding, Inflated, codings};
 use crate::routes::layers::request;
 use crate::routes::layers::{compress, unread};
+use crate::routes::params::{DecodeParams, invalid_query};
 use crate::routes::state::{AppState, OPENRTB_VERSION};
-use crate::routes::{DecodeParams, invalid_query};
 use crate::transport::body::{self, Accepts, Frames};
 use crate::transport::head::Head;
 
-/// The path (and route template) of [`DecodeService::new`]; [`crate::routes::dispatch::Dispatch`] matches it.
-pub const DECODE_PATH: &str = "/decode";
-
-/// The path (and route template) of [`DecodeService::validate`]; [`crate::routes::dispatch::Dispatch`] matches it.
-pub const VALIDATE_PATH: &str = "/validate";
-
-/// `POST /decode` (or, made by [`DecodeService::validate`], `POST /validate`): see the module docs. Cheap to
-/// clone (one `Arc`).
+/// One document route's stack: see the module docs. Cheap to clone (a path and an `Arc`).
 #[derive(Clone)]
-pub struct DecodeService {
+pub struct Pipeline {
+    /// The route's path, matched exactly by [`crate::routes::dispatch::Dispatch`].
+    path: &'static str,
     shared: Arc<Shared>,
 }
 
 struct Shared {
-    /// What the handler does with the document: [`Work::Decode`] for `/decode`, [`Work::Validate`] for
-    /// `/validate`.
+    /// What step 11 does with the document.
     work: Work,
-    /// The route template the requests are counted under (`/decode`, `/validate`).
+    /// The route template the requests are counted under: the path.
     route: &'static str,
     state: AppState,
     http: Arc<HttpMetrics>,
@@ -100,33 +89,23 @@ struct Shared {
     limit: usize,
 }
 
-/// The answer future of [`DecodeService::call`].
-pub type DecodeFuture = Pin<Box<dyn Future<Output = Response<Body>> + Send>>;
+/// The answer future of [`Pipeline::call`].
+pub type PipelineFuture = Pin<Box<dyn Future<Output = Response<Body>> + Send>>;
 
-impl DecodeService {
-    /// `POST /decode` for `state`, counting into `http` (the router's metrics, shared).
-    pub fn new(state: &AppState, http: Arc<HttpMetrics>) -> DecodeService {
-        DecodeService::of(Work::Decode, DECODE_PATH, state, http)
-    }
-
-    /// `POST /validate` for `state` (the envelope of a bid request and its bid response, judged by
-    /// [`Work::Validate`]), counting into `http`: the router's `/validate` has the same layers as its `/decode`
-    /// ([`crate::routes::app`]), so the same folded steps serve it, with the answer of `routes::validate::validate`.
-    pub fn validate(state: &AppState, http: Arc<HttpMetrics>) -> DecodeService {
-        DecodeService::of(Work::Validate, VALIDATE_PATH, state, http)
-    }
-
-    fn of(
+impl Pipeline {
+    /// The stack of the route `path`, doing `work` for `state`, counting into `http` (shared with the router).
+    pub fn new(
+        path: &'static str,
         work: Work,
-        route: &'static str,
         state: &AppState,
         http: Arc<HttpMetrics>,
-    ) -> DecodeService {
+    ) -> Pipeline {
         let config = &state.config;
-        DecodeService {
+        Pipeline {
+            path,
             shared: Arc::new(Shared {
                 work,
-                route,
+                route: path,
                 too_large: state.metrics().outcomes.with_label_values(&["too_large"]),
                 timeout: config.request_timeout(),
                 retry_after: config.server.retry_after_secs,
@@ -137,15 +116,20 @@ impl DecodeService {
         }
     }
 
-    /// Answers one `POST /decode`; the future never fails (every error is an answer).
+    /// The route's path.
+    pub fn path(&self) -> &'static str {
+        self.path
+    }
+
+    /// Answers one request to the route; the future never fails (every error is an answer).
     ///
     /// Step 0 is done here, before the future exists: the request id and the span (the id is not set on the
     /// request's headers, since nothing below reads them for it). Steps 1 and 2 are `Served`, a hand-written
-    /// wrapper, and steps 3 to 11 are one `async fn` (`respond`) that awaits only the body and a compression. Every
+    /// wrapper, and steps 3 to 12 are one `async fn` (`respond`) that awaits only the body and a compression. Every
     /// `async fn` keeps its arguments for as long as it lives, and every level of nesting is built on the stack
-    /// and then moved into its parent. Nested, the steps made a 4.4 KB future that was copied about ten times per
+    /// and then moved into its parent: nested, the steps would make a 4.4 KB future copied about ten times per
     /// request. One level is a fraction of that.
-    pub fn call<B>(&self, req: Request<B>) -> DecodeFuture
+    pub fn call<B>(&self, req: Request<B>) -> PipelineFuture
     where
         B: http_body::Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
@@ -173,9 +157,9 @@ impl DecodeService {
 }
 
 pin_project! {
-    /// Steps 0 to 2 around `inner` (steps 3 to 11): polled in the request's scope (span and id), panics caught
+    /// Steps 0 to 2 around `inner` (steps 3 to 12): polled in the request's scope (span and id), panics caught
     /// (a 500 in the JSON shape, logged, without `Connection: close`), counted in
-    /// `bidscan_http_requests_total{route="/decode",status}` with the duration until the answer is ready, then the
+    /// `bidscan_http_requests_total{route,status}` with the duration until the answer is ready, then the
     /// request's last log line and the id echo ([`request::finished`]).
     struct Served<F> {
         #[pin]
@@ -208,14 +192,14 @@ where
             this.started.elapsed(),
         );
         let Some(mut scope) = this.scope.take() else {
-            panic!("the decode future was polled after its answer");
+            panic!("the pipeline future was polled after its answer");
         };
         request::finished(&mut res, *this.started, &mut scope);
         Poll::Ready(res)
     }
 }
 
-/// What steps 3 to 10 need of the request's headers, read in one pass by [`DecodeService::call`] ([`Head`]).
+/// What steps 3 to 11 need of the request's headers, read in one pass by [`Pipeline::call`] ([`Head`]).
 struct Seen {
     /// How the `Host` rule is broken (RFC 9112 §3.2), if it is.
     host_fault: Option<HostFault>,
@@ -225,12 +209,12 @@ struct Seen {
     length: Option<u64>,
     /// A `Content-Encoding` is present.
     coded: bool,
-    /// No `Content-Type`, or exactly `application/json`: nothing for step 10 to check.
+    /// No `Content-Type`, or exactly `application/json`: nothing for step 11 to check.
     plain_json: bool,
 }
 
-/// Steps 3 to 11: close-if-unread around the `Host` rule and the rest; JSON error bodies and the version echo around
-/// the permit; the request timeout around the body, the handler and the compression.
+/// Steps 3 to 12: close-if-unread around the `Host` rule and the rest; JSON error bodies and the version echo around
+/// the permit; the request timeout around the body, the work and the compression.
 async fn respond<B>(shared: Arc<Shared>, req: Request<B>, seen: Seen) -> Response<Body>
 where
     B: http_body::Body<Data = Bytes> + Send + 'static,
@@ -284,18 +268,18 @@ enum Prepared<B> {
     Body(Pending<B>),
 }
 
-/// A request whose head passed steps 9 and 10's checks.
+/// A request whose head passed the checks of steps 9 to 11.
 struct Pending<B> {
     wire: B,
     /// The codings to undo, last-applied last (`None`: none).
     coded: Option<Vec<Coding>>,
-    options: crate::engine::decode::Options,
+    options: Options,
     /// The request's headers: its `Accept-Encoding` is looked up only for an answer long enough to compress.
     headers: HeaderMap,
 }
 
-/// Steps 9 and 10 on the head: `Content-Length` over the limit (413), the `Content-Encoding` (415), the query
-/// (400), the `Content-Type` (415). `length`, `coded` and `plain_json` are [`Seen`]'s.
+/// Steps 9 to 11 on the head: `Content-Length` over the limit (413), the `Content-Encoding` (415), the method
+/// (405), the query (400), the `Content-Type` (415). `length`, `coded` and `plain_json` are [`Seen`]'s.
 fn prepare<B>(
     shared: &Shared,
     req: Request<B>,
@@ -323,6 +307,14 @@ fn prepare<B>(
     } else {
         None
     };
+    if parts.method != Method::POST {
+        // Empty, as the router's own 405: step 5 gives it the JSON shape.
+        let mut res = Response::new(Body::empty());
+        *res.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
+        res.headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("POST"));
+        return Prepared::Answer(res);
+    }
     let options = match options(&parts.uri, &shared.state, shared.work) {
         Ok(options) => options,
         Err(e) => return Prepared::Answer(e.into_response()),
@@ -338,8 +330,8 @@ fn prepare<B>(
     })
 }
 
-/// Steps 9 to 11 from the body on: the body received within the limit (and its codings undone), the handler,
-/// the answer's compression.
+/// Steps 9 to 12 from the body on: the body received within the limit (and its codings undone), the work, the
+/// answer's compression.
 async fn handle<B>(shared: &Shared, pending: Pending<B>, read: &mut bool) -> Response<Body>
 where
     B: http_body::Body<Data = Bytes> + Send + 'static,
@@ -384,7 +376,7 @@ where
             match headers.get(header::ACCEPT_ENCODING) {
                 Some(accept) if big => Box::pin(compress::answer(accept.clone(), res)).await,
                 None if big => {
-                    // What the router's compressor adds to a long answer for a client that asks for no coding
+                    // What tower-http's compressor (the router's) adds to a long answer for a client that asks for no coding
                     // (RFC 9110 §12.5.5: a cache must not give it to clients that ask for one).
                     res.headers_mut()
                         .insert(header::VARY, HeaderValue::from_static("accept-encoding"));
@@ -453,11 +445,7 @@ where
 /// values, `profile` with a name's characters, each at most once, no escapes) read here, anything else through
 /// axum's `Query`, whose answer (and 400 `invalid_query`) is the contract; then the options for `work`
 /// (`DecodeParams::options`: the policy chosen for a validation, 400 `unknown_profile`).
-fn options(
-    uri: &Uri,
-    state: &AppState,
-    work: Work,
-) -> Result<crate::engine::decode::Options, ApiError> {
+fn options(uri: &Uri, state: &AppState, work: Work) -> Result<Options, ApiError> {
     let params = match uri.query() {
         None => DecodeParams::default(),
         Some(query) => match simple_params(query) {

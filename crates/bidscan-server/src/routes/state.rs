@@ -1,6 +1,5 @@
-//! [`AppState`]: what every handler and the `/decode` service share, and the headers they echo. A leaf of the
-//! server's wiring: the router, the dispatch, the services and the routes import it (it imports the engine, the
-//! gate and the metrics).
+//! [`AppState`]: what every handler and the pipelines share, and the headers they echo. A leaf of the routes:
+//! the router, the pipelines and the handlers import it (it imports the engine, the gate and the metrics).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -10,7 +9,7 @@ use axum::http::HeaderName;
 use tokio::sync::Semaphore;
 
 use crate::config::Config;
-use crate::engine::decode::Engine;
+use crate::engine::Engine;
 use crate::gate::Live;
 use crate::metrics::Metrics;
 
@@ -31,8 +30,8 @@ pub struct AppState {
     pub draining: Arc<AtomicBool>,
     /// When the server started (for `/`).
     pub started: Instant,
-    /// Decode requests in flight, at most `server.max_concurrency`: `/decode` holds a permit (through the
-    /// concurrency-limit layer) until its answer is ready, `/decode/batch` until its stream ends.
+    /// Document requests in flight, at most `server.max_concurrency`: a document route's request holds a permit
+    /// (the pipeline's step 7) until its answer is ready, a batch until its stream ends.
     pub permits: Arc<Semaphore>,
     /// Bytes of batch answers held in memory now, by batches under `server.batch_answer_after_body`, at most
     /// `server.max_held_answer_bytes` in all.

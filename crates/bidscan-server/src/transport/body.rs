@@ -93,7 +93,7 @@ pub enum Accepts {
 }
 
 /// Whether a `Content-Type` value is exactly `application/json`: what nearly every bidder sends, accepted before
-/// the general reading of [`check_content_type`] (and by `/decode`'s hot path without it).
+/// the general reading of [`check_content_type`] (and by the pipeline without it).
 pub(crate) fn is_application_json(value: &HeaderValue) -> bool {
     value.as_bytes() == b"application/json"
 }

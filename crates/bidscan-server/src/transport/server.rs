@@ -48,7 +48,7 @@ use futures_util::FutureExt;
 use crate::config::reload::Reloads;
 use crate::config::{Config, ServerConfig};
 use crate::metrics::Metrics;
-use crate::routes::app::{self, AppState};
+use crate::routes::{self, AppState};
 use crate::transport::conn::drain::Drain;
 use crate::transport::conn::head_timer::HeadTimer;
 use crate::transport::conn::linger::{LINGER_TIME, Lingering};
@@ -138,7 +138,7 @@ pub async fn serve_with(
     let reloader =
         reloads.map(|r| tokio::spawn(crate::config::reload::run(r, running, state.clone())));
     let conns = Connections {
-        app: app::app(state.clone()),
+        app: routes::app(state.clone()),
         http,
         slots,
         metrics: state.metrics().clone(),
@@ -233,7 +233,7 @@ fn protocols(config: &Config) -> auto::Builder<TokioExecutor> {
 
 /// The open connections and what serving one needs.
 struct Connections {
-    app: app::App,
+    app: routes::App,
     /// Configured once, used for every connection.
     http: auto::Builder<TokioExecutor>,
     /// One permit per open connection, `server.max_connections` in all.

@@ -2,9 +2,9 @@
 //! `Accept-Encoding` with its q-values, RFC 9110 §12.5.3; `Vary: accept-encoding` added), for answers of at least
 //! [`COMPRESS_ABOVE`] bytes (tower-http's `SizeAbove` compresses from its size up), at the fastest level.
 //!
-//! - [`layer`]: on the router's `/decode`, `/validate`, `/metrics` and `/openapi.json`.
-//! - [`answer`]: the same service over one finished answer, for [`crate::routes::pipeline`]'s `POST /decode`, which has no
-//!   tower stack to put a layer in. It is called only for answers of at least that size whose request has an
+//! - [`layer`]: on the router's `/metrics` and `/openapi.json`.
+//! - [`answer`]: the same service over one finished answer, for the document routes' [`crate::routes::pipeline`],
+//!   which has no tower stack to put a layer in. It is called only for answers of at least that size whose request has an
 //!   `Accept-Encoding`, so a no-bid pays one length compare; the compressed body is boxed (one allocation, beside
 //!   the compressor's own).
 //!
@@ -204,7 +204,7 @@ mod tests {
         assert_eq!(coding, None);
         assert_eq!(vary, None);
         assert_eq!(bytes.len(), short);
-        // From the threshold up it is compressed, as the hot path's test assumes ([`compressible`]).
+        // From the threshold up it is compressed, as the pipeline's test assumes ([`compressible`]).
         assert_eq!(through("gzip", short + 1).await.0.as_deref(), Some("gzip"));
         assert!(compressible(short + 1) && !compressible(short));
     }
