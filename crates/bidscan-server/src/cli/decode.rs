@@ -190,7 +190,7 @@ fn gather(input: &Path, ndjson: bool) -> Result<Vec<Doc>, String> {
         .map_err(|e| format!("{}: {e}", input.display()))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         // Every entry named as a document: one that cannot be read as a file (a dangling link, a directory
-        // named `x.json`) is an error naming it, not skipped (tester A, session 19).
+        // named `x.json`) is an error naming it, not skipped.
         .filter(|p| extension(p).is_some())
         .collect();
     files.sort();

@@ -4,7 +4,7 @@
 //! anything is ever logged inside it) and keeps them as a JSON object in a string, which it parses back when an
 //! event inside the span is written. Its own field formatter (`JsonFields`) builds a `BTreeMap` of
 //! `serde_json::Value`s, one `String` per field, and serializes the map: with the per-request span (method, URI,
-//! request id) that was ~8.7 k instructions and six allocations per request (BENCHMARKS.md, "Service cost").
+//! request id) that is ~8.7 k instructions and six allocations per request (callgrind).
 //! This one writes the same JSON object directly, escaping as it goes: the same log lines (keys in the order the
 //! fields were recorded instead of sorted; the event formatter re-serializes them sorted anyway).
 

@@ -12,10 +12,13 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-pub use args::{Cli, Command, DecodeArgs, EXIT_USAGE, HealthArgs, InspectArg, ServeArgs, ViewArg};
+use args::{Cli, Command, EXIT_USAGE, ServeArgs};
 
 use crate::config::{Config, LogFormat};
 use crate::engine::Work;
+
+/// The target of this module's log lines (`log.level` filters name it; docs/operations.md, "Logs").
+const LOG_TARGET: &str = "bidscan_server::cli";
 
 /// Parses the command line and runs it.
 pub fn run() -> ExitCode {
@@ -74,12 +77,18 @@ fn serve(args: ServeArgs) -> ExitCode {
         let reloads = reloads(load);
         let listener = crate::transport::server::bind(&config.server)
             .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", config.server.listen))?;
-        crate::serve_with(config, listener, crate::shutdown_signal(), reloads).await
+        crate::transport::server::serve_with(
+            config,
+            listener,
+            crate::transport::server::shutdown_signal(),
+            reloads,
+        )
+        .await
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            tracing::error!(error = %e, "server failed");
+            tracing::error!(target: LOG_TARGET, error = %e, "server failed");
             eprintln!("bidscan: {e:#}");
             ExitCode::FAILURE
         }
@@ -92,7 +101,7 @@ fn reloads(load: crate::config::reload::Loader) -> Option<crate::config::reload:
     match crate::config::reload::Reloads::on_sighup(load) {
         Ok(reloads) => Some(reloads),
         Err(e) => {
-            tracing::error!(error = %e, "cannot listen for SIGHUP: no configuration reloads");
+            tracing::error!(target: LOG_TARGET, error = %e, "cannot listen for SIGHUP: no configuration reloads");
             None
         }
     }
@@ -131,6 +140,7 @@ pub fn init_logging(format: LogFormat, level: &str) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use super::args::ViewArg;
     use super::*;
     use clap::CommandFactory;
 

@@ -33,7 +33,7 @@ pub struct Config {
     pub log: LogConfig,
     /// `[validate]`: `skip | warn | enforce` per response-validation rule, `[validate.rates]` for floors in
     /// another currency (`POST /validate`; see `bidscan_openrtb::rules`), `[validate.profiles.NAME]` and the
-    /// rates source (see [`ValidateConfig`]). The one section a reload applies live.
+    /// rates source (see `ValidateConfig`). The one section a reload applies live.
     #[serde(default)]
     pub validate: ValidateConfig,
 }
@@ -52,7 +52,7 @@ pub struct ServerConfig {
     /// Most lines one `/decode/batch` or `/validate/batch` answers; past it an error line ends the stream.
     pub max_batch_lines: usize,
     /// Most bytes of answer lines one batch writes; the line that would pass it is replaced by an error line
-    /// that ends the stream (a batch's answer can be far larger than its body: RELIABILITY.md F30).
+    /// that ends the stream (a batch's answer can be far larger than its body).
     pub max_batch_answer_bytes: usize,
     /// When true, `/decode/batch` and `/validate/batch` read the whole body (answering its lines as they
     /// arrive, held in memory, at most `max_batch_answer_bytes`) before the answer's head and lines are sent.
@@ -75,7 +75,7 @@ pub struct ServerConfig {
     /// (default 30, hyper's own default). So it is also the idle timeout of kept-alive connections.
     pub header_read_timeout_secs: u64,
     /// Seconds a client may take no byte of an answer being sent; then its connection is reset (default 10;
-    /// [`crate::transport::conn::send_timeout`], RELIABILITY.md F26).
+    /// [`crate::transport::conn::send_timeout`]).
     pub send_timeout_secs: u64,
     /// Seconds from the shutdown signal to exit, at most.
     pub drain_timeout_secs: u64,
@@ -694,7 +694,7 @@ mod tests {
         });
     }
 
-    /// F29: zero drains, retry delays and pool limits, a grace longer than the drain, a level that is no level
+    /// Zero drains, retry delays and pool limits, a grace longer than the drain, a level that is no level
     /// and a single-underscore override are errors naming the key.
     #[test]
     fn zero_limits_bad_levels_and_misspelt_overrides_are_errors() {

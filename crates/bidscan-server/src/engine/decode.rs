@@ -33,8 +33,7 @@ use crate::error::{ApiError, ErrorCode};
 use crate::gate::{self, Gate, SharedGate};
 use crate::metrics::{INPUT_BUFFER, Metrics, PoolMetrics};
 
-/// The target of this module's log lines: the module's path before issue 17 moved it, so `log.level` filters
-/// that name it (`bidscan_server::engine=debug`) keep working.
+/// The target of this module's log lines (`log.level` filters name it; docs/operations.md, "Logs").
 const LOG_TARGET: &str = "bidscan_server::engine";
 
 /// Which parts of the answer to include.
@@ -172,11 +171,6 @@ impl Engine {
         }
     }
 
-    /// This engine validating with `policy` alone, no profile (the default: `Policy::default()`).
-    pub fn with_policy(self, policy: Policy) -> Engine {
-        self.with_gate(gate::shared(Gate::single(policy)))
-    }
-
     /// This engine validating with the policies of `gate` (as they are each time a document is judged).
     pub fn with_gate(mut self, gate: SharedGate) -> Engine {
         self.gate = gate;
@@ -304,7 +298,7 @@ impl Engine {
         for issue in &decoded.issues {
             self.metrics.count_issue(issue.code, issue.severity);
         }
-        // Past the list's bound too (RELIABILITY.md F20): the metric counts every issue found.
+        // Past the list's bound too: the metric counts every issue found.
         for (code, severity, n) in decoded.unlisted.iter() {
             self.metrics.count_issues(code, severity, n as u64);
         }

@@ -16,4 +16,4 @@ pub mod registry;
 
 pub use http::HttpMetrics;
 pub use pool::PoolMetrics;
-pub use registry::{INPUT_BUFFER, Metrics, OUTCOMES, severity_label};
+pub use registry::{INPUT_BUFFER, Metrics};

@@ -36,7 +36,7 @@ use crate::metrics::HttpMetrics;
 pub use dispatch::Dispatch;
 use layers::request::RequestLayer;
 pub use pipeline::Pipeline;
-pub use state::{AppState, OPENRTB_VERSION};
+pub use state::AppState;
 
 /// The document routes, each the [`Pipeline`] of its [`Work`]: a new document route is one more line here.
 pub const DOCUMENT_ROUTES: [(&str, Work); 2] =

@@ -52,6 +52,7 @@ use crate::routes::validate::{ValidateAnswerDoc, ValidateEnvelopeDoc};
 )]
 pub struct ApiDoc;
 
+#[cfg(test)]
 /// The OpenAPI document of a server without policy profiles: [`ApiDoc`] completed (see the module docs).
 pub fn document() -> Value {
     document_with(&[])

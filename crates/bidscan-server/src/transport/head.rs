@@ -1,8 +1,8 @@
 //! [`Head`]: what `POST /decode` ([`crate::routes::pipeline`]) reads of a request's headers, found in one pass over them.
 //!
 //! The steps of `/decode` read six request headers (`Host`, `Content-Length`, `Content-Encoding`,
-//! `Content-Type`, `x-request-id`, `x-openrtb-version`). Looked up one by one, each lookup hashed its name and
-//! probed the map: ~600 instructions per request (callgrind, BENCHMARKS.md "Service cost"), for a request that
+//! `Content-Type`, `x-request-id`, `x-openrtb-version`). Looked up one by one, each lookup hashes its name and
+//! probes the map: ~600 instructions per request (callgrind), for a request that
 //! carries three to six headers. One walk over the headers, comparing names (a standard name is one enum
 //! compare), finds them all. Each field is what [`HeaderMap::get`] would give (the first value of the name), and
 //! `Host` is counted and its first value kept, as the RFC 9112 §3.2 rule needs ([`crate::routes::layers::host::host_fault`]).

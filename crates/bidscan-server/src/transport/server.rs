@@ -107,7 +107,7 @@ pub async fn serve(
     serve_with(config, listener, shutdown, None).await
 }
 
-/// [`serve`], reloading `[validate]` on each of `reloads` ([`crate::config::reload`]; `bidscan serve`: `SIGHUP`). The
+/// [`serve`], reloading `[validate]` on each of `reloads` ([`Reloads`](crate::Reloads); `bidscan serve`: `SIGHUP`). The
 /// rates source, when configured, is read before the first connection is accepted (waiting at most
 /// `validate.rates_timeout_secs`), then on its schedule (`crate::gate`).
 ///
@@ -329,8 +329,8 @@ impl Connections {
         Box::new(move |stream: TcpStream| {
             Box::pin(async move {
                 // A connection that has sent nothing when the drain begins is closed then: it holds no request,
-                // and waiting for its first bytes (up to the header-read timeout) held the whole drain to its
-                // deadline (tester A, session 19). Bytes already there are read first (`biased`), so a request
+                // and waiting for its first bytes (up to the header-read timeout) would hold the whole drain to its
+                // deadline. Bytes already there are read first (`biased`), so a request
                 // sent just before the drain is still answered.
                 let sent = tokio::select! {
                     biased;

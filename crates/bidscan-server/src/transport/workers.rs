@@ -88,11 +88,6 @@ impl Workers {
         self.workers.len()
     }
 
-    /// Always false: there is at least one worker.
-    pub fn is_empty(&self) -> bool {
-        self.workers.is_empty()
-    }
-
     /// Hands `stream` to the worker with the fewest open connections (the lowest index on a tie), which spawns
     /// `serve(stream)` on its runtime. Dropped (the client sees the connection closed) when the socket cannot
     /// leave this runtime or join the worker's, or the worker has stopped.

@@ -5,7 +5,7 @@
 //! It replaces tower-http's `RequestBodyLimitLayer` + `RequestDecompressionLayer`, for two reasons:
 //! - the decompression layer reads one gzip member only, and what followed the end of the compressed stream was
 //!   either dropped (when it arrived in the same read as the stream's end) or an error (when it arrived later),
-//!   so the answer to one body depended on how the client split its writes (RELIABILITY.md F9);
+//!   so the answer to one body depended on how the client split its writes;
 //! - a 413 decided from `Content-Length` was answered by the limit layer before the handler ran, so it was not
 //!   counted as the decode outcome `too_large`; here it is counted where it is decided.
 //!

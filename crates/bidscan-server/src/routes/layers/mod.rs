@@ -1,6 +1,5 @@
-//! The request steps of ours that the router and the pipeline share, one per file, in the order a request meets
-//! them ([`crate::routes::router`] stacks them as tower layers; [`crate::routes::pipeline`] calls their pieces as
-//! steps of one future):
+//! The request steps of ours, one per file, in the order a request meets them ([`crate::routes::router`] stacks
+//! them as tower layers; [`crate::routes::pipeline`] calls their pieces as steps of one future):
 //! - [`request`]: `RequestLayer`, the outermost — request id, the request's (lazy) span, the id echoed;
 //! - [`track`]: `TrackLayer`, the HTTP metrics under the matched route template;
 //! - [`unread`]: `CloseIfUnreadLayer`, `Connection: close` on an error answered before the body was read;

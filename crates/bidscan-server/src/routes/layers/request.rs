@@ -13,15 +13,14 @@
 //!
 //! The span is lazy ([`Scope`]): made when the request starts only if DEBUG is enabled (its DEBUG lines will be
 //! written), otherwise only when the request logs a line ([`in_span`], a 5xx's WARN). At the default level a
-//! request that succeeds logs nothing, and making, entering and leaving the span cost about 10 k instructions per
-//! request (BENCHMARKS.md §6), for nothing.
+//! request that succeeds logs nothing, and making, entering and leaving the span would cost about 10 k
+//! instructions per request (callgrind), for nothing.
 //!
 //! Why ours: beyond the span itself, the three tower-http layers did per-request work that nothing reads (an
 //! extension map and a `RequestId` in it, a `String` and a header value per UUID, the header looked up three
 //! times, a wrapper around every response body that enters the span on each frame). Here the UUID is formatted on
 //! the stack, the id is looked up once, and only streamed answers (no exact length: the NDJSON batch route) get a
-//! body wrapper, since a full body is written without running any code of ours. BENCHMARKS.md, "Service cost",
-//! has the instruction counts.
+//! body wrapper, since a full body is written without running any code of ours.
 //!
 //! [`DefaultOnRequest`]: tower_http::trace::DefaultOnRequest
 
@@ -39,8 +38,7 @@ use pin_project_lite::pin_project;
 use tower::{Layer, Service};
 use tracing::Span;
 
-/// The target of this module's log lines: the module's path before issue 17 moved it, so `log.level` filters
-/// that name it (`bidscan_server::request=debug`) keep working.
+/// The target of this module's log lines (`log.level` filters name it; docs/operations.md, "Logs").
 const LOG_TARGET: &str = "bidscan_server::request";
 
 /// The request id header, as `SetRequestIdLayer::x_request_id` names it.
@@ -103,8 +101,8 @@ where
 pub(crate) const MAX_ID_BYTES: usize = 200;
 
 /// True when the client's `x-request-id` can be kept: not empty, at most [`MAX_ID_BYTES`], and visible ASCII
-/// (what logs and traces can carry as text); any other is replaced by a new id (tester A, session 19: an empty
-/// id was echoed empty, a 3,000-byte one logged whole, a non-UTF-8 one logged as "").
+/// (what logs and traces can carry as text); any other is replaced by a new id (kept, an empty
+/// id would be echoed empty, a 3,000-byte one logged whole, a non-UTF-8 one logged as "").
 pub(crate) fn usable_id(id: &HeaderValue) -> bool {
     !id.is_empty() && id.len() <= MAX_ID_BYTES && id.as_bytes().iter().all(|c| c.is_ascii_graphic())
 }
@@ -167,11 +165,6 @@ impl Scope {
             scope.span();
         }
         scope
-    }
-
-    /// The request's id.
-    pub fn id(&self) -> &HeaderValue {
-        &self.id
     }
 
     /// The request's span, made now if it was not yet.
@@ -259,39 +252,6 @@ pub(crate) fn finished(res: &mut Response<Body>, started: Instant, scope: &mut S
     res.headers_mut()
         .entry(X_REQUEST_ID)
         .or_insert_with(|| scope.id.clone());
-}
-
-pin_project! {
-    /// `inner` polled in a request's [`Scope`] ([`Scope::run`]); resolves to its output and the scope.
-    pub struct InScope<F> {
-        #[pin]
-        inner: F,
-        scope: Option<Scope>,
-    }
-}
-
-impl<F> InScope<F> {
-    /// `inner` in `scope`.
-    pub fn new(inner: F, scope: Scope) -> InScope<F> {
-        InScope {
-            inner,
-            scope: Some(scope),
-        }
-    }
-}
-
-impl<F: Future> Future for InScope<F> {
-    type Output = (F::Output, Scope);
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
-        let inner = this.inner;
-        let out = ready!(Scope::run(this.scope, || inner.poll(cx)));
-        match this.scope.take() {
-            Some(scope) => Poll::Ready((out, scope)),
-            None => panic!("InScope polled after completion"),
-        }
-    }
 }
 
 pin_project! {

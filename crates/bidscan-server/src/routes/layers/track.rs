@@ -19,22 +19,12 @@ use crate::metrics::HttpMetrics;
 #[derive(Clone)]
 pub struct TrackLayer {
     http: Arc<HttpMetrics>,
-    /// The route template of every request, when the layer serves one route outside the router.
-    route: Option<&'static str>,
 }
 
 impl TrackLayer {
     /// Counts into `http`, under the route the router matched.
     pub fn new(http: Arc<HttpMetrics>) -> TrackLayer {
-        TrackLayer { http, route: None }
-    }
-
-    /// Counts into `http`, every request under `route` (a layer around one route's service, outside the router).
-    pub fn for_route(http: Arc<HttpMetrics>, route: &'static str) -> TrackLayer {
-        TrackLayer {
-            http,
-            route: Some(route),
-        }
+        TrackLayer { http }
     }
 }
 
@@ -45,7 +35,6 @@ impl<S> Layer<S> for TrackLayer {
         Track {
             inner,
             http: self.http.clone(),
-            route: self.route,
         }
     }
 }
@@ -55,7 +44,6 @@ impl<S> Layer<S> for TrackLayer {
 pub struct Track<S> {
     inner: S,
     http: Arc<HttpMetrics>,
-    route: Option<&'static str>,
 }
 
 impl<S, B, R> Service<Request<B>> for Track<S>
@@ -71,14 +59,8 @@ where
     }
 
     fn call(&mut self, req: Request<B>) -> Self::Future {
-        let route = match self.route {
-            Some(route) => Route::Fixed(route),
-            None => req
-                .extensions()
-                .get::<MatchedPath>()
-                .cloned()
-                .map_or(Route::Unmatched, Route::Matched),
-        };
+        // `None`: no route matched (the 404 fallback).
+        let route = req.extensions().get::<MatchedPath>().cloned();
         TrackFuture {
             started: Instant::now(),
             inner: self.inner.call(req),
@@ -94,16 +76,9 @@ pin_project! {
         #[pin]
         inner: F,
         http: Arc<HttpMetrics>,
-        route: Route,
+        route: Option<MatchedPath>,
         started: Instant,
     }
-}
-
-/// The route a [`TrackFuture`] counts under.
-enum Route {
-    Fixed(&'static str),
-    Matched(MatchedPath),
-    Unmatched,
 }
 
 impl<F, R, E> Future for TrackFuture<F>
@@ -116,13 +91,11 @@ where
         let this = self.project();
         let res = ready!(this.inner.poll(cx));
         if let Ok(res) = &res {
-            let route = match this.route {
-                Route::Fixed(route) => Some(*route),
-                Route::Matched(path) => Some(path.as_str()),
-                Route::Unmatched => None,
-            };
-            this.http
-                .observe(route, res.status(), this.started.elapsed());
+            this.http.observe(
+                this.route.as_ref().map(MatchedPath::as_str),
+                res.status(),
+                this.started.elapsed(),
+            );
         }
         Poll::Ready(res)
     }

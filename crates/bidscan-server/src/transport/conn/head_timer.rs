@@ -2,9 +2,9 @@
 //! one in place of tokio's.
 //!
 //! hyper starts that timer for every request head it reads (the idle time of a kept-alive connection included) and
-//! drops it when the head is in. With `TokioTimer` that was, per request, a boxed tokio `Sleep` put into tokio's
+//! drops it when the head is in. With `TokioTimer` that is, per request, a boxed tokio `Sleep` put into tokio's
 //! timer wheel on its first poll and taken out again on drop: about 1 k instructions of a 25 k no-bid request
-//! (callgrind, BENCHMARKS.md "Service cost"), for a timer that, on real traffic, never fires.
+//! (callgrind), for a timer that, on real traffic, never fires.
 //!
 //! Here a sleep is a deadline and a waker in a slot of a small table ([`SHARDS`] mutexes, one per worker thread as
 //! threads are counted, so workers do not share a lock); a ticker thread wakes the sleeps whose deadline has passed

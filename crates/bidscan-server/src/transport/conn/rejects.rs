@@ -49,8 +49,7 @@ use crate::transport::conn::limits::{MAX_HEADERS, MAX_READ_BUFFER};
 /// a name byte, `:` and a line feed.
 pub const FEWEST_BYTES_OVER_FIELDS: usize = (MAX_HEADERS + 1) * 3;
 
-/// The target of this module's log lines: the module's path before issue 17 moved it, so `log.level` filters
-/// that name it (`bidscan_server::rejects=debug`) keep working.
+/// The target of this module's log lines (`log.level` filters name it; docs/operations.md, "Logs").
 const LOG_TARGET: &str = "bidscan_server::rejects";
 
 /// What has been read of the request head being received, for choosing the answer to hyper's 431.

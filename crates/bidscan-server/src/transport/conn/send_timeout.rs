@@ -1,5 +1,5 @@
 //! [`SendTimeout`]: the connection wrapper that resets a connection whose client takes no byte of an answer for
-//! `server.send_timeout_secs` (RELIABILITY.md F26).
+//! `server.send_timeout_secs`.
 //!
 //! hyper has no write timeout for HTTP/1 bodies, and `server.request_timeout_secs` ends when the answer is ready,
 //! not when it is written: a client that sends a request and never reads the answer (its receive window stays
@@ -23,8 +23,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::time::{Instant, Sleep};
 
-/// The target of this module's log lines: the module's path before issue 17 moved it, so `log.level` filters
-/// that name it (`bidscan_server::send_timeout=debug`) keep working.
+/// The target of this module's log lines (`log.level` filters name it; docs/operations.md, "Logs").
 const LOG_TARGET: &str = "bidscan_server::send_timeout";
 
 /// A TCP connection whose writes may stall at most `limit` (see the module docs).
@@ -52,11 +51,6 @@ impl SendTimeout {
             expired: false,
             counter,
         }
-    }
-
-    /// The socket.
-    pub fn get_ref(&self) -> &TcpStream {
-        &self.io
     }
 
     /// What a write that returned `result` means: progress stops the timer; `Pending` starts it (at the first
