@@ -97,7 +97,7 @@ fn decode_a_directory_one_line_per_file() {
 }
 
 /// stdout that cannot take the answers (`/dev/full`: every write fails with ENOSPC) is a failure that is said, and
-/// the summary does not claim documents it never decoded (found by a fresh tester, session 17).
+/// the summary does not claim documents it never decoded.
 #[test]
 #[cfg(target_os = "linux")]
 fn a_failing_stdout_is_reported_and_the_summary_counts_what_ran() {
@@ -142,7 +142,7 @@ fn exit_status_is_1_when_a_document_fails_and_2_on_usage_errors() {
         bidscan(&["decode", "-", "--strict"], strict).status.code(),
         Some(1)
     );
-    // `decode.mode` of the config applies without `--strict`, as the server applies it (tester, session 6).
+    // `decode.mode` of the config applies without `--strict`, as the server applies it.
     let dir = tempfile::tempdir().unwrap();
     let toml = dir.path().join("strict.toml");
     std::fs::write(&toml, "[decode]\nmode = \"strict\"\n").unwrap();
@@ -215,7 +215,7 @@ async fn health_probes_a_running_server() {
         Some(2)
     );
 
-    // Without `--url`, the configured listen port (tester A, session 19: it always probed 8080).
+    // Without `--url`, the configured listen port, not 8080.
     let addr = server
         .url("")
         .trim_start_matches("http://")
@@ -242,7 +242,7 @@ async fn health_probes_a_running_server() {
         String::from_utf8_lossy(&out.stdout)
             .contains(&format!("127.0.0.1:{}", addr.rsplit(':').next().unwrap()))
     );
-    // A configuration that does not load is a usage error, not a probe of port 8080 (tester C, session 19);
+    // A configuration that does not load is a usage error, not a probe of port 8080;
     // an invalid `RUST_LOG` is refused by every command, as an invalid `log.level` is.
     for (var, value, args) in [
         ("BIDSCAN__SERVER__LISTEN", "localhost:1", vec!["health"]),

@@ -242,7 +242,7 @@ async fn empty_body_is_a_nobid() {
 
 /// An `Accept-Encoding` that accepts no coding (`identity;q=0`) is ignored, as nginx does: the answer with its own
 /// status and no coding — not a 406 carrying the answer (tower-http's choice), on the hot `/decode` path and the
-/// router's compressed routes alike (found by a fresh tester, session 8).
+/// router's compressed routes alike.
 #[tokio::test]
 async fn an_accept_encoding_that_accepts_nothing_is_ignored() {
     let server = start(config()).await;

@@ -125,7 +125,7 @@ async fn sigterm_under_load_loses_no_accepted_request() {
                 if let Ok(res) = ready_client.get(&ready_url).send().await
                     && res.status() == 503
                 {
-                    // Tester A, session 19: the draining 503 carries `Retry-After` like any other.
+                    // The draining 503 carries `Retry-After` like any other.
                     assert!(
                         res.headers().contains_key("retry-after"),
                         "{:?}",
@@ -266,7 +266,7 @@ async fn a_second_sigterm_exits_at_once() {
 }
 
 /// A connection that has sent nothing when the drain begins does not hold it: the process exits at the end of
-/// the grace, not at `server.drain_timeout_secs` (tester A, session 19: a pre-opened connection, as load
+/// the grace, not at `server.drain_timeout_secs` (a pre-opened connection, as load
 /// balancers keep, made every stop take the whole drain deadline).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_connection_that_sent_nothing_does_not_hold_the_drain() {

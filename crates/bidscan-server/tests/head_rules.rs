@@ -144,7 +144,7 @@ async fn the_largest_content_lengths_are_413() {
                 "POST {path} HTTP/1.1\r\nhost: x\r\ncontent-length: {length}\r\nconnection: close\r\n\r\n"
             );
             // With a short body, and with a body in the same write that makes head and body together
-            // longer than a head with 101 fields could be (tester's T1: only the head is measured).
+            // longer than a head with 101 fields could be (only the head is measured).
             for body in [&b"{}"[..], &[b' '; 500][..]] {
                 let a = send(&server, &h, body).await;
                 assert_eq!(a.status, 413, "{path} {length} +{}: {}", body.len(), a.json);

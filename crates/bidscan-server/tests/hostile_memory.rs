@@ -406,7 +406,7 @@ async fn a_batch_whose_answer_outgrows_its_body_is_held_to_the_answer_bound() {
     assert!(!text.contains("payload_too_large"));
 }
 
-/// Tester C, session 19: under `server.batch_answer_after_body` every batch holds its answer until its body is
+/// Under `server.batch_answer_after_body` every batch holds its answer until its body is
 /// read, so a few KB of gzip could make each connection hold `max_batch_answer_bytes`. All batches together hold
 /// at most `server.max_held_answer_bytes`: the chunk that would pass it is replaced by one `overloaded` line, and
 /// what a batch held is released when its answer has been sent.
@@ -461,7 +461,7 @@ async fn held_batch_answers_are_bounded_for_the_whole_server() {
 }
 
 /// Past `server.max_batch_bytes` after decompression, every line that ends within the limit is answered — also
-/// those in the inflated frame that passes it (were dropped with that frame; found by a fresh tester, session 8).
+/// those in the inflated frame that passes it (were dropped with that frame).
 #[tokio::test]
 async fn every_line_within_the_batch_limit_is_answered() {
     let _one = ONE_AT_A_TIME.lock().await;

@@ -259,8 +259,8 @@ async fn a_connection_that_never_sends_its_request_head_is_closed() {
 }
 
 /// Before hyper reads a head it tells HTTP/1 from the h2c preface, with no timer of its own: a connection that
-/// sends nothing, or only a prefix of the preface, is closed by the header-read timeout too (found by a fresh
-/// tester: four silent sockets held every slot of `max_connections = 4`, `/healthz` timed out).
+/// sends nothing, or only a prefix of the preface, is closed by the header-read timeout too (otherwise
+/// four silent sockets would hold every slot of `max_connections = 4`, and `/healthz` would time out).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_connection_that_sends_nothing_or_half_a_preface_is_closed() {
     let mut c = config();

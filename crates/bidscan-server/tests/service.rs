@@ -205,7 +205,7 @@ async fn request_id_is_kept_or_made_and_echoed() {
     let made = res.headers()["x-request-id"].to_str().unwrap();
     assert_eq!(made.len(), 36, "a UUID: {made}");
     // An empty id, one over 200 bytes, or one that is not visible ASCII is replaced, on the hot route and the
-    // others alike (tester A, session 19).
+    // others alike.
     let long = "x".repeat(201);
     let kept = "y".repeat(200);
     for (sent, replaced) in [
