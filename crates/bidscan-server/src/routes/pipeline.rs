@@ -22,8 +22,8 @@
 //!    `server.max_body_bytes` → 413 at once (outcome `too_large`); a `Content-Encoding` undone by [`Inflated`] (415
 //!    with `Accept-Encoding` for an unknown one); a plain body received straight from the wire under the same
 //!    limit (413);
-//! 10. the method: anything but `POST` is 405 `method_not_allowed` with `Allow: POST`, after the size and codings
-//!     as the router answers its routes;
+//! 10. the method: anything but `POST` is 405 `method_not_allowed`, after the size and codings as the router
+//!     answers its routes; every answer to another method carries `Allow: POST`;
 //! 11. the work: query, `Content-Type`, the body, [`Engine::run`](crate::engine::Engine::run) with the route's
 //!     [`Work`];
 //! 12. answer compression, innermost: an answer of at least [`compress::COMPRESS_ABOVE`] bytes to a request with
@@ -145,6 +145,7 @@ impl Pipeline {
             length: head.content_length(),
             coded: head.coded,
             plain_json: head.plain_json(),
+            post: req.method() == Method::POST,
         };
         let scope = request::Scope::new(&req, id);
         Box::pin(Served {
@@ -211,6 +212,8 @@ struct Seen {
     coded: bool,
     /// No `Content-Type`, or exactly `application/json`: nothing for step 11 to check.
     plain_json: bool,
+    /// The method is `POST`, the one the document routes take.
+    post: bool,
 }
 
 /// Steps 3 to 12: close-if-unread around the `Host` rule and the rest; JSON error bodies and the version echo around
@@ -231,7 +234,14 @@ where
             Err(_) => ApiError::overloaded(shared.retry_after).into_response(),
             Ok(_permit) => {
                 let deadline = tokio::time::Instant::now() + shared.timeout;
-                match prepare(&shared, req, seen.length, seen.coded, seen.plain_json) {
+                match prepare(
+                    &shared,
+                    req,
+                    seen.length,
+                    seen.coded,
+                    seen.plain_json,
+                    seen.post,
+                ) {
                     Prepared::Answer(res) => res,
                     Prepared::Body(body) => {
                         let answered = Deadline {
@@ -257,6 +267,12 @@ where
         res.headers_mut()
             .insert(header::CONNECTION, HeaderValue::from_static("close"));
     }
+    if !seen.post {
+        // Every answer to another method names the one taken (RFC 9110 §10.2.1), as axum's method router does.
+        res.headers_mut()
+            .entry(header::ALLOW)
+            .or_insert(HeaderValue::from_static("POST"));
+    }
     res
 }
 
@@ -279,13 +295,14 @@ struct Pending<B> {
 }
 
 /// Steps 9 to 11 on the head: `Content-Length` over the limit (413), the `Content-Encoding` (415), the method
-/// (405), the query (400), the `Content-Type` (415). `length`, `coded` and `plain_json` are [`Seen`]'s.
+/// (405), the query (400), the `Content-Type` (415). `length`, `coded`, `plain_json` and `post` are [`Seen`]'s.
 fn prepare<B>(
     shared: &Shared,
     req: Request<B>,
     length: Option<u64>,
     coded: bool,
     plain_json: bool,
+    post: bool,
 ) -> Prepared<B> {
     let limit = shared.limit;
     if length.is_some_and(|n| n > limit as u64) {
@@ -307,12 +324,10 @@ fn prepare<B>(
     } else {
         None
     };
-    if parts.method != Method::POST {
-        // Empty, as the router's own 405: step 5 gives it the JSON shape.
+    if !post {
+        // Empty, as the router's own 405: step 5 gives it the JSON shape, `respond` the `Allow` header.
         let mut res = Response::new(Body::empty());
         *res.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
-        res.headers_mut()
-            .insert(header::ALLOW, HeaderValue::from_static("POST"));
         return Prepared::Answer(res);
     }
     let options = match options(&parts.uri, &shared.state, shared.work) {
