@@ -5,8 +5,8 @@
 //! # Layout, by job
 //! - `transport/`: the accept loop under the connection cap and the drain ([`serve`]), the worker threads, what
 //!   wraps each connection (header-read timer, send timeout, lingering close, hyper's own rejections as JSON),
-//!   the request head read in one pass, request bodies received under the size limits. It knows hyper and
-//!   tokio, not OpenRTB.
+//!   the request head read in one pass, request bodies received under the size limits. It is built on
+//!   hyper and tokio and imports no OpenRTB crate.
 //! - `routes/`: the application each connection calls. A document route (`/decode`, `/validate`) passes its
 //!   pipeline, the one stack whose steps each have a one-line reason, generalised over the route's work; the
 //!   operational and batch routes pass the axum router and its tower layers; handlers, the query, `AppState`,

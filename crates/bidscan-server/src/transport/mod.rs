@@ -1,4 +1,4 @@
-//! The transport: what carries requests and answers, knowing hyper and tokio but not OpenRTB.
+//! The transport: what carries requests and answers, on hyper and tokio; it imports no OpenRTB crate.
 //! - [`server`]: the accept loop, the connection cap, the drain ([`serve`](server::serve));
 //! - [`workers`]: the threads that serve connections, each a current-thread runtime;
 //! - [`conn`]: what wraps each connection (header-read timer, send timeout, lingering close, hyper's own
