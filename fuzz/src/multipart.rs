@@ -1,5 +1,5 @@
 //! The multipart target: the auction's `multipart/form-data` reader (the server's leaf module
-//! `crates/bidscan-server/src/auction_parts/multipart.rs`, included by path) on arbitrary bytes, against multer
+//! `crates/bidscan-server/src/routes/auction_parts/multipart.rs`, included by path) on arbitrary bytes, against multer
 //! (axum's reader): never a panic; every range it gives lies inside the body, in order, and never overlaps
 //! another; a bidder's name is 1–64 bytes of `[A-Za-z0-9_.-]`; and where both readers accept a body that opens
 //! with its first delimiter and spells `name` once per part, in lower case (the known differences, below), the
@@ -7,7 +7,7 @@
 //!
 //! The first line of the input (up to 70 bytes, without CR or LF) is the boundary; the rest is the body.
 
-#[path = "../../crates/bidscan-server/src/auction_parts/multipart.rs"]
+#[path = "../../crates/bidscan-server/src/routes/auction_parts/multipart.rs"]
 #[allow(dead_code, missing_docs)]
 mod reader;
 

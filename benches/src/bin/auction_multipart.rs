@@ -1,5 +1,5 @@
 //! What reading an auction's `multipart/form-data` body costs, against the auction's validation: the server's
-//! reader (`crates/bidscan-server/src/auction_parts/multipart.rs`, a leaf module included here by path) and
+//! reader (`crates/bidscan-server/src/routes/auction_parts/multipart.rs`, a leaf module included here by path) and
 //! `multer` (axum's reader), over the benchmark auction of 5 bidders (`bidscan_bench::auction`) sent as one
 //! multipart body (the request part first, then one part per bidder).
 //!
@@ -9,7 +9,7 @@
 //! Compare with `validate_cost auction` (the auction's validation, the same bodies).
 #![forbid(unsafe_code)]
 
-#[path = "../../../crates/bidscan-server/src/auction_parts/multipart.rs"]
+#[path = "../../../crates/bidscan-server/src/routes/auction_parts/multipart.rs"]
 #[allow(dead_code)]
 mod multipart;
 

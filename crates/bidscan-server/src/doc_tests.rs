@@ -107,7 +107,7 @@ fn every_coercion() -> Vec<CoercionKind> {
 }
 
 fn severity_word(severity: Severity) -> &'static str {
-    crate::metrics::severity_label(severity)
+    crate::metrics::registry::severity_label(severity)
 }
 
 /// The rows `| `code` | severity | …` of the rustdoc tables (`//! | code | severity | …`) in a source file.

@@ -15,6 +15,9 @@ use serde::Serialize;
 
 pub use crate::error_code::ErrorCode;
 
+/// The target of this module's log lines (`log.level` filters name it; docs/operations.md, "Logs").
+const LOG_TARGET: &str = "bidscan_server::error";
+
 /// An error answer: status, code, message, and where in the document it happened when that is known.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ApiError {
@@ -115,7 +118,7 @@ impl ApiError {
         )
     }
 
-    /// The line ending a batch whose answer would pass `limit` bytes (`server.max_batch_answer_bytes`, F30).
+    /// The line ending a batch whose answer would pass `limit` bytes (`server.max_batch_answer_bytes`).
     pub fn answer_too_large(limit: usize) -> ApiError {
         ApiError::new(
             ErrorCode::PayloadTooLarge,
@@ -260,7 +263,9 @@ pub fn panic_response(err: Box<dyn Any + Send + 'static>) -> Response<String> {
         .map(|s| (*s).to_owned())
         .or_else(|| err.downcast_ref::<String>().cloned())
         .unwrap_or_default();
-    crate::layers::request::in_span(|| tracing::error!(panic = %detail, "handler panicked"));
+    crate::routes::layers::request::in_span(
+        || tracing::error!(target: LOG_TARGET, panic = %detail, "handler panicked"),
+    );
     let body = ApiError::of(ErrorCode::Internal).to_json();
     let mut res = Response::new(String::from_utf8(body).unwrap_or_default());
     *res.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;

@@ -65,6 +65,8 @@ pub enum ErrorCode {
 impl ErrorCode {
     /// Every variant, in declaration order; [`Strict`](Self::Strict) once, with the issue code
     /// `number_as_string` standing for all of them.
+    // Read by the tests that hold docs/api.md and the outcomes to this catalogue.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub const ALL: &'static [ErrorCode] = {
         use ErrorCode::*;
         &[
@@ -147,7 +149,7 @@ impl ErrorCode {
     }
 
     /// The decode outcome this error counts as in `bidscan_decode_outcomes_total{outcome}` (one of
-    /// [`crate::metrics::OUTCOMES`]), or `None` for errors that are not a decode's result (bad query, 415, 503…).
+    /// [`crate::metrics::registry::OUTCOMES`]), or `None` for errors that are not a decode's result (bad query, 415, 503…).
     pub const fn outcome(self) -> Option<&'static str> {
         use ErrorCode::*;
         match self {
@@ -281,7 +283,10 @@ mod tests {
     fn outcomes_are_registered_and_decode_codes_agree_with_openrtb() {
         for &code in ErrorCode::ALL {
             if let Some(outcome) = code.outcome() {
-                assert!(crate::metrics::OUTCOMES.contains(&outcome), "{code:?}");
+                assert!(
+                    crate::metrics::registry::OUTCOMES.contains(&outcome),
+                    "{code:?}"
+                );
             }
             assert!(
                 code.status().is_client_error() || code.status().is_server_error(),

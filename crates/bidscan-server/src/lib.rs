@@ -1,61 +1,51 @@
-//! bidscan-server: the `bidscan` binary — an HTTP service (axum) that decodes OpenRTB bid responses, its
-//! configuration, metrics and command line. Wiring only: decoding is bidscan-openrtb's, the reader bidscan-json's,
-//! buffer retention bidscan-pool's.
+//! bidscan-server: the `bidscan` binary — an HTTP service that decodes OpenRTB bid responses and validates them
+//! against their bid requests — with its configuration, metrics and command line. Decoding is bidscan-openrtb's,
+//! the reader bidscan-json's, buffer retention bidscan-pool's; this crate is the service around them.
 //!
-//! # Main pieces
-//! - [`serve`]: runs the service on a listener until a shutdown future resolves, then drains (the library entry
-//!   that `bidscan serve` and the integration tests both use); caps connections and times out slow request
-//!   heads ([`server`]), hands each connection to one of the worker threads ([`workers`]), and closes
-//!   connections with a lingering close; [`conn`]: what wraps each connection (send timeout, lingering close,
-//!   hyper's own rejections as JSON, the drain).
-//! - [`decoding::Engine`]: the one function from document bytes to answer JSON, over per-worker pools of decode
-//!   state; shared by `POST /decode`, `POST /decode/batch` and `bidscan decode`; [`validation`] adds the one
-//!   behind `POST /validate`, `POST /validate/batch` and `bidscan validate`.
-//! - [`app`]: the router, assembled from the tower layers of [`layers`] and tower's own; [`hot`]: `POST /decode`
-//!   as one service, the same steps folded; [`routes`]: the handlers; [`body`]: receiving bodies
-//!   under the size limits; [`error::ApiError`]: every error and its one `IntoResponse`.
-//! - [`config::Config`]: compiled-in default, file, `BIDSCAN__SECTION__KEY` environment (figment).
-//! - [`gate`]: the policies `/validate` judges under (the base, one per `?profile=`), swapped whole, read with one
-//!   atomic load per request; the rates source they take rates from (a file or an HTTP(S) URL, refreshed);
-//!   [`reload`]: `SIGHUP` re-reads the configuration and puts `[validate]` in force.
-//! - [`metrics`]: the Prometheus registry ([`metrics::Metrics`]), the HTTP metrics' per-route handles and the pool
-//!   observer feeding the buffer metrics.
-//! - [`cli`]: `bidscan serve | decode | validate | health`; [`cli::decode`] and [`cli::health`] implement the offline subcommands and the probe.
+//! # Layout, by job
+//! - `transport/`: the accept loop under the connection cap and the drain ([`serve`]), the worker threads, what
+//!   wraps each connection (header-read timer, send timeout, lingering close, hyper's own rejections as JSON),
+//!   the request head read in one pass, request bodies received under the size limits. It is built on
+//!   hyper and tokio and imports no OpenRTB crate.
+//! - `routes/`: the application each connection calls. A document route (`/decode`, `/validate`) passes its
+//!   pipeline, the one stack whose steps each have a one-line reason, generalised over the route's work; the
+//!   operational and batch routes pass the axum router and its tower layers; handlers, the query, `AppState`,
+//!   the OpenAPI document.
+//! - `engine/`: a document's bytes to the answer JSON with per-worker pools of decode state (decode, validate,
+//!   render); shared by the routes and `bidscan decode | validate`. No HTTP.
+//! - `error.rs`, `error_code.rs`: every error the service answers, its catalogue and its one JSON shape.
+//! - `config/`: [`Config`] (compiled-in default, file, `BIDSCAN__SECTION__KEY` environment) and `SIGHUP`
+//!   reloads ([`Reloads`]).
+//! - `gate/`: the policies `/validate` judges under and the rates source they take rates from, swapped whole
+//!   and read with one atomic load per request.
+//! - `metrics/`: the Prometheus registry, the HTTP metrics' per-route handles, the pool observer, the process
+//!   collector.
+//! - `cli/`: `bidscan serve | decode | validate | health` ([`run`]).
+//!
+//! Modules are private; what the binary and the tests use is the `pub use` list below.
 //!
 //! # What it deliberately does not do
-//! Parse JSON or know the OpenRTB model beyond calling `bidscan_openrtb::decode`; terminate TLS (put it behind a
-//! proxy; the rates source's HTTPS client is the one TLS it speaks); queue requests past the concurrency limit (they are shed with 503); hold a pooled buffer across an
-//! `.await` (see [`decoding`]).
+//! Parse JSON or know the OpenRTB model beyond calling `bidscan_openrtb`; terminate TLS (put it behind a proxy;
+//! the rates source's HTTPS client is the one TLS it speaks); queue requests past the concurrency limit (they
+//! are shed with 503); hold a pooled buffer across an `.await`.
 #![forbid(unsafe_code)]
 
-pub mod app;
-pub mod auction_parts;
-pub mod body;
-pub mod cli;
-pub mod config;
-pub mod conn;
-pub mod decoding;
-pub mod dispatch;
+mod cli;
+mod config;
 #[cfg(test)]
 mod doc_tests;
-pub mod error;
-pub mod error_code;
-pub mod gate;
-mod head;
-pub mod hot;
-pub mod layers;
-pub mod log_fields;
-pub mod metrics;
-pub mod openapi;
-#[cfg(target_os = "linux")]
-pub mod process;
-pub mod reload;
-pub mod render;
-pub mod routes;
-pub mod server;
-pub mod state;
-pub mod validation;
-pub mod workers;
+mod engine;
+mod error;
+mod error_code;
+mod gate;
+mod metrics;
+mod routes;
+mod transport;
 
+pub use cli::run;
 pub use config::Config;
-pub use server::{serve, serve_with, shutdown_signal};
+pub use config::reload::{Loader, Reloads};
+pub use engine::render;
+/// The auction's `multipart/form-data` body: its parts, each bidder's reply (re-exported for its tests).
+pub use routes::auction_parts;
+pub use transport::server::{serve, serve_with, shutdown_signal};

@@ -92,7 +92,7 @@ fn post_head(encoding: &str, len: usize) -> Vec<u8> {
     .into_bytes()
 }
 
-/// Item 1: bytes after the end of a compressed stream are refused with 400 whether they arrive in the same
+/// Bytes after the end of a compressed stream are refused with 400 whether they arrive in the same
 /// write as the stream's end or later; a second gzip member is decoded (its document then trails the first).
 #[tokio::test]
 async fn trailing_bytes_after_compressed_body_are_400_however_split() {
@@ -142,7 +142,7 @@ async fn trailing_bytes_after_compressed_body_are_400_however_split() {
     assert_eq!(v["status"], "bid");
 }
 
-/// Item 5: a 413 decided from `Content-Length`, before the handler runs, counts as outcome `too_large`, and has
+/// A 413 decided from `Content-Length`, before the handler runs, counts as outcome `too_large`, and has
 /// the JSON error shape.
 #[tokio::test]
 async fn content_length_413_counts_as_too_large() {
@@ -171,7 +171,7 @@ async fn content_length_413_counts_as_too_large() {
     assert_eq!(value(&server.metrics().await, series), 2.0);
 }
 
-/// Item 8: a UTF-8 byte order mark before the document is ignored with a `utf8_bom` warning (RFC 8259 §8.1);
+/// A UTF-8 byte order mark before the document is ignored with a `utf8_bom` warning (RFC 8259 §8.1);
 /// strict mode answers 400 naming it.
 #[tokio::test]
 async fn utf8_bom_is_a_warning_or_a_strict_400() {
@@ -244,7 +244,7 @@ const PRETTY: &str = r#"{
   }
 }"#;
 
-/// Item 7: canonical output is compact whatever the input's layout: `ext` and object `adm` lose the whitespace
+/// Canonical output is compact whatever the input's layout: `ext` and object `adm` lose the whitespace
 /// outside strings and keep string escapes and number text as sent; `bidscan decode DIR` prints one line per
 /// document.
 #[tokio::test]
@@ -292,7 +292,7 @@ async fn pretty_printed_ext_and_object_adm_are_echoed_compact() {
     }
 }
 
-/// Item 9: `identity` in a coding list is no coding; HTTP/1.1 without exactly one `Host` is 400; answers over
+/// `identity` in a coding list is no coding; HTTP/1.1 without exactly one `Host` is 400; answers over
 /// the threshold on `/metrics` and `/openapi.json` are compressed for clients that ask.
 #[tokio::test]
 async fn identity_lists_host_rule_and_answer_compression() {
@@ -407,7 +407,7 @@ fn cpu_ticks() -> u64 {
     fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
 }
 
-/// Item 4: `process_cpu_seconds_total` has the kernel's resolution (clock ticks), not whole seconds.
+/// `process_cpu_seconds_total` has the kernel's resolution (clock ticks), not whole seconds.
 #[tokio::test]
 async fn process_cpu_seconds_are_fractional() {
     let server = start(config()).await;
@@ -430,7 +430,7 @@ async fn process_cpu_seconds_are_fractional() {
     assert!(scraped.fract() != 0.0 || before != after, "{scraped}");
 }
 
-/// Item 3: heads hyper refuses itself get the JSON error shape, an `x-request-id`, and a count in
+/// Heads hyper refuses itself get the JSON error shape, an `x-request-id`, and a count in
 /// `bidscan_http_requests_total{route="unmatched"}`; a request line too long is 414.
 #[tokio::test]
 async fn refused_heads_have_the_error_shape_and_are_counted() {
@@ -496,7 +496,7 @@ async fn refused_heads_have_the_error_shape_and_are_counted() {
     );
 }
 
-/// Item 2: HTTP/2 with prior knowledge (h2c), as Envoy and meshes speak to upstreams: the same answers as
+/// HTTP/2 with prior knowledge (h2c), as Envoy and meshes speak to upstreams: the same answers as
 /// HTTP/1.1, many streams on one connection.
 #[tokio::test]
 async fn h2c_prior_knowledge_is_served() {
@@ -568,7 +568,7 @@ async fn h2c_prior_knowledge_is_served() {
     }
 }
 
-/// Item 9 (OpenAPI): no rustdoc link syntax in the text, positions counted from 1, every answer a route can give
+/// OpenAPI: no rustdoc link syntax in the text, positions counted from 1, every answer a route can give
 /// listed with `x-request-id`, and the decode bodies optional (an empty body is a no-bid) with their content
 /// types and examples.
 #[tokio::test]
@@ -620,7 +620,7 @@ async fn openapi_document_matches_the_server() {
     );
 }
 
-/// Item 9: `/decode` (served outside the router) and `/validate` answers over 1 KiB are compressed with the coding
+/// `/decode` and `/validate` answers (the pipeline's) over 1 KiB are compressed with the coding
 /// the client's `Accept-Encoding` prefers, with `Vary`; the same answer once undone; small answers (a no-bid) and
 /// clients that do not ask get the answer as it is.
 #[tokio::test]

@@ -1,4 +1,4 @@
-//! `server.send_timeout_secs` (crate::send_timeout): a client that sends a large batch and never reads the
+//! `server.send_timeout_secs` (`transport/conn/send_timeout.rs`): a client that sends a large batch and never reads the
 //! answer is reset once it has taken no byte for the send timeout, and the reset is counted. A real socket with a small receive buffer, a real server.
 
 use crate::common;

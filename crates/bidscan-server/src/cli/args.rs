@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::decoding::{Inspect, View};
+use crate::engine::{Inspect, View};
 
 /// Exit status for usage errors (bad arguments, configuration or input path).
 pub const EXIT_USAGE: u8 = 2;

@@ -19,10 +19,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::args::{DecodeArgs, EXIT_USAGE};
 use crate::config::Config;
-use crate::decoding::{Engine, Options};
+use crate::engine::{Engine, Options, Work};
 use crate::gate::{self, Gate};
 use crate::metrics::Metrics;
-use crate::validation::Work;
 
 /// Runs above this many documents show a progress bar.
 pub const PROGRESS_ABOVE: usize = 8;
@@ -191,7 +190,7 @@ fn gather(input: &Path, ndjson: bool) -> Result<Vec<Doc>, String> {
         .map_err(|e| format!("{}: {e}", input.display()))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         // Every entry named as a document: one that cannot be read as a file (a dangling link, a directory
-        // named `x.json`) is an error naming it, not skipped (tester A, session 19).
+        // named `x.json`) is an error naming it, not skipped.
         .filter(|p| extension(p).is_some())
         .collect();
     files.sort();

@@ -6,15 +6,19 @@
 mod args;
 pub mod decode;
 pub mod health;
+pub mod log_fields;
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
-pub use args::{Cli, Command, DecodeArgs, EXIT_USAGE, HealthArgs, InspectArg, ServeArgs, ViewArg};
+use args::{Cli, Command, EXIT_USAGE, ServeArgs};
 
 use crate::config::{Config, LogFormat};
-use crate::validation::Work;
+use crate::engine::Work;
+
+/// The target of this module's log lines (`log.level` filters name it; docs/operations.md, "Logs").
+const LOG_TARGET: &str = "bidscan_server::cli";
 
 /// Parses the command line and runs it.
 pub fn run() -> ExitCode {
@@ -50,7 +54,7 @@ fn serve(args: ServeArgs) -> ExitCode {
         return ExitCode::from(EXIT_USAGE);
     }
     // The accept loop, the signals and the drain; connections are served on the worker threads that `serve`
-    // starts (`server.worker_threads`, see `crate::workers`).
+    // starts (`server.worker_threads`, see `crate::transport::workers`).
     let mut builder = tokio::runtime::Builder::new_current_thread();
     builder.enable_all();
     let runtime = match builder.build() {
@@ -62,7 +66,7 @@ fn serve(args: ServeArgs) -> ExitCode {
     };
     // A reload reads the configuration as this start did: the same file, the environment, `--listen`.
     let (file, listen) = (args.config.clone(), args.listen);
-    let load: crate::reload::Loader = std::sync::Arc::new(move || {
+    let load: crate::config::reload::Loader = std::sync::Arc::new(move || {
         let mut config = Config::load(file.as_deref()).map_err(|e| e.to_string())?;
         if let Some(listen) = listen {
             config.server.listen = listen;
@@ -71,14 +75,20 @@ fn serve(args: ServeArgs) -> ExitCode {
     });
     let result = runtime.block_on(async move {
         let reloads = reloads(load);
-        let listener = crate::server::bind(&config.server)
+        let listener = crate::transport::server::bind(&config.server)
             .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", config.server.listen))?;
-        crate::serve_with(config, listener, crate::shutdown_signal(), reloads).await
+        crate::transport::server::serve_with(
+            config,
+            listener,
+            crate::transport::server::shutdown_signal(),
+            reloads,
+        )
+        .await
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            tracing::error!(error = %e, "server failed");
+            tracing::error!(target: LOG_TARGET, error = %e, "server failed");
             eprintln!("bidscan: {e:#}");
             ExitCode::FAILURE
         }
@@ -86,12 +96,12 @@ fn serve(args: ServeArgs) -> ExitCode {
 }
 
 /// Reloads on `SIGHUP` (Unix); none where it cannot be listened for (logged).
-fn reloads(load: crate::reload::Loader) -> Option<crate::reload::Reloads> {
+fn reloads(load: crate::config::reload::Loader) -> Option<crate::config::reload::Reloads> {
     #[cfg(unix)]
-    match crate::reload::Reloads::on_sighup(load) {
+    match crate::config::reload::Reloads::on_sighup(load) {
         Ok(reloads) => Some(reloads),
         Err(e) => {
-            tracing::error!(error = %e, "cannot listen for SIGHUP: no configuration reloads");
+            tracing::error!(target: LOG_TARGET, error = %e, "cannot listen for SIGHUP: no configuration reloads");
             None
         }
     }
@@ -121,7 +131,7 @@ pub fn init_logging(format: LogFormat, level: &str) -> anyhow::Result<()> {
             .with_current_span(true)
             .with_span_list(false)
             // The per-request span's fields written straight to JSON (see log_fields.rs).
-            .fmt_fields(crate::log_fields::JsonSpanFields)
+            .fmt_fields(crate::cli::log_fields::JsonSpanFields)
             .try_init(),
         LogFormat::Pretty => builder.pretty().try_init(),
     };
@@ -130,6 +140,7 @@ pub fn init_logging(format: LogFormat, level: &str) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use super::args::ViewArg;
     use super::*;
     use clap::CommandFactory;
 

@@ -4,7 +4,6 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use bidscan_openrtb::rules::Rates;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
@@ -175,11 +174,6 @@ impl Live {
         if inputs.last_ok.is_none() {
             self.metrics.rates_data_as_of.set(0.0);
         }
-    }
-
-    /// The source's rates in force now (`None`: none, stale, or no source).
-    pub fn source_rates(&self) -> Option<Rates> {
-        self.lock().source.as_ref().map(|f| f.rates.clone())
     }
 
     fn rebuild(&self, inputs: &Inputs) {

@@ -7,7 +7,7 @@
 //!   loaded gate), no lock on the request path; a rebuild stores a new `Gate` and requests already judging keep
 //!   the one they loaded.
 //! - [`Live`] (`live.rs`): what rebuilds it — the configured `[validate]` section, the rates source's last good
-//!   rates — on a successful fetch, when those rates go stale, and on reload (`crate::reload`); `refresh.rs`
+//!   rates — on a successful fetch, when those rates go stale, and on reload (`crate::config::reload`); `refresh.rs`
 //!   runs the source's fetch schedule, `fetch.rs` reads the source (a file or an HTTP(S) URL in Prebid Server's
 //!   currency-file format).
 //! - `config.rs`: `[validate]` as configured ([`ValidateConfig`]): base policy, profiles, source settings.
@@ -23,7 +23,7 @@ use std::sync::Arc;
 use arc_swap::ArcSwap;
 use bidscan_openrtb::rules::{Policy, Rates};
 
-pub use config::{SourceConfig, SourceLocation, ValidateConfig};
+pub use config::ValidateConfig;
 pub use live::Live;
 
 use crate::error::{ApiError, ErrorCode};
@@ -39,14 +39,6 @@ pub struct Gate {
 }
 
 impl Gate {
-    /// A gate of one policy, as given, and no profile (`bidscan validate`'s without a source, and tests).
-    pub fn single(policy: Policy) -> Gate {
-        Gate {
-            base: Arc::new(policy),
-            profiles: HashMap::new(),
-        }
-    }
-
     /// The gate of `config` with `source` rates (`None`: none, or stale): each policy's rates are the source's
     /// with the configured ones laid over them (the configuration wins for a pair both give).
     pub fn build(config: &ValidateConfig, source: Option<&Rates>) -> Gate {
@@ -70,11 +62,6 @@ impl Gate {
     /// The policy of a request without `?profile=`.
     pub fn base(&self) -> &Arc<Policy> {
         &self.base
-    }
-
-    /// The policy of profile `name`, if configured.
-    pub fn profile(&self, name: &str) -> Option<&Arc<Policy>> {
-        self.profiles.get(name)
     }
 
     /// The configured profile names, sorted.

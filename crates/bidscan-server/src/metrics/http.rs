@@ -1,6 +1,6 @@
 //! The HTTP-layer metrics: [`HttpMetrics`], the handles of `bidscan_http_requests_total{route,status}` and
 //! `bidscan_http_request_duration_seconds{route}` per route template, resolved once, which
-//! [`crate::layers::track::TrackLayer`] (the router) and [`crate::hot`] (`POST /decode`) count into.
+//! [`crate::routes::layers::track::TrackLayer`] (the router) and [`crate::routes::pipeline`] (`POST /decode`) count into.
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;

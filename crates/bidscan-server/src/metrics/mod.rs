@@ -1,8 +1,8 @@
 //! Prometheus metrics, in three parts:
-//! - [`registry`]: [`Metrics`], the server's registry with every metric named in DESIGN.md, the decode outcome
+//! - [`registry`]: [`Metrics`], the server's registry with every metric named in docs/metrics.md, the decode outcome
 //!   and issue counters, and the text exposition of `GET /metrics`;
 //! - [`http`]: [`HttpMetrics`], the per-route handles of the HTTP metrics, counted by
-//!   [`crate::layers::track::TrackLayer`] and by [`crate::hot`];
+//!   [`crate::routes::layers::track::TrackLayer`] and by [`crate::routes::pipeline`];
 //! - [`pool`]: [`PoolMetrics`], the pool observer feeding the buffer metrics.
 //!
 //! Label cardinality is bounded: `route` is the route template (`/decode`, never a raw path; unmatched requests
@@ -10,8 +10,10 @@
 
 pub mod http;
 pub mod pool;
+#[cfg(target_os = "linux")]
+pub mod process;
 pub mod registry;
 
 pub use http::HttpMetrics;
 pub use pool::PoolMetrics;
-pub use registry::{INPUT_BUFFER, Metrics, OUTCOMES, severity_label};
+pub use registry::{INPUT_BUFFER, Metrics};

@@ -1,5 +1,5 @@
 //! [`Metrics`]: the server's Prometheus registry — one [`Registry`] per server (not the global default, so several
-//! servers can live in one process, as in tests) — with every metric named in DESIGN.md, the outcome and issue
+//! servers can live in one process, as in tests) — with every metric named in docs/metrics.md, the outcome and issue
 //! series resolved once, and the text exposition.
 
 use std::sync::RwLock;
@@ -57,7 +57,7 @@ pub struct Metrics {
     /// waited for one to free up.
     pub connection_limit_reached: IntCounter,
     /// `bidscan_http_send_timeouts_total`: connections reset because the client took no byte of an answer for
-    /// `server.send_timeout_secs` ([`crate::conn::send_timeout`]).
+    /// `server.send_timeout_secs` ([`crate::transport::conn::send_timeout`]).
     pub send_timeouts: IntCounter,
     /// `bidscan_decode_duration_seconds`: the synchronous decode and rendering of one document.
     pub decode_duration: Histogram,
@@ -257,8 +257,9 @@ impl Metrics {
             registry,
         };
         #[cfg(target_os = "linux")]
-        m.registry
-            .register(Box::new(crate::process::ProcessMetrics::for_self()?))?;
+        m.registry.register(Box::new(
+            crate::metrics::process::ProcessMetrics::for_self()?
+        ))?;
         m.initialize_labels();
         m.outcome_counters = OUTCOMES
             .iter()
@@ -547,7 +548,7 @@ mod tests {
             use prometheus::proto::MetricType;
             // Names from the descriptors (a series such as `process_virtual_memory_max_bytes` is only collected
             // where the limit is set); types from what is collected here, the doc's for the rest.
-            let process = crate::process::ProcessMetrics::for_self().unwrap();
+            let process = crate::metrics::process::ProcessMetrics::for_self().unwrap();
             let types: std::collections::BTreeMap<String, &str> = process
                 .collect()
                 .iter()

@@ -7,19 +7,19 @@
 //! If the request body itself fails (over `server.max_batch_bytes` on the wire or after decompression, bad
 //! compression, no frame within `server.request_timeout_secs`), one error line is written and the stream ends.
 //! The limit after decompression bounds the answer too: without it, 97 KB of gzip inflating to 100 MB of `{}`
-//! lines streamed an 841 MB answer (RELIABILITY.md F23). A batch also answers at most `server.max_batch_lines`
+//! lines would stream an 841 MB answer. A batch also answers at most `server.max_batch_lines`
 //! lines; past it a `payload_too_large` error line ends the stream: an empty line is one byte in, a ~270-byte
-//! no-bid answer out, so without the bound 1 MB of newlines streamed 272 MB (F27). And it writes at most
+//! no-bid answer out, so without the bound 1 MB of newlines would stream 272 MB. And it writes at most
 //! `server.max_batch_answer_bytes` of answer lines; the line that would pass it is replaced by a
 //! `payload_too_large` line that ends the stream: a line of 200 `{}` bids is ~600 bytes in and a 184 KB answer
-//! out (every bid's findings), so without the bound 172 KB of gzip streamed ~18 GB (F30). The batch holds one of the
+//! out (every bid's findings), so without the bound 172 KB of gzip would stream ~18 GB. The batch holds one of the
 //! server's `max_concurrency` decode permits for as long as it streams (503 when none is free).
 //!
 //! Lines are decoded as the frames that complete them arrive, and the answers for one frame are written as one
 //! chunk, so memory stays bounded by the longest line whatever the batch size. With
 //! `server.batch_answer_after_body` the chunks are held until the body has been read, then sent: the answer's
 //! memory is then bounded by `server.max_batch_answer_bytes` (behind nginx, which stops forwarding a request
-//! body once the answer has begun, a streamed batch past a few MB lost its end: RELIABILITY.md, session 19).
+//! body once the answer has begun, a streamed batch past a few MB loses its end).
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -34,12 +34,11 @@ use bytes::{BufMut, Bytes, BytesMut};
 use futures_util::StreamExt;
 use tokio::sync::OwnedSemaphorePermit;
 
-use crate::body::{self, Accepts, Line, Lines};
-use crate::decoding::{Engine, Options};
+use crate::engine::{Engine, Options, Work};
 use crate::error::{ApiError, ErrorBody};
-use crate::routes::{DecodeParams, invalid_query};
-use crate::state::AppState;
-use crate::validation::Work;
+use crate::routes::params::{DecodeParams, invalid_query};
+use crate::routes::state::AppState;
+use crate::transport::body::{self, Accepts, Line, Lines};
 
 /// Decodes every line of an NDJSON body, answering one NDJSON line per input line as they are decoded.
 #[utoipa::path(

@@ -1,15 +1,12 @@
-//! `POST /decode`: one bid response in, the answer out.
+//! `POST /decode`: one bid response in, the answer out. The route is served by its
+//! [`Pipeline`](crate::routes::Pipeline) with [`Work::Decode`](crate::engine::Work::Decode); here are its OpenAPI
+//! operation and its answer's schema.
 
-use axum::extract::{Request, State};
-use axum::response::Response;
-
-use crate::error::{ApiError, ErrorBody};
-use crate::routes::{DecodeParams, one_document};
-use crate::state::AppState;
-use crate::validation::Work;
+use crate::error::ErrorBody;
+use crate::routes::params::DecodeParams;
 
 /// Decodes one bid response: receives the (decompressed) body under `server.max_body_bytes`, then decodes it with
-/// pooled state in one synchronous step (see the `decoding` module).
+/// pooled state in one synchronous step (see the `engine` module).
 #[utoipa::path(
     post,
     path = "/decode",
@@ -30,9 +27,9 @@ use crate::validation::Work;
         (status = 503, description = "Overloaded; see Retry-After", body = ErrorBody),
     )
 )]
-pub async fn decode(State(state): State<AppState>, request: Request) -> Result<Response, ApiError> {
-    one_document(state, request, Work::Decode).await
-}
+// The OpenAPI operation only: `utoipa::path` describes a function, and the pipeline answers the route.
+#[allow(dead_code)]
+fn decode() {}
 
 /// Shape of the 200 answer of `/decode` (for the document only; the server renders it from the model's types).
 #[derive(utoipa::ToSchema)]

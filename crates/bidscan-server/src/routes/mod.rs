@@ -1,104 +1,71 @@
-//! HTTP handlers: extract, call the engine, map the result. The layers around them are in [`crate::app`].
+//! Routes: what a request meets between its connection ([`crate::transport`]) and the engine ([`crate::engine`]).
+//!
+//! [`app`] builds the application once: [`Dispatch`] matches a request's path against the document routes
+//! ([`DOCUMENT_ROUTES`]) and hands it to that route's [`Pipeline`], the one stack a document request passes,
+//! whatever its method; every other request goes to the router ([`router`]), which serves the operational routes
+//! (`/`, `/healthz`, `/readyz`, `/metrics`, `/openapi.json`), the streamed batch routes and the 404s, inside
+//! [`RequestLayer`](layers::request::RequestLayer). Both answer every error, 405s included, in the one JSON shape
+//! of [`crate::error::ApiError`].
+//!
+//! - [`pipeline`]: the document routes' stack, one step per concern;
+//! - [`dispatch`]: the hyper service each connection calls;
+//! - [`router`]: the axum router and its tower layers;
+//! - [`layers`]: the steps of ours that the router and the pipeline share;
+//! - [`params`]: the query of the document and batch routes;
+//! - the handlers and their OpenAPI descriptions: [`decode`], [`validate`], [`batch`], [`ops`], [`openapi`];
+//! - [`state`]: [`AppState`], what every route shares.
 
+pub mod auction_parts;
 pub mod batch;
 pub mod decode;
+pub mod dispatch;
+pub mod layers;
+pub mod openapi;
 pub mod ops;
+pub mod params;
+pub mod pipeline;
+pub mod router;
+pub mod state;
 pub mod validate;
 
 use std::sync::Arc;
 
-use axum::extract::rejection::QueryRejection;
-use axum::extract::{Query, Request};
-use axum::http::{HeaderValue, header};
-use axum::response::{IntoResponse, Response};
-use bidscan_openrtb::rules::Policy;
-use serde::Deserialize;
+use tower::Layer;
 
-use crate::body::{self, Accepts};
-use crate::config::ModeName;
-use crate::decoding::{Inspect, Options, View};
-use crate::error::{ApiError, ErrorCode};
-use crate::state::AppState;
-use crate::validation::Work;
+use crate::engine::Work;
+use crate::metrics::HttpMetrics;
+pub use dispatch::Dispatch;
+use layers::request::RequestLayer;
+pub use pipeline::Pipeline;
+pub use state::AppState;
 
-/// Query parameters of the decode and validate routes.
-#[derive(Clone, Debug, Default, Deserialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct DecodeParams {
-    /// `lenient` (coerce and report deviations) or `strict` (422 on the first); default from `decode.mode`.
-    pub mode: Option<ModeName>,
-    /// `full` (with the canonical `response`) or `summary` (without it). Default `full`.
-    pub view: Option<View>,
-    /// `all` (read every bid's ad markup: VAST, native, HTML) or `none` (only its kind and size). Default `all`.
-    pub inspect: Option<Inspect>,
-    /// `/validate` routes: the policy profile (`[validate.profiles.NAME]`) to judge under; default the base
-    /// `[validate]` policy. Ignored by `/decode`. Documented per route by `openapi::document_with`, which lists
-    /// the configured names.
-    #[param(ignore)]
-    pub profile: Option<String>,
-}
+/// The document routes, each the [`Pipeline`] of its [`Work`]: a new document route is one more line here.
+pub const DOCUMENT_ROUTES: [(&str, Work); 2] =
+    [("/decode", Work::Decode), ("/validate", Work::Validate)];
 
-impl DecodeParams {
-    /// The options for these parameters, with the server's defaults; for [`Work::Validate`], the policy of
-    /// `profile` chosen now from the gate in force ([`select_policy`]).
-    ///
-    /// # Errors
-    /// 400 `unknown_profile` (validate only).
-    pub fn options(self, state: &AppState, work: Work) -> Result<Options, ApiError> {
-        let policy = match work {
-            Work::Decode => None,
-            Work::Validate => Some(select_policy(state, self.profile.as_deref())?),
-        };
-        Ok(Options {
-            mode: self.mode.unwrap_or(state.config.decode.mode).into(),
-            view: self.view.unwrap_or_default(),
-            inspect: self.inspect.unwrap_or_default(),
-            policy,
-        })
-    }
-}
+/// The route templates whose metric handles are kept ([`HttpMetrics`]); a route missing here is still counted,
+/// through the slower label lookup.
+const ROUTES: [&str; 9] = [
+    "/decode",
+    "/decode/batch",
+    "/validate",
+    "/validate/batch",
+    "/",
+    "/healthz",
+    "/readyz",
+    "/metrics",
+    "/openapi.json",
+];
 
-/// The policy a validating request naming `profile` (`?profile=`, or none) is judged under: one load of the gate
-/// in force. Shared by every route that validates, so a request is judged under the gate of the moment its head
-/// was read (a batch: of the moment it began).
-///
-/// # Errors
-/// 400 `unknown_profile` when `profile` names no configured profile.
-pub fn select_policy(state: &AppState, profile: Option<&str>) -> Result<Arc<Policy>, ApiError> {
-    state.engine.gate().load().select(profile)
-}
+/// The whole application as served: see the module docs.
+pub type App = Dispatch;
 
-/// 400 `invalid_query` for a query string that does not parse (e.g. `mode=fast`).
-pub fn invalid_query(e: QueryRejection) -> ApiError {
-    ApiError::new(ErrorCode::InvalidQuery, e.body_text())
-}
-
-/// `/decode` and `/validate`: the options from the query, the (decompressed) JSON body received under
-/// `server.max_body_bytes`, then `work` on it with pooled state in one synchronous step (see [`crate::decoding`]).
-pub async fn one_document(
-    state: AppState,
-    request: Request,
-    work: Work,
-) -> Result<Response, ApiError> {
-    // The request taken apart rather than a `HeaderMap` extractor, which clones every header per request.
-    let (parts, body) = request.into_parts();
-    let options = Query::<DecodeParams>::try_from_uri(&parts.uri)
-        .map_err(invalid_query)?
-        .0
-        .options(&state, work)?;
-    body::check_content_type(&parts.headers, Accepts::Json)?;
-    let frames = body::collect(body, state.config.server.max_body_bytes)
-        .await
-        .inspect_err(|e| state.engine.count_refused(e))?;
-    let answer = state
-        .engine
-        .run(work, frames.slices(), frames.len, &options)?;
-    Ok((
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        )],
-        answer.json,
-    )
-        .into_response())
+/// The whole application for `state`: one [`Pipeline`] per document route, the router for the rest.
+pub fn app(state: AppState) -> App {
+    let http = Arc::new(HttpMetrics::new(state.metrics().clone(), &ROUTES));
+    let pipelines = DOCUMENT_ROUTES
+        .iter()
+        .map(|&(path, work)| Pipeline::new(path, work, &state, http.clone()))
+        .collect();
+    Dispatch::new(pipelines, RequestLayer.layer(router::router(state, http)))
 }

@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::error::{ApiError, ErrorBody, ErrorCode};
-use crate::state::AppState;
+use crate::routes::state::AppState;
 
 /// `{"status": "..."}`.
 #[derive(Serialize, utoipa::ToSchema)]

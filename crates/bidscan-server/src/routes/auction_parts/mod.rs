@@ -1,0 +1,225 @@
+//! An auction's `multipart/form-data` body ([`multipart`]) made into what `bidscan_openrtb::Auction` judges: the
+//! request's bytes and each bidder's [`Reply`], every part decoded in place in the one buffer of the body, a
+//! compressed part inflated into its own buffer.
+//!
+//! The limits: the whole body is bounded by `server.max_auction_bytes` before it gets here (the caller answers 413);
+//! the number of parts by `server.max_auction_parts` (400); each bidder's part by `server.max_body_bytes`, on the
+//! wire and inflated: over it, or not inflatable, or in a coding the server does not undo, the bidder is invalid
+//! ([`Reply::Unreadable`], IAB seat-non-bid code 102), never the call. A compressed request that cannot be inflated
+//! within the limit fails the call (400 `bad_encoding`, 413).
+//!
+//! Inflation reuses the server's decoders and limits: [`crate::routes::layers::inflate::codings`] reads a part's
+//! `Content-Encoding`, [`Inflated`] undoes each coding, [`crate::transport::body::collect`] bounds the output.
+
+pub mod multipart;
+
+use std::ops::Range;
+
+use axum::body::Body;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use bidscan_openrtb::Reply;
+use bytes::Bytes;
+
+use crate::routes::layers::inflate::{Inflated, codings};
+use multipart::{BidderStatus, Parts};
+
+/// The limits of one auction's parts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Most parts, the request's included (`server.max_auction_parts`).
+    pub max_parts: usize,
+    /// Most bytes of one part, on the wire and inflated (`server.max_body_bytes`).
+    pub max_part_bytes: usize,
+}
+
+/// Where a part's bytes are, or why there are none to judge.
+#[derive(Debug)]
+enum Content {
+    /// A range of the body.
+    InBody(Range<usize>),
+    /// Inflated from the part's content.
+    Inflated(Vec<u8>),
+    /// The part's `X-Bidder-Status`.
+    Status(BidderStatus),
+    /// Too large, not inflatable or in an unknown coding: `(code, message)` of the bidder's finding.
+    Unreadable(&'static str, String),
+}
+
+/// Why an auction's body fails the whole call.
+#[derive(Debug, PartialEq, Eq)]
+pub enum CallError {
+    /// Not an auction's multipart body (400; see [`multipart::Error`]).
+    Multipart(multipart::Error),
+    /// The request part is compressed and does not inflate (400 `bad_encoding`; 415 `unsupported_encoding` for an
+    /// unknown coding), or inflates past the part limit (413 `payload_too_large`).
+    Request {
+        /// 400, 413 or 415.
+        status: StatusCode,
+        /// What was wrong.
+        message: String,
+    },
+}
+
+impl CallError {
+    /// The HTTP status of the call's answer.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            CallError::Multipart(_) => StatusCode::BAD_REQUEST,
+            CallError::Request { status, .. } => *status,
+        }
+    }
+}
+
+/// An auction's body, read: the buffer and where each part's bytes are.
+#[derive(Debug)]
+pub struct AuctionParts {
+    body: Vec<u8>,
+    request: Content,
+    bidders: Vec<(String, Content)>,
+}
+
+impl AuctionParts {
+    /// Reads `body` (the whole request body, already bounded by `server.max_auction_bytes`), sent with
+    /// `content_type`, under `limits`; inflates the compressed parts (see the module docs).
+    ///
+    /// # Errors
+    /// [`CallError`]: the body is not a usable multipart body, or its request part cannot be inflated.
+    pub async fn read(
+        body: Vec<u8>,
+        content_type: &str,
+        limits: Limits,
+    ) -> Result<AuctionParts, CallError> {
+        let boundary = multipart::boundary(content_type).map_err(CallError::Multipart)?;
+        let Parts {
+            request,
+            request_encoding,
+            bidders,
+        } = multipart::read(&body, boundary, limits.max_parts).map_err(CallError::Multipart)?;
+        let request = match request_encoding {
+            None => Content::InBody(request),
+            Some(coding) => match inflate(&body[request], &coding, limits.max_part_bytes).await {
+                Ok(bytes) => Content::Inflated(bytes),
+                Err((code, message)) => {
+                    let status = match code {
+                        "body_too_large" => StatusCode::PAYLOAD_TOO_LARGE,
+                        "unsupported_encoding" => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                        _ => StatusCode::BAD_REQUEST,
+                    };
+                    return Err(CallError::Request { status, message });
+                }
+            },
+        };
+        let mut judged = Vec::with_capacity(bidders.len());
+        for part in bidders {
+            let content = if let Some(status) = part.status {
+                Content::Status(status)
+            } else if part.content.len() > limits.max_part_bytes {
+                Content::Unreadable("body_too_large", too_large(limits.max_part_bytes))
+            } else if let Some(coding) = &part.content_encoding {
+                match inflate(&body[part.content.clone()], coding, limits.max_part_bytes).await {
+                    Ok(bytes) => Content::Inflated(bytes),
+                    Err((code, message)) => Content::Unreadable(code, message),
+                }
+            } else {
+                Content::InBody(part.content)
+            };
+            judged.push((part.name, content));
+        }
+        Ok(AuctionParts {
+            body,
+            request,
+            bidders: judged,
+        })
+    }
+
+    /// The request's bytes and each bidder's name and [`Reply`], in the order sent, every body mutable for
+    /// decoding in place.
+    pub fn replies(&mut self) -> (&mut [u8], Vec<(&str, Reply<'_>)>) {
+        let AuctionParts {
+            body,
+            request,
+            bidders,
+        } = self;
+        // The ranges of the body the parts use, in ascending order (the order sent).
+        let mut ranges: Vec<Range<usize>> = Vec::with_capacity(bidders.len() + 1);
+        let all = std::iter::once(&*request).chain(bidders.iter().map(|(_, c)| c));
+        ranges.extend(all.filter_map(|c| match c {
+            Content::InBody(r) => Some(r.clone()),
+            _ => None,
+        }));
+        ranges.sort_by_key(|r| r.start);
+        let mut slices: Vec<Option<&mut [u8]>> = multipart::split_mut(body, &ranges)
+            .into_iter()
+            .map(Some)
+            .collect();
+        let mut take = |r: &Range<usize>| {
+            let i = ranges.iter().position(|x| x == r)?;
+            slices[i].take()
+        };
+        let request: &mut [u8] = match request {
+            Content::InBody(r) => take(r).unwrap_or_default(),
+            Content::Inflated(bytes) => bytes.as_mut_slice(),
+            _ => <&mut [u8]>::default(),
+        };
+        let mut replies = Vec::with_capacity(bidders.len());
+        for (name, content) in bidders.iter_mut() {
+            let name: &str = name;
+            let reply = match content {
+                Content::InBody(r) => Reply::Body(take(r).unwrap_or_default()),
+                Content::Inflated(bytes) => Reply::Body(bytes.as_mut_slice()),
+                Content::Status(BidderStatus::Timeout) => Reply::Timeout,
+                Content::Status(BidderStatus::Unreachable) => Reply::Unreachable,
+                Content::Status(BidderStatus::Http(code)) => Reply::HttpStatus(*code),
+                Content::Unreadable(code, message) => Reply::Unreadable {
+                    code,
+                    message: std::mem::take(message),
+                },
+            };
+            replies.push((name, reply));
+        }
+        (request, replies)
+    }
+}
+
+fn too_large(limit: usize) -> String {
+    format!("the part is larger than the limit of {limit} bytes")
+}
+
+/// `content` with the codings of `content_encoding` undone (last applied first), at most `limit` bytes of output.
+///
+/// # Errors
+/// `(code, message)`: `unsupported_encoding` (an unknown coding, or more than the server undoes),
+/// `body_too_large` (past `limit`), `bad_encoding` (not a valid stream of its coding).
+pub async fn inflate(
+    content: &[u8],
+    content_encoding: &str,
+    limit: usize,
+) -> Result<Vec<u8>, (&'static str, String)> {
+    let mut headers = HeaderMap::new();
+    let value = HeaderValue::from_str(content_encoding).map_err(|_| {
+        (
+            "unsupported_encoding",
+            "a Content-Encoding that is not text".to_owned(),
+        )
+    })?;
+    headers.insert(header::CONTENT_ENCODING, value);
+    let list = codings(&headers).map_err(|e| ("unsupported_encoding", e.message))?;
+    let mut body = Body::from(Bytes::copy_from_slice(content));
+    for &coding in list.iter().rev() {
+        body = Body::new(Inflated::new(body, coding));
+    }
+    let frames = crate::transport::body::collect(body, limit)
+        .await
+        .map_err(|e| {
+            if e.status == StatusCode::PAYLOAD_TOO_LARGE {
+                ("body_too_large", too_large(limit))
+            } else {
+                ("bad_encoding", e.message)
+            }
+        })?;
+    let mut out = Vec::with_capacity(frames.len);
+    for chunk in frames.slices() {
+        out.extend_from_slice(chunk);
+    }
+    Ok(out)
+}

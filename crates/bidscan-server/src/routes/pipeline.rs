@@ -1,0 +1,584 @@
+//! [`Pipeline`]: the one stack every request to a document route passes (`/decode`, `/validate`: any method),
+//! built once per route in [`crate::routes::app`] and generalised over the route's [`Work`]. A new document
+//! route is one more [`Work`] and one more line of [`crate::routes::DOCUMENT_ROUTES`], not another stack.
+//!
+//! The steps are one boxed future (a small hand-written wrapper, [`Served`], around one `async fn`, `respond`),
+//! not a tower stack: each tower layer is a response future of its own, and the router's `Oneshot` clones every
+//! layer below it per request. Outermost first, each with its reason:
+//! 0. request id, INFO span `request`, id echo: every log line of a request carries the id the client sees;
+//! 1. metrics `bidscan_http_requests_total{route,status}` and the duration until the answer is ready: what the
+//!    dashboards read ([`HttpMetrics`], handles resolved once);
+//! 2. panic catcher: a panic below is a logged 500 in the JSON shape, not a dropped connection ([`panic_response`]);
+//! 3. close-if-unread: a 4xx/5xx answered before the body was read gets `Connection: close`, so the unread rest is
+//!    never taken for the next request;
+//! 4. the `Host` rule (RFC 9112 §3.2, [`crate::routes::layers::host::host_fault`]): 400 `bad_host`;
+//! 5. JSON error bodies ([`json_errors`]): every error a client sees has one shape;
+//! 6. `x-openrtb-version` echoed, replacing: callers pair answers with the OpenRTB version they sent;
+//! 7. the concurrency limit: one `try_acquire` on [`AppState::permits`] (shared with the batch routes), none free →
+//!    503 `overloaded` with `Retry-After`, never a queue; the permit is held until the answer is ready;
+//! 8. the request timeout: 408 `timeout` when the answer is not ready within `server.request_timeout_secs` of the
+//!    permit, so a slow upload cannot hold a permit; the timer is made only if the answer is not ready at once;
+//! 9. the body's size and codings ([`crate::routes::layers::inflate`]'s rules): `Content-Length` over
+//!    `server.max_body_bytes` → 413 at once (outcome `too_large`); a `Content-Encoding` undone by [`Inflated`] (415
+//!    with `Accept-Encoding` for an unknown one); a plain body received straight from the wire under the same
+//!    limit (413);
+//! 10. the method: anything but `POST` is 405 `method_not_allowed`, after the size and codings as the router
+//!     answers its routes; every answer to another method carries `Allow: POST`;
+//! 11. the work: query, `Content-Type`, the body, [`Engine::run`](crate::engine::Engine::run) with the route's
+//!     [`Work`];
+//! 12. answer compression, innermost: an answer of at least [`compress::COMPRESS_ABOVE`] bytes to a request with
+//!     `Accept-Encoding` goes through [`compress::answer`]; without one it gets `Vary: accept-encoding`.
+//!
+//! `tests/service.rs`, `tests/hostile*.rs`, `tests/overload.rs` and `tests/interop.rs` hold the behaviour of each
+//! step.
+
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::task::{Context, Poll, ready};
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::extract::Query;
+use axum::http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, Uri, header};
+use axum::response::IntoResponse;
+use bytes::Bytes;
+use futures_util::FutureExt;
+use http_body::Body as _;
+use http_body_util::{BodyExt, Limited};
+use pin_project_lite::pin_project;
+use prometheus::IntCounter;
+use tokio::time::Sleep;
+use tower::BoxError;
+
+use crate::config::ModeName;
+use crate::engine::{Inspect, Options, View, Work};
+use crate::error::{ApiError, ErrorCode, json_errors, panic_response};
+use crate::metrics::HttpMetrics;
+use crate::routes::layers::host::HostFault;
+use crate::routes::layers::inflate::{ACCEPTED, Coding, Inflated, codings};
+use crate::routes::layers::request;
+use crate::routes::layers::{compress, unread};
+use crate::routes::params::{DecodeParams, invalid_query};
+use crate::routes::state::{AppState, OPENRTB_VERSION};
+use crate::transport::body::{self, Accepts, Frames};
+use crate::transport::head::Head;
+
+/// One document route's stack: see the module docs. Cheap to clone (a path and an `Arc`).
+#[derive(Clone)]
+pub struct Pipeline {
+    /// The route's path, matched exactly by [`crate::routes::dispatch::Dispatch`].
+    path: &'static str,
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    /// What step 11 does with the document.
+    work: Work,
+    /// The route template the requests are counted under: the path.
+    route: &'static str,
+    state: AppState,
+    http: Arc<HttpMetrics>,
+    /// `bidscan_decode_outcomes_total{outcome="too_large"}`, for 413s decided from `Content-Length`.
+    too_large: IntCounter,
+    timeout: Duration,
+    retry_after: u64,
+    /// `server.max_body_bytes`: on the wire and after decompression.
+    limit: usize,
+}
+
+/// The answer future of [`Pipeline::call`].
+pub type PipelineFuture = Pin<Box<dyn Future<Output = Response<Body>> + Send>>;
+
+impl Pipeline {
+    /// The stack of the route `path`, doing `work` for `state`, counting into `http` (shared with the router).
+    pub fn new(
+        path: &'static str,
+        work: Work,
+        state: &AppState,
+        http: Arc<HttpMetrics>,
+    ) -> Pipeline {
+        let config = &state.config;
+        Pipeline {
+            path,
+            shared: Arc::new(Shared {
+                work,
+                route: path,
+                too_large: state.metrics().outcomes.with_label_values(&["too_large"]),
+                timeout: config.request_timeout(),
+                retry_after: config.server.retry_after_secs,
+                limit: config.server.max_body_bytes,
+                state: state.clone(),
+                http,
+            }),
+        }
+    }
+
+    /// The route's path.
+    pub fn path(&self) -> &'static str {
+        self.path
+    }
+
+    /// Answers one request to the route; the future never fails (every error is an answer).
+    ///
+    /// Step 0 is done here, before the future exists: the request id and the span (the id is not set on the
+    /// request's headers, since nothing below reads them for it). Steps 1 and 2 are `Served`, a hand-written
+    /// wrapper, and steps 3 to 12 are one `async fn` (`respond`) that awaits only the body and a compression. Every
+    /// `async fn` keeps its arguments for as long as it lives, and every level of nesting is built on the stack
+    /// and then moved into its parent: nested, the steps would make a 4.4 KB future copied about ten times per
+    /// request. One level is a fraction of that.
+    pub fn call<B>(&self, req: Request<B>) -> PipelineFuture
+    where
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>,
+    {
+        let head = Head::of(req.headers());
+        let id = match head.id {
+            Some(id) if request::usable_id(id) => id.clone(),
+            _ => request::new_id(),
+        };
+        let seen = Seen {
+            host_fault: head.host_fault(req.version()),
+            version: head.version.cloned(),
+            length: head.content_length(),
+            coded: head.coded,
+            plain_json: head.plain_json(),
+            post: req.method() == Method::POST,
+        };
+        let scope = request::Scope::new(&req, id);
+        Box::pin(Served {
+            inner: AssertUnwindSafe(respond(self.shared.clone(), req, seen)).catch_unwind(),
+            scope: Some(scope),
+            started: Instant::now(),
+            shared: self.shared.clone(),
+        })
+    }
+}
+
+pin_project! {
+    /// Steps 0 to 2 around `inner` (steps 3 to 12): polled in the request's scope (span and id), panics caught
+    /// (a 500 in the JSON shape, logged, without `Connection: close`), counted in
+    /// `bidscan_http_requests_total{route,status}` with the duration until the answer is ready, then the
+    /// request's last log line and the id echo ([`request::finished`]).
+    struct Served<F> {
+        #[pin]
+        inner: F,
+        scope: Option<request::Scope>,
+        started: Instant,
+        shared: Arc<Shared>,
+    }
+}
+
+impl<F> Future for Served<F>
+where
+    F: Future<Output = std::thread::Result<Response<Body>>>,
+{
+    type Output = Response<Body>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Response<Body>> {
+        let this = self.project();
+        let inner = this.inner;
+        // `panic_response` logs in the request's span, so it is made inside the scope too.
+        let mut res = ready!(request::Scope::run(this.scope, || {
+            inner.poll(cx).map(|answer| match answer {
+                Ok(res) => res,
+                Err(panic) => panic_response(panic).map(Body::from),
+            })
+        }));
+        this.shared.http.observe(
+            Some(this.shared.route),
+            res.status(),
+            this.started.elapsed(),
+        );
+        let Some(mut scope) = this.scope.take() else {
+            panic!("the pipeline future was polled after its answer");
+        };
+        request::finished(&mut res, *this.started, &mut scope);
+        Poll::Ready(res)
+    }
+}
+
+/// What steps 3 to 11 need of the request's headers, read in one pass by [`Pipeline::call`] ([`Head`]).
+struct Seen {
+    /// How the `Host` rule is broken (RFC 9112 §3.2), if it is.
+    host_fault: Option<HostFault>,
+    /// The `x-openrtb-version` to echo.
+    version: Option<HeaderValue>,
+    /// The `Content-Length`, when it is a number.
+    length: Option<u64>,
+    /// A `Content-Encoding` is present.
+    coded: bool,
+    /// No `Content-Type`, or exactly `application/json`: nothing for step 11 to check.
+    plain_json: bool,
+    /// The method is `POST`, the one the document routes take.
+    post: bool,
+}
+
+/// Steps 3 to 12: close-if-unread around the `Host` rule and the rest; JSON error bodies and the version echo around
+/// the permit; the request timeout around the body, the work and the compression.
+async fn respond<B>(shared: Arc<Shared>, req: Request<B>, seen: Seen) -> Response<Body>
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    request::started();
+    // A request without a body has nothing to leave unread.
+    let mut read = req.body().is_end_stream();
+    let mut res = if let Some(fault) = seen.host_fault {
+        fault.error().into_response()
+    } else {
+        let version = seen.version;
+        let mut res = match shared.state.permits.try_acquire() {
+            Err(_) => ApiError::overloaded(shared.retry_after).into_response(),
+            Ok(_permit) => {
+                let deadline = tokio::time::Instant::now() + shared.timeout;
+                match prepare(
+                    &shared,
+                    req,
+                    seen.length,
+                    seen.coded,
+                    seen.plain_json,
+                    seen.post,
+                ) {
+                    Prepared::Answer(res) => res,
+                    Prepared::Body(body) => {
+                        let answered = Deadline {
+                            inner: handle(&shared, body, &mut read),
+                            deadline,
+                            sleep: None,
+                        };
+                        answered
+                            .await
+                            .unwrap_or_else(|| ApiError::of(ErrorCode::Timeout).into_response())
+                    }
+                }
+            }
+        };
+        res = json_errors(res);
+        if let Some(version) = version {
+            res.headers_mut().insert(OPENRTB_VERSION, version);
+        }
+        res
+    };
+    let status = res.status();
+    if (status.is_client_error() || status.is_server_error()) && !read {
+        res.headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    if !seen.post {
+        // Every answer to another method names the one taken (RFC 9110 §10.2.1), as axum's method router does.
+        res.headers_mut()
+            .entry(header::ALLOW)
+            .or_insert(HeaderValue::from_static("POST"));
+    }
+    res
+}
+
+/// What [`prepare`] leaves to wait for.
+enum Prepared<B> {
+    /// Answered from the head alone.
+    Answer(Response<Body>),
+    /// The body is still to be received.
+    Body(Pending<B>),
+}
+
+/// A request whose head passed the checks of steps 9 to 11.
+struct Pending<B> {
+    wire: B,
+    /// The codings to undo, last-applied last (`None`: none).
+    coded: Option<Vec<Coding>>,
+    options: Options,
+    /// The request's headers: its `Accept-Encoding` is looked up only for an answer long enough to compress.
+    headers: HeaderMap,
+}
+
+/// Steps 9 to 11 on the head: `Content-Length` over the limit (413), the `Content-Encoding` (415), the method
+/// (405), the query (400), the `Content-Type` (415). `length`, `coded`, `plain_json` and `post` are [`Seen`]'s.
+fn prepare<B>(
+    shared: &Shared,
+    req: Request<B>,
+    length: Option<u64>,
+    coded: bool,
+    plain_json: bool,
+    post: bool,
+) -> Prepared<B> {
+    let limit = shared.limit;
+    if length.is_some_and(|n| n > limit as u64) {
+        shared.too_large.inc();
+        return Prepared::Answer(ApiError::too_large(limit, "the request body").into_response());
+    }
+    let (parts, wire) = req.into_parts();
+    let coded = if coded {
+        let list = match codings(&parts.headers) {
+            Ok(list) => list,
+            Err(e) => {
+                let mut res = e.into_response();
+                res.headers_mut()
+                    .insert(header::ACCEPT_ENCODING, HeaderValue::from_static(ACCEPTED));
+                return Prepared::Answer(res);
+            }
+        };
+        (!list.is_empty()).then_some(list)
+    } else {
+        None
+    };
+    if !post {
+        // Empty, as the router's own 405: step 5 gives it the JSON shape, `respond` the `Allow` header.
+        let mut res = Response::new(Body::empty());
+        *res.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
+        return Prepared::Answer(res);
+    }
+    let options = match options(&parts.uri, &shared.state, shared.work) {
+        Ok(options) => options,
+        Err(e) => return Prepared::Answer(e.into_response()),
+    };
+    if !plain_json && let Err(e) = body::check_content_type(&parts.headers, Accepts::Json) {
+        return Prepared::Answer(e.into_response());
+    }
+    Prepared::Body(Pending {
+        wire,
+        coded,
+        options,
+        headers: parts.headers,
+    })
+}
+
+/// Steps 9 to 12 from the body on: the body received within the limit (and its codings undone), the work, the
+/// answer's compression.
+async fn handle<B>(shared: &Shared, pending: Pending<B>, read: &mut bool) -> Response<Body>
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    let Pending {
+        wire,
+        coded,
+        options,
+        headers,
+    } = pending;
+    let limit = shared.limit;
+    let frames = match coded {
+        None => collect_plain(wire, limit, read).await,
+        Some(list) => {
+            // Rare: boxed, so that the common future does not carry the decompressors' state.
+            let (frames, unread) = Box::pin(collect_coded(wire, list, limit)).await;
+            *read |= unread;
+            frames
+        }
+    };
+    let state = &shared.state;
+    let frames = match frames {
+        Ok(frames) => frames,
+        Err(e) => {
+            state.engine.count_refused(&e);
+            return e.into_response();
+        }
+    };
+    match state
+        .engine
+        .run(shared.work, frames.slices(), frames.len, &options)
+    {
+        Ok(answer) => {
+            let big = compress::compressible(answer.json.len());
+            let mut res = Response::new(Body::from(answer.json));
+            res.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            // Boxed for the same reason as the codings.
+            match headers.get(header::ACCEPT_ENCODING) {
+                Some(accept) if big => Box::pin(compress::answer(accept.clone(), res)).await,
+                None if big => {
+                    // What tower-http's compressor (the router's) adds to a long answer for a client that asks for no coding
+                    // (RFC 9110 §12.5.5: a cache must not give it to clients that ask for one).
+                    res.headers_mut()
+                        .insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+                    res
+                }
+                _ => res,
+            }
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
+/// The data frames of a body with the codings `list` (undone last-applied first, RFC 9110 §8.4), refused (413)
+/// past `limit` bytes on the wire or decoded, and whether the wire body was read to its end.
+async fn collect_coded<B>(
+    wire: B,
+    list: Vec<Coding>,
+    limit: usize,
+) -> (Result<Frames, ApiError>, bool)
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    let (tracked, flag) = unread::tracked(Body::new(wire));
+    let mut decoded = Body::new(Limited::new(tracked, limit));
+    for &coding in list.iter().rev() {
+        decoded = Body::new(Inflated::new(decoded, coding));
+    }
+    let frames = body::collect(decoded, limit).await;
+    (frames, flag.load(Ordering::Acquire))
+}
+
+/// The data frames of a body without a coding, straight from the wire, refused (413) past `limit` bytes as
+/// `http_body_util::Limited` refuses them; `read` is set once the body has no more frames (as close-if-unread's
+/// body wrapper sets it).
+async fn collect_plain<B>(wire: B, limit: usize, read: &mut bool) -> Result<Frames, ApiError>
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    let mut wire = std::pin::pin!(wire);
+    let mut frames = Frames::default();
+    loop {
+        let frame = wire.frame().await;
+        if wire.is_end_stream() {
+            *read = true;
+        }
+        let Some(frame) = frame else {
+            *read = true;
+            return Ok(frames);
+        };
+        let frame = frame.map_err(|e| body::read_error(&axum::Error::new(e), limit))?;
+        if let Ok(data) = frame.into_data() {
+            frames.len += data.len();
+            if frames.len > limit {
+                return Err(ApiError::too_large(limit, "the request body"));
+            }
+            if !data.is_empty() {
+                frames.chunks.push(data);
+            }
+        }
+    }
+}
+
+/// The decode options of `uri`'s query: the common forms (`mode`, `view`, `inspect` with their lower-case
+/// values, `profile` with a name's characters, each at most once, no escapes) read here, anything else through
+/// axum's `Query`, whose answer (and 400 `invalid_query`) is the contract; then the options for `work`
+/// (`DecodeParams::options`: the policy chosen for a validation, 400 `unknown_profile`).
+fn options(uri: &Uri, state: &AppState, work: Work) -> Result<Options, ApiError> {
+    let params = match uri.query() {
+        None => DecodeParams::default(),
+        Some(query) => match simple_params(query) {
+            Some(params) => params,
+            None => {
+                Query::<DecodeParams>::try_from_uri(uri)
+                    .map_err(invalid_query)?
+                    .0
+            }
+        },
+    };
+    params.options(state, work)
+}
+
+/// `query` read without serde when it is `key=value` pairs of known keys and values only; `None` for anything
+/// else (which [`options`] hands to `Query`).
+fn simple_params(query: &str) -> Option<DecodeParams> {
+    let mut params = DecodeParams::default();
+    // Bytes split by a closure rather than `str::split`'s searcher: the query is a few dozen bytes.
+    for pair in query.as_bytes().split(|&b| b == b'&') {
+        let eq = pair.iter().position(|&b| b == b'=')?;
+        let (key, value) = (&pair[..eq], &pair[eq + 1..]);
+        match key {
+            b"mode" if params.mode.is_none() => {
+                params.mode = Some(match value {
+                    b"lenient" => ModeName::Lenient,
+                    b"strict" => ModeName::Strict,
+                    _ => return None,
+                });
+            }
+            b"view" if params.view.is_none() => {
+                params.view = Some(match value {
+                    b"full" => View::Full,
+                    b"summary" => View::Summary,
+                    _ => return None,
+                });
+            }
+            b"inspect" if params.inspect.is_none() => {
+                params.inspect = Some(match value {
+                    b"all" => Inspect::All,
+                    b"none" => Inspect::None,
+                    _ => return None,
+                });
+            }
+            // A profile name's characters need no percent-decoding; anything else goes to `Query`.
+            b"profile"
+                if params.profile.is_none()
+                    && value
+                        .iter()
+                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')) =>
+            {
+                params.profile = Some(String::from_utf8_lossy(value).into_owned());
+            }
+            _ => return None,
+        }
+    }
+    Some(params)
+}
+
+pin_project! {
+    /// `inner`, or `None` once `deadline` has passed without an answer. The timer is made on the first
+    /// `Pending`, so an answer ready at once costs none.
+    struct Deadline<F> {
+        #[pin]
+        inner: F,
+        deadline: tokio::time::Instant,
+        #[pin]
+        sleep: Option<Sleep>,
+    }
+}
+
+impl<F: Future> Future for Deadline<F> {
+    type Output = Option<F::Output>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut this = self.project();
+        if let Poll::Ready(out) = this.inner.poll(cx) {
+            return Poll::Ready(Some(out));
+        }
+        if this.sleep.is_none() {
+            this.sleep
+                .set(Some(tokio::time::sleep_until(*this.deadline)));
+        }
+        if let Some(sleep) = this.sleep.as_pin_mut() {
+            ready!(sleep.poll(cx));
+        }
+        Poll::Ready(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn simple_queries_are_read_and_the_rest_handed_on() {
+        let p = simple_params("view=summary&inspect=none").unwrap();
+        assert_eq!(p.view, Some(View::Summary));
+        assert_eq!(p.inspect, Some(Inspect::None));
+        assert_eq!(p.mode, None);
+        let p = simple_params("mode=strict").unwrap();
+        assert_eq!(p.mode, Some(ModeName::Strict));
+        let p = simple_params("profile=acme.eu-1_x&view=full").unwrap();
+        assert_eq!(p.profile.as_deref(), Some("acme.eu-1_x"));
+        // Anything serde would read differently, or refuse, goes to `Query`.
+        for other in [
+            "",
+            "view=summary&",
+            "view=summary&view=full",
+            "mode=fast",
+            "view=Summary",
+            "view=%73ummary",
+            "profile=a%20b",
+            "profile=a&profile=b",
+            "other=1",
+            "view",
+        ] {
+            assert!(simple_params(other).is_none(), "{other}");
+        }
+    }
+}

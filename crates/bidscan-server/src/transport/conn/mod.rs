@@ -1,0 +1,18 @@
+//! What wraps a client connection (the socket hyper reads and writes) rather than a request, as
+//! [`crate::transport::server`] stacks them, the socket's own wrapper first (`Rejects(Lingering(SendTimeout(TcpStream)))`):
+//! - [`send_timeout`]: `SendTimeout`, a client that takes no byte of an answer for `server.send_timeout_secs`
+//!   is reset;
+//! - [`linger`]: `Lingering`, the lingering close (read and discard what the client still sends, after our FIN);
+//! - [`rejects`]: `Rejects`, hyper's own 400/414/431 answers given the JSON error shape, with [`limits`], the
+//!   per-connection limits hyper enforces (a leaf);
+//! - [`drain`]: `Drain`, closing every connection gracefully when the server drains;
+//! - [`head_timer`]: `HeadTimer`, the coarse timer of hyper's HTTP/1 header-read timeout.
+//!
+//! The tower layers around each request are in [`crate::routes::layers`].
+
+pub mod drain;
+pub mod head_timer;
+pub mod limits;
+pub mod linger;
+pub mod rejects;
+pub mod send_timeout;

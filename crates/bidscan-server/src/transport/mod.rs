@@ -1,0 +1,13 @@
+//! The transport: what carries requests and answers, on hyper and tokio; it imports no OpenRTB crate.
+//! - [`server`]: the accept loop, the connection cap, the drain ([`serve`](server::serve));
+//! - [`workers`]: the threads that serve connections, each a current-thread runtime;
+//! - [`conn`]: what wraps each connection (header-read timer, send timeout, lingering close, hyper's own
+//!   rejections as JSON, the drain);
+//! - [`head`]: the request headers the pipeline reads, found in one pass;
+//! - [`body`]: request bodies received under the size limits, NDJSON lines, the `Content-Type` rule.
+
+pub mod body;
+pub mod conn;
+pub(crate) mod head;
+pub mod server;
+pub mod workers;
