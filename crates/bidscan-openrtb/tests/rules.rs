@@ -800,6 +800,39 @@ fn the_rule_table_in_the_docs_is_the_registry() {
     assert_eq!(rows, registry);
 }
 
+/// The docs' table of seat-non-bid codes names, for each code of the rule registry, every rule that gives it, and
+/// no rule that does not.
+#[test]
+fn the_status_code_table_in_the_docs_names_each_rules_code() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/validation-rules.md"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut listed: Vec<(u16, String)> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("| code | IAB name | given by |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .flat_map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let code: u16 = cells[1].parse().unwrap();
+            cells[3]
+                .split(", ")
+                .filter(|r| r.starts_with('`'))
+                .map(|r| (code, r.trim_matches('`').to_owned()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let mut registry: Vec<(u16, String)> = Rule::ALL
+        .iter()
+        .map(|r| (r.statuscode(), r.name().to_owned()))
+        .collect();
+    listed.sort();
+    registry.sort();
+    assert_eq!(listed, registry);
+}
+
 /// Inline VAST of `version` with one 15 s linear of `media_type`.
 fn vast(version: &str, media_type: &str) -> String {
     format!(
