@@ -47,7 +47,7 @@ async fn requests_are_counted_under_their_bidder_other_or_unknown() {
     let nobid = doc(NOBID);
     let ok = |res: reqwest::Response| async move {
         assert_eq!(res.status(), 200);
-        res.json::<Value>().await.unwrap()
+        serde_json::from_slice::<Value>(&res.bytes().await.unwrap()).unwrap()
     };
     ok(server
         .post("/decode?bidder=acme", &[], banner.clone())
@@ -119,7 +119,8 @@ async fn requests_are_counted_under_their_bidder_other_or_unknown() {
     res.text().await.unwrap();
 
     let (_, text) = server.get_text("/metrics").await;
-    assert_eq!(outcome(&text, "acme", "bid"), 2.0);
+    // Two banner documents and the pair.
+    assert_eq!(outcome(&text, "acme", "bid"), 3.0);
     assert_eq!(outcome(&text, "acme", "nobid"), 1.0);
     assert_eq!(outcome(&text, "beta", "bid"), 1.0);
     assert_eq!(outcome(&text, "beta", "nobid"), 2.0);
