@@ -40,12 +40,12 @@ except ImportError:
     sys.exit("check-manifests.py needs PyYAML: pip install pyyaml")
 
 ROOT = Path(__file__).resolve().parent.parent
-# What the dashboard must show: requests, latency, decode outcomes, documents, and the buffer panel.
+# What the dashboard must show: requests, latency, decode outcomes, documents, the buffer panel and the bidders.
 DASHBOARD_MUST_READ = [
     "bidscan_http_requests_total", "bidscan_http_request_duration_seconds_bucket", "bidscan_decode_outcomes_total",
     "bidscan_document_bytes_bucket", "bidscan_document_escapes_bucket", "bidscan_buffer_grow_total",
     "bidscan_buffer_shrink_total", "bidscan_buffer_drop_total", "bidscan_buffer_retained_bytes",
-    "bidscan_pool_checkouts_total"]
+    "bidscan_pool_checkouts_total", "bidscan_bidder_outcomes_total", "bidscan_bidder_rejections_total"]
 
 
 class Report:

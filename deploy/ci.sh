@@ -85,6 +85,7 @@ post(b'[1, 2, 3]')                              # not a bid response -> 422
 post(b'{"id":"r1","seatbid":[{"bid":[{"id":"b1","impid":"1","price":"1.5"}]}]}')            # lenient coercion
 post(b'{"id":"r1","seatbid":[{"bid":[{"id":"b1","impid":"1","price":"1.5"}]}]}', "/decode?mode=strict")
 post(b'{"id":"r1","seatbid":[{"bid":[{"id":"b1","impid":"","price":-1}]}]}')                # validation issues
+post(small, "/decode?bidder=acme")              # bidder labels: an unlisted name is "other"
 time.sleep(2.5)                                 # idle_release_secs = 1: the next checkouts release idle buffers
 for _ in range(4):
     post(small)

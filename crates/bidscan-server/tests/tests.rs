@@ -10,6 +10,7 @@ mod common;
 mod hostile_common;
 
 mod auction_parts;
+mod bidders;
 mod cli;
 mod decode;
 mod drain;

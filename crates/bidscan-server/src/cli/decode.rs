@@ -87,6 +87,7 @@ pub fn run(args: &DecodeArgs, work: Work) -> ExitCode {
         view: args.view.into(),
         inspect: args.inspect.into(),
         policy,
+        bidder: None,
     };
     let tally = decode_all(&engine, &docs, &options, work);
     if let Some(e) = &tally.write_error {

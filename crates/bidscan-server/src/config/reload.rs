@@ -6,6 +6,8 @@
 //! - puts `[validate]` in force: the base policy, the profiles and the rates source's settings, as one new gate
 //!   swapped in atomically (`gate::Live::reconfigure`): a request already being judged finishes under the gate
 //!   it loaded, the next one loads the new one; no connection is dropped, no request waits;
+//! - puts `server.bidders` in force: the names kept as the `bidder` label, their metric handles made and swapped
+//!   in atomically (`metrics::Bidders::configure`), the series of names taken off the list removed;
 //! - logs every other key whose value changed as not applied: those (`server.*`, `decode.*`, `pool.*`,
 //!   `log.*`) are read once at start and need a restart.
 //!
@@ -95,19 +97,24 @@ fn apply(loaded: Result<Config, String>, running: &mut Config, state: &AppState)
             "configuration key changed but not applied: it needs a restart");
     }
     state.gate.reconfigure(new.validate.clone());
+    state.metrics().bidders.configure(&new.server.bidders);
     running.validate = new.validate;
+    running.server.bidders = new.server.bidders;
     reloads.with_label_values(&["ok"]).inc();
     tracing::info!(target: LOG_TARGET, profiles = running.validate.profiles.len(),
         rates_source = %running.validate.source.rates_source, not_applied = not_applied.len(),
         "configuration reloaded: [validate] in force");
 }
 
-/// The dotted keys outside `[validate]` whose values differ between `old` and `new`, sorted.
+/// The dotted keys outside `[validate]` and `server.bidders` whose values differ between `old` and `new`, sorted.
 pub fn restart_only_changes(old: &Config, new: &Config) -> Vec<String> {
     let as_value = |c: &Config| {
         let mut v = serde_json::to_value(c).unwrap_or(Value::Null);
         if let Some(map) = v.as_object_mut() {
             map.remove("validate");
+            if let Some(server) = map.get_mut("server").and_then(Value::as_object_mut) {
+                server.remove("bidders");
+            }
         }
         v
     };

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::render::{self, Envelope};
 use crate::error::{ApiError, ErrorCode};
 use crate::gate::{self, Gate, SharedGate};
-use crate::metrics::{INPUT_BUFFER, Metrics, PoolMetrics};
+use crate::metrics::{BidderMetrics, INPUT_BUFFER, Metrics, PoolMetrics};
 
 /// The target of this module's log lines (`log.level` filters name it; docs/operations.md, "Logs").
 const LOG_TARGET: &str = "bidscan_server::engine";
@@ -72,6 +72,9 @@ pub struct Options {
     /// The policy `/validate` judges under, chosen when the request's head was read (`?profile=`, see
     /// `gate::Gate::select`); `None`: the gate's base policy when the document is judged. Unused by decode.
     pub policy: Option<Arc<Policy>>,
+    /// The handles of the request's bidder (`?bidder=`, `X-Bidder`: `unknown` when it names none), resolved
+    /// when the request's head was read; `None` (the command line): nothing is counted by bidder.
+    pub bidder: Option<Arc<BidderMetrics>>,
 }
 
 /// The answer of a successful decode, as rendered: the JSON bytes plus what callers count.
@@ -219,7 +222,7 @@ impl Engine {
         len: usize,
         options: &Options,
     ) -> Result<Answer, ApiError> {
-        self.with_input(chunks, len, |reader, inspector, input| {
+        let result = self.with_input(chunks, len, |reader, inspector, input| {
             // bidscan_openrtb::decode resets the reader's stats when it answers without running it (blank body,
             // `{}`, XML/HTML, a strict-mode BOM), so they are always this document's. The inspector has a reader of its own.
             let result = match options.inspect {
@@ -231,10 +234,47 @@ impl Engine {
             let stats = reader.stats();
             let result = result.map_err(ApiError::from).and_then(|decoded| {
                 self.observe(&decoded);
+                if let Some(bidder) = &options.bidder {
+                    self.observe_prices(bidder, &decoded.response, options.policy.as_deref());
+                }
                 render(&decoded, stats, options)
             });
             (result, stats)
-        })
+        });
+        self.count_bidder(options, &result, len);
+        result
+    }
+
+    /// Counts the bid prices of `response` for `bidder`, converted with `policy`'s rates (the gate's base
+    /// policy when `None`, loaded only for a currency other than USD).
+    pub(crate) fn observe_prices(
+        &self,
+        bidder: &BidderMetrics,
+        response: &bidscan_openrtb::BidResponse<'_>,
+        policy: Option<&Policy>,
+    ) {
+        let loaded;
+        let rates = match policy {
+            Some(policy) => Some(&policy.rates),
+            None if BidderMetrics::needs_rates(response) => {
+                loaded = self.gate.load();
+                Some(&loaded.base().rates)
+            }
+            None => None,
+        };
+        bidder.observe_bid_prices(response, rates);
+    }
+
+    /// Counts the outcome of a document of `len` bytes for the request's bidder, if it names one.
+    pub(crate) fn count_bidder(
+        &self,
+        options: &Options,
+        result: &Result<Answer, ApiError>,
+        len: usize,
+    ) {
+        if let Some(bidder) = &options.bidder {
+            bidder.observe_response(outcome(result), len);
+        }
     }
 
     /// Runs `work` on this thread's pooled reader, markup inspector and input buffer, the buffer holding the document made of
@@ -275,12 +315,7 @@ impl Engine {
         m.decode_duration.observe(started.elapsed().as_secs_f64());
         m.document_bytes.observe(stats.bytes as f64);
         m.document_escapes.observe(stats.escapes as f64);
-        let outcome = match result {
-            Ok(answer) if answer.status == Status::Bid => "bid",
-            Ok(_) => "nobid",
-            Err(e) => e.outcome().unwrap_or("internal"),
-        };
-        m.count_outcome(outcome);
+        m.count_outcome(outcome(result));
     }
 
     /// Counts a document refused before or instead of decoding (too large, a batch past its bounds) under its
@@ -289,6 +324,14 @@ impl Engine {
     pub fn count_refused(&self, e: &ApiError) {
         if let Some(outcome) = e.outcome() {
             self.metrics.count_outcome(outcome);
+        }
+    }
+
+    /// [`count_refused`](Self::count_refused), and under `bidder` too.
+    pub fn count_refused_by(&self, e: &ApiError, bidder: Option<&BidderMetrics>) {
+        self.count_refused(e);
+        if let (Some(outcome), Some(bidder)) = (e.outcome(), bidder) {
+            bidder.observe_outcome(outcome);
         }
     }
 
@@ -305,6 +348,15 @@ impl Engine {
         for markup in &decoded.markup {
             self.metrics.count_adm(markup.kind(), markup.well_formed());
         }
+    }
+}
+
+/// The `outcome` label of a document's result (one of [`crate::metrics::registry::OUTCOMES`]).
+fn outcome(result: &Result<Answer, ApiError>) -> &'static str {
+    match result {
+        Ok(answer) if answer.status == Status::Bid => "bid",
+        Ok(_) => "nobid",
+        Err(e) => e.outcome().unwrap_or("internal"),
     }
 }
 

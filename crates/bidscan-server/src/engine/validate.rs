@@ -55,13 +55,18 @@ impl Engine {
                 loaded.base()
             }
         };
-        self.with_input(chunks, len, |reader, inspector, input| {
+        let result = self.with_input(chunks, len, |reader, inspector, input| {
             let result =
                 Validated::decode_inspected(reader, input, options.mode, inspector, policy);
             let stats = reader.stats();
             let result = result.map_err(ApiError::from).and_then(|mut validated| {
                 self.observe(&validated.pair.decoded);
                 self.count_rejections(&validated);
+                if let Some(bidder) = &options.bidder {
+                    self.observe_prices(bidder, &validated.pair.decoded.response, Some(policy));
+                    let rejected = validated.verdicts.iter().filter_map(|v| v.statuscode());
+                    bidder.observe_rejections(rejected);
+                }
                 if options.inspect == Inspect::None {
                     // The summary's `adm` objects then hold the kind and size only (`AdmSummary`).
                     validated.pair.decoded.markup.clear();
@@ -69,7 +74,9 @@ impl Engine {
                 render(&validated, stats, options)
             });
             (result, stats)
-        })
+        });
+        self.count_bidder(options, &result, len);
+        result
     }
 
     fn count_rejections(&self, validated: &Validated<'_>) {

@@ -2,8 +2,9 @@
 //! servers can live in one process, as in tests) — with every metric named in docs/metrics.md, the outcome and issue
 //! series resolved once, and the text exposition.
 
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 
+use crate::metrics::bidders::{BidderMetrics, BidderVecs, Bidders, PRICE_BUCKETS_USD};
 use bidscan_openrtb::{AdmKind, Severity};
 use bidscan_pool::DropReason;
 use prometheus::{
@@ -98,6 +99,10 @@ pub struct Metrics {
     /// `bidscan_config_reloads_total{result}`: `SIGHUP` reloads, `ok` or `error` (the running configuration
     /// kept).
     pub config_reloads: IntCounterVec,
+    /// `bidscan_build_info{version,rustc,target}`: 1, labelled with the build.
+    pub build_info: IntGaugeVec,
+    /// The bidder dimension: each `bidder` label value's handles, resolved when `server.bidders` is configured.
+    pub bidders: Bidders,
     /// The series of `outcomes`, one per [`OUTCOMES`] entry (in that order), resolved once: counting a decode
     /// then hashes no label.
     outcome_counters: Vec<IntCounter>,
@@ -120,6 +125,40 @@ impl Metrics {
         let seconds = prometheus::exponential_buckets(1e-5, 2.5, 16)?; // 10 µs .. ~9.3 s
         let bytes = prometheus::exponential_buckets(256.0, 4.0, 9)?; // 256 B .. 16 MiB
         let escapes = prometheus::exponential_buckets(1.0, 4.0, 10)?; // 1 .. 262144
+        let bidder_vecs = BidderVecs {
+            outcomes: register_int_counter_vec_with_registry!(
+                "bidscan_bidder_outcomes_total",
+                "Decode results by bidder (server.bidders; other, unknown) and outcome.",
+                &["bidder", "outcome"],
+                r
+            )?,
+            rejections: register_int_counter_vec_with_registry!(
+                "bidscan_bidder_rejections_total",
+                "Bids rejected (and, in an auction, imps not bid), by bidder and seat-non-bid status code.",
+                &["bidder", "statuscode"],
+                r
+            )?,
+            price_usd: register_histogram_vec_with_registry!(
+                "bidscan_bidder_bid_price_usd",
+                "Bid prices by bidder, converted to USD with the gate's rates.",
+                &["bidder"],
+                PRICE_BUCKETS_USD.to_vec(),
+                r
+            )?,
+            unconverted: register_int_counter_vec_with_registry!(
+                "bidscan_bidder_bid_price_unconverted_total",
+                "Bids whose price could not be converted to USD (no price, or no rate from its currency), by bidder.",
+                &["bidder"],
+                r
+            )?,
+            response_bytes: register_histogram_vec_with_registry!(
+                "bidscan_bidder_response_bytes",
+                "Size of each bidder's response (after decompression), in bytes.",
+                &["bidder"],
+                bytes.clone(),
+                r
+            )?,
+        };
         let mut m = Metrics {
             http_requests: register_int_counter_vec_with_registry!(
                 "bidscan_http_requests_total",
@@ -158,7 +197,7 @@ impl Metrics {
             document_bytes: register_histogram_with_registry!(
                 "bidscan_document_bytes",
                 "Size of each document decoded (after decompression), in bytes.",
-                bytes,
+                bytes.clone(),
                 r
             )?,
             document_escapes: register_histogram_with_registry!(
@@ -251,6 +290,13 @@ impl Metrics {
                 &["result"],
                 r
             )?,
+            build_info: register_int_gauge_vec_with_registry!(
+                "bidscan_build_info",
+                "1, labelled with the version, the rustc that compiled it and the target triple.",
+                &["version", "rustc", "target"],
+                r
+            )?,
+            bidders: Bidders::new(bidder_vecs),
             outcome_counters: Vec::new(),
             adm_counters: Vec::new(),
             issue_counters: RwLock::new(Vec::new()),
@@ -261,6 +307,13 @@ impl Metrics {
             crate::metrics::process::ProcessMetrics::for_self()?
         ))?;
         m.initialize_labels();
+        m.build_info
+            .with_label_values(&[
+                env!("CARGO_PKG_VERSION"),
+                env!("BIDSCAN_RUSTC_VERSION"),
+                env!("BIDSCAN_TARGET"),
+            ])
+            .set(1);
         m.outcome_counters = OUTCOMES
             .iter()
             .map(|o| m.outcomes.with_label_values(&[o]))
@@ -271,6 +324,13 @@ impl Metrics {
             .map(|(kind, well_formed)| m.adm.with_label_values(&[kind, well_formed]))
             .collect();
         Ok(m)
+    }
+
+    /// The handles of the bidder named `name` (`None`: `unknown`; a name `server.bidders` does not list:
+    /// `other`), from the table in force. For several bidders of one request, take [`Bidders::table`] once and
+    /// call its `get` for each.
+    pub fn bidder(&self, name: Option<&str>) -> Arc<BidderMetrics> {
+        self.bidders.resolve(name)
     }
 
     /// Counts one decode with `outcome` (one of [`OUTCOMES`]; another name goes through the label lookup).

@@ -37,7 +37,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use crate::engine::{Engine, Options, Work};
 use crate::error::{ApiError, ErrorBody};
 use crate::routes::params::{DecodeParams, invalid_query};
-use crate::routes::state::AppState;
+use crate::routes::state::{AppState, X_BIDDER};
 use crate::transport::body::{self, Accepts, Line, Lines};
 
 /// Decodes every line of an NDJSON body, answering one NDJSON line per input line as they are decoded.
@@ -78,7 +78,15 @@ pub async fn stream(
     body: Body,
     work: Work,
 ) -> Result<Response, ApiError> {
-    let options = query.map_err(invalid_query)?.0.options(&state, work)?;
+    let mut params = query.map_err(invalid_query)?.0;
+    if params.bidder.is_none() {
+        // Once per batch: `?bidder=` wins over `X-Bidder`.
+        params.bidder = headers
+            .get(&X_BIDDER)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+    }
+    let options = params.options(&state, work)?;
     body::check_content_type(&headers, Accepts::Ndjson)?;
     let permit = state
         .permits

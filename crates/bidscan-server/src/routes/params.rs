@@ -27,6 +27,9 @@ pub struct DecodeParams {
     /// the configured names.
     #[param(ignore)]
     pub profile: Option<String>,
+    /// The bidder that sent the response (wins over the `X-Bidder` header): the `bidder` label of the
+    /// `bidscan_bidder_*` metrics when `server.bidders` lists it, else `other`.
+    pub bidder: Option<String>,
 }
 
 impl DecodeParams {
@@ -35,7 +38,22 @@ impl DecodeParams {
     ///
     /// # Errors
     /// 400 `unknown_profile` (validate only).
-    pub fn options(self, state: &AppState, work: Work) -> Result<Options, ApiError> {
+    pub fn options(mut self, state: &AppState, work: Work) -> Result<Options, ApiError> {
+        let bidder = self.bidder.take();
+        self.options_as(state, work, bidder.as_deref())
+    }
+
+    /// [`options`](Self::options) for a request whose bidder is `bidder` (`?bidder=`, else `X-Bidder`; `None`:
+    /// `unknown`); `self.bidder` is not read.
+    ///
+    /// # Errors
+    /// 400 `unknown_profile` (validate only).
+    pub fn options_as(
+        self,
+        state: &AppState,
+        work: Work,
+        bidder: Option<&str>,
+    ) -> Result<Options, ApiError> {
         let policy = match work {
             Work::Decode => None,
             Work::Validate => Some(select_policy(state, self.profile.as_deref())?),
@@ -45,6 +63,7 @@ impl DecodeParams {
             view: self.view.unwrap_or_default(),
             inspect: self.inspect.unwrap_or_default(),
             policy,
+            bidder: Some(state.metrics().bidder(bidder)),
         })
     }
 }

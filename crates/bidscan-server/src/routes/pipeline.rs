@@ -144,6 +144,7 @@ impl Pipeline {
             version: head.version.cloned(),
             length: head.content_length(),
             coded: head.coded,
+            bidder: head.bidder.cloned(),
             plain_json: head.plain_json(),
             post: req.method() == Method::POST,
         };
@@ -210,6 +211,8 @@ struct Seen {
     length: Option<u64>,
     /// A `Content-Encoding` is present.
     coded: bool,
+    /// The `X-Bidder` (`?bidder=` wins over it).
+    bidder: Option<HeaderValue>,
     /// No `Content-Type`, or exactly `application/json`: nothing for step 11 to check.
     plain_json: bool,
     /// The method is `POST`, the one the document routes take.
@@ -218,7 +221,7 @@ struct Seen {
 
 /// Steps 3 to 12: close-if-unread around the `Host` rule and the rest; JSON error bodies and the version echo around
 /// the permit; the request timeout around the body, the work and the compression.
-async fn respond<B>(shared: Arc<Shared>, req: Request<B>, seen: Seen) -> Response<Body>
+async fn respond<B>(shared: Arc<Shared>, req: Request<B>, mut seen: Seen) -> Response<Body>
 where
     B: http_body::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
@@ -229,19 +232,12 @@ where
     let mut res = if let Some(fault) = seen.host_fault {
         fault.error().into_response()
     } else {
-        let version = seen.version;
+        let version = seen.version.take();
         let mut res = match shared.state.permits.try_acquire() {
             Err(_) => ApiError::overloaded(shared.retry_after).into_response(),
             Ok(_permit) => {
                 let deadline = tokio::time::Instant::now() + shared.timeout;
-                match prepare(
-                    &shared,
-                    req,
-                    seen.length,
-                    seen.coded,
-                    seen.plain_json,
-                    seen.post,
-                ) {
+                match prepare(&shared, req, &seen) {
                     Prepared::Answer(res) => res,
                     Prepared::Body(body) => {
                         let answered = Deadline {
@@ -295,18 +291,18 @@ struct Pending<B> {
 }
 
 /// Steps 9 to 11 on the head: `Content-Length` over the limit (413), the `Content-Encoding` (415), the method
-/// (405), the query (400), the `Content-Type` (415). `length`, `coded`, `plain_json` and `post` are [`Seen`]'s.
-fn prepare<B>(
-    shared: &Shared,
-    req: Request<B>,
-    length: Option<u64>,
-    coded: bool,
-    plain_json: bool,
-    post: bool,
-) -> Prepared<B> {
+/// (405), the query (400), the `Content-Type` (415); the request's bidder resolved with the query.
+fn prepare<B>(shared: &Shared, req: Request<B>, seen: &Seen) -> Prepared<B> {
     let limit = shared.limit;
-    if length.is_some_and(|n| n > limit as u64) {
+    let (coded, plain_json, post) = (seen.coded, seen.plain_json, seen.post);
+    if seen.length.is_some_and(|n| n > limit as u64) {
         shared.too_large.inc();
+        // Rare: the query is read only to count the refusal under the request's bidder.
+        if let Ok(options) = options(req.uri(), &shared.state, Work::Decode, seen.bidder.as_ref())
+            && let Some(bidder) = options.bidder
+        {
+            bidder.observe_outcome("too_large");
+        }
         return Prepared::Answer(ApiError::too_large(limit, "the request body").into_response());
     }
     let (parts, wire) = req.into_parts();
@@ -330,7 +326,7 @@ fn prepare<B>(
         *res.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
         return Prepared::Answer(res);
     }
-    let options = match options(&parts.uri, &shared.state, shared.work) {
+    let options = match options(&parts.uri, &shared.state, shared.work, seen.bidder.as_ref()) {
         Ok(options) => options,
         Err(e) => return Prepared::Answer(e.into_response()),
     };
@@ -372,7 +368,7 @@ where
     let frames = match frames {
         Ok(frames) => frames,
         Err(e) => {
-            state.engine.count_refused(&e);
+            state.engine.count_refused_by(&e, options.bidder.as_deref());
             return e.into_response();
         }
     };
@@ -459,26 +455,35 @@ where
 /// The decode options of `uri`'s query: the common forms (`mode`, `view`, `inspect` with their lower-case
 /// values, `profile` with a name's characters, each at most once, no escapes) read here, anything else through
 /// axum's `Query`, whose answer (and 400 `invalid_query`) is the contract; then the options for `work`
-/// (`DecodeParams::options`: the policy chosen for a validation, 400 `unknown_profile`).
-fn options(uri: &Uri, state: &AppState, work: Work) -> Result<Options, ApiError> {
-    let params = match uri.query() {
-        None => DecodeParams::default(),
+/// (`DecodeParams::options_as`: the policy chosen for a validation, 400 `unknown_profile`; the bidder's
+/// handles, `?bidder=` winning over `header`, `X-Bidder`). A bidder named in the simple form is not copied.
+fn options(
+    uri: &Uri,
+    state: &AppState,
+    work: Work,
+    header: Option<&HeaderValue>,
+) -> Result<Options, ApiError> {
+    let header = header.and_then(|v| std::str::from_utf8(v.as_bytes()).ok());
+    match uri.query() {
+        None => DecodeParams::default().options_as(state, work, header),
         Some(query) => match simple_params(query) {
-            Some(params) => params,
+            Some((params, bidder)) => params.options_as(state, work, bidder.or(header)),
             None => {
-                Query::<DecodeParams>::try_from_uri(uri)
+                let mut params = Query::<DecodeParams>::try_from_uri(uri)
                     .map_err(invalid_query)?
-                    .0
+                    .0;
+                let bidder = params.bidder.take();
+                params.options_as(state, work, bidder.as_deref().or(header))
             }
         },
-    };
-    params.options(state, work)
+    }
 }
 
-/// `query` read without serde when it is `key=value` pairs of known keys and values only; `None` for anything
-/// else (which [`options`] hands to `Query`).
-fn simple_params(query: &str) -> Option<DecodeParams> {
+/// `query` read without serde when it is `key=value` pairs of known keys and values only, with the `bidder`
+/// borrowed; `None` for anything else (which [`options`] hands to `Query`).
+fn simple_params(query: &str) -> Option<(DecodeParams, Option<&str>)> {
     let mut params = DecodeParams::default();
+    let mut bidder = None;
     // Bytes split by a closure rather than `str::split`'s searcher: the query is a few dozen bytes.
     for pair in query.as_bytes().split(|&b| b == b'&') {
         let eq = pair.iter().position(|&b| b == b'=')?;
@@ -514,10 +519,19 @@ fn simple_params(query: &str) -> Option<DecodeParams> {
             {
                 params.profile = Some(String::from_utf8_lossy(value).into_owned());
             }
+            // So is a bidder name's; any other name is `other` whatever its spelling, but goes to `Query` too.
+            b"bidder"
+                if bidder.is_none()
+                    && value
+                        .iter()
+                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')) =>
+            {
+                bidder = std::str::from_utf8(value).ok();
+            }
             _ => return None,
         }
     }
-    Some(params)
+    Some((params, bidder))
 }
 
 pin_project! {
@@ -557,14 +571,17 @@ mod tests {
 
     #[test]
     fn simple_queries_are_read_and_the_rest_handed_on() {
-        let p = simple_params("view=summary&inspect=none").unwrap();
+        let (p, bidder) = simple_params("view=summary&inspect=none").unwrap();
         assert_eq!(p.view, Some(View::Summary));
         assert_eq!(p.inspect, Some(Inspect::None));
         assert_eq!(p.mode, None);
-        let p = simple_params("mode=strict").unwrap();
+        assert_eq!(bidder, None);
+        let (p, _) = simple_params("mode=strict").unwrap();
         assert_eq!(p.mode, Some(ModeName::Strict));
-        let p = simple_params("profile=acme.eu-1_x&view=full").unwrap();
+        let (p, _) = simple_params("profile=acme.eu-1_x&view=full").unwrap();
         assert_eq!(p.profile.as_deref(), Some("acme.eu-1_x"));
+        let (p, bidder) = simple_params("bidder=acme.eu-1_x&view=full").unwrap();
+        assert_eq!((p.view, bidder), (Some(View::Full), Some("acme.eu-1_x")));
         // Anything serde would read differently, or refuse, goes to `Query`.
         for other in [
             "",
@@ -575,6 +592,8 @@ mod tests {
             "view=%73ummary",
             "profile=a%20b",
             "profile=a&profile=b",
+            "bidder=a%20b",
+            "bidder=a&bidder=b",
             "other=1",
             "view",
         ] {

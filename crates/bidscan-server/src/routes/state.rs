@@ -16,6 +16,9 @@ use crate::metrics::Metrics;
 /// Header echoed on decode responses when the request sends it.
 pub const OPENRTB_VERSION: HeaderName = HeaderName::from_static("x-openrtb-version");
 
+/// Header naming the bidder that sent the response (`?bidder=` wins over it).
+pub const X_BIDDER: HeaderName = HeaderName::from_static("x-bidder");
+
 /// What handlers share. Cheap to clone.
 #[derive(Clone)]
 pub struct AppState {
@@ -45,6 +48,7 @@ impl AppState {
     /// Only if the metrics registry cannot be built (a bug).
     pub fn new(config: Config) -> prometheus::Result<AppState> {
         let metrics = Arc::new(Metrics::new()?);
+        metrics.bidders.configure(&config.server.bidders);
         let reader = config.decode.reader_config();
         let gate = Live::new(config.validate.clone(), metrics.clone());
         Ok(AppState {

@@ -1,7 +1,7 @@
 //! [`Head`]: what `POST /decode` ([`crate::routes::pipeline`]) reads of a request's headers, found in one pass over them.
 //!
-//! The steps of `/decode` read six request headers (`Host`, `Content-Length`, `Content-Encoding`,
-//! `Content-Type`, `x-request-id`, `x-openrtb-version`). Looked up one by one, each lookup hashes its name and
+//! The steps of `/decode` read seven request headers (`Host`, `Content-Length`, `Content-Encoding`,
+//! `Content-Type`, `x-request-id`, `x-openrtb-version`, `x-bidder`). Looked up one by one, each lookup hashes its name and
 //! probes the map: ~600 instructions per request (callgrind), for a request that
 //! carries three to six headers. One walk over the headers, comparing names (a standard name is one enum
 //! compare), finds them all. Each field is what [`HeaderMap::get`] would give (the first value of the name), and
@@ -12,7 +12,7 @@ use axum::http::{HeaderMap, HeaderValue, Version, header};
 use crate::routes::layers::host::{HostFault, breaks_host_rule};
 use crate::routes::layers::inflate::length_of;
 use crate::routes::layers::request::X_REQUEST_ID;
-use crate::routes::state::OPENRTB_VERSION;
+use crate::routes::state::{OPENRTB_VERSION, X_BIDDER};
 
 /// The headers `/decode` reads, borrowed from the request's map.
 #[derive(Debug, Default)]
@@ -29,6 +29,8 @@ pub(crate) struct Head<'a> {
     length: Option<&'a HeaderValue>,
     /// Whether a `Content-Encoding` is present.
     pub coded: bool,
+    /// The first `X-Bidder`.
+    pub bidder: Option<&'a HeaderValue>,
     /// The first `Content-Type`.
     pub content_type: Option<&'a HeaderValue>,
     /// How many `Content-Type` values, counted up to 2.
@@ -54,6 +56,8 @@ impl<'a> Head<'a> {
                 head.id.get_or_insert(value);
             } else if name == OPENRTB_VERSION {
                 head.version.get_or_insert(value);
+            } else if name == X_BIDDER {
+                head.bidder.get_or_insert(value);
             }
         }
         head
@@ -118,6 +122,8 @@ mod tests {
             ],
             &[
                 ("x-openrtb-version", "2.6"),
+                ("x-bidder", "acme"),
+                ("X-Bidder", "beta"),
                 ("Content-Length", "7"),
                 ("content-length", "9"),
                 ("host", "h"),
@@ -145,6 +151,7 @@ mod tests {
                 assert_eq!(head.content_length(), content_length(headers), "{set:?}");
                 assert_eq!(head.id, headers.get(&X_REQUEST_ID), "{set:?}");
                 assert_eq!(head.version, headers.get(&OPENRTB_VERSION), "{set:?}");
+                assert_eq!(head.bidder, headers.get(&X_BIDDER), "{set:?}");
                 assert_eq!(
                     head.content_type,
                     headers.get(header::CONTENT_TYPE),
