@@ -23,6 +23,20 @@ pub enum ErrorCode {
     InvalidQuery,
     /// 400: `?profile=` names no profile of `[validate.profiles]`.
     UnknownProfile,
+    /// 400: `/validate/auction`: the `Content-Type` is not `multipart/form-data` with a usable `boundary`.
+    NotMultipart,
+    /// 400: `/validate/auction`: the body does not follow the multipart grammar (RFC 7578, RFC 2046 §5.1).
+    MalformedMultipart,
+    /// 400: `/validate/auction`: more parts than `server.max_auction_parts`, the request's included.
+    TooManyParts,
+    /// 400: `/validate/auction`: a part's name is not 1–64 characters of `A-Z a-z 0-9 _ . -`.
+    BadBidderName,
+    /// 400: `/validate/auction`: two parts with the same name.
+    DuplicateBidder,
+    /// 400: `/validate/auction`: no part named `request`.
+    MissingRequest,
+    /// 400: `/validate/auction`: an `X-Bidder-Status` other than `timeout`, `unreachable` or `http-NNN`, or one on the request part.
+    BadBidderStatus,
     /// 404: no such route.
     NotFound,
     /// 405: the route exists, the method does not.
@@ -77,6 +91,13 @@ impl ErrorCode {
             BadRequest,
             InvalidQuery,
             UnknownProfile,
+            NotMultipart,
+            MalformedMultipart,
+            TooManyParts,
+            BadBidderName,
+            DuplicateBidder,
+            MissingRequest,
+            BadBidderStatus,
             NotFound,
             MethodNotAllowed,
             Timeout,
@@ -102,7 +123,8 @@ impl ErrorCode {
         use ErrorCode::*;
         match self {
             MalformedJson | BadEncoding | BadBody | BadHost | BadRequest | InvalidQuery
-            | UnknownProfile => StatusCode::BAD_REQUEST,
+            | UnknownProfile | NotMultipart | MalformedMultipart | TooManyParts | BadBidderName
+            | DuplicateBidder | MissingRequest | BadBidderStatus => StatusCode::BAD_REQUEST,
             NotFound => StatusCode::NOT_FOUND,
             MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Timeout => StatusCode::REQUEST_TIMEOUT,
@@ -128,6 +150,13 @@ impl ErrorCode {
             BadRequest => "bad_request",
             InvalidQuery => "invalid_query",
             UnknownProfile => "unknown_profile",
+            NotMultipart => "not_multipart",
+            MalformedMultipart => "malformed_multipart",
+            TooManyParts => "too_many_parts",
+            BadBidderName => "bad_bidder_name",
+            DuplicateBidder => "duplicate_bidder",
+            MissingRequest => "missing_request",
+            BadBidderStatus => "bad_bidder_status",
             NotFound => "not_found",
             MethodNotAllowed => "method_not_allowed",
             Timeout => "timeout",
@@ -176,6 +205,13 @@ impl ErrorCode {
             BadRequest => "bad request",
             InvalidQuery => "the query string does not parse",
             UnknownProfile => "no such profile in validate.profiles",
+            NotMultipart => "the Content-Type is not multipart/form-data with a boundary",
+            MalformedMultipart => "the body is not a well-formed multipart/form-data body",
+            TooManyParts => "more parts than server.max_auction_parts",
+            BadBidderName => "a part's name is not a bidder name",
+            DuplicateBidder => "two parts with the same name",
+            MissingRequest => "no part named request",
+            BadBidderStatus => "an X-Bidder-Status other than timeout, unreachable or http-NNN",
             NotFound => "no such route",
             MethodNotAllowed => "method not allowed on this route",
             Timeout => "the request was not received and answered within the request timeout",
@@ -250,24 +286,32 @@ mod tests {
             BadRequest => 4,
             InvalidQuery => 5,
             UnknownProfile => 6,
-            NotFound => 7,
-            MethodNotAllowed => 8,
-            Timeout => 9,
-            PayloadTooLarge => 10,
-            UriTooLong => 11,
-            UnsupportedMediaType => 12,
-            UnsupportedEncoding => 13,
-            NotABidResponse => 14,
-            Openrtb3NotSupported => 15,
-            NotAnEnvelope => 16,
-            NotABidRequest => 17,
-            RequestWithoutImp => 18,
-            Strict(_) => 19,
-            HeaderFieldsTooLarge => 20,
-            Internal => 21,
-            Overloaded => 22,
-            Draining => 23,
+            NotMultipart => 7,
+            MalformedMultipart => 8,
+            TooManyParts => 9,
+            BadBidderName => 10,
+            DuplicateBidder => 11,
+            MissingRequest => 12,
+            BadBidderStatus => 13,
+            NotFound => 14,
+            MethodNotAllowed => 15,
+            Timeout => 16,
+            PayloadTooLarge => 17,
+            UriTooLong => 18,
+            UnsupportedMediaType => 19,
+            UnsupportedEncoding => 20,
+            NotABidResponse => 21,
+            Openrtb3NotSupported => 22,
+            NotAnEnvelope => 23,
+            NotABidRequest => 24,
+            RequestWithoutImp => 25,
+            Strict(_) => 26,
+            HeaderFieldsTooLarge => 27,
+            Internal => 28,
+            Overloaded => 29,
+            Draining => 30,
         }
+    }
     }
 
     #[test]
