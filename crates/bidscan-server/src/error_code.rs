@@ -312,7 +312,6 @@ mod tests {
             Draining => 30,
         }
     }
-    }
 
     #[test]
     fn all_lists_every_variant_once_in_declaration_order() {

@@ -52,6 +52,10 @@ fn multipart(parts: &[Part]) -> Vec<u8> {
     out
 }
 
+async fn json(res: reqwest::Response) -> Value {
+    serde_json::from_slice(&res.bytes().await.unwrap()).unwrap()
+}
+
 fn content_type() -> String {
     format!("multipart/form-data; boundary={BOUNDARY}")
 }
@@ -74,7 +78,7 @@ async fn post_auction(server: &TestServer, path: &str, body: Vec<u8>) -> (u16, V
         .post(path, &[("content-type", &content_type())], body)
         .await;
     let status = res.status().as_u16();
-    (status, res.json().await.unwrap())
+    (status, json(res).await)
 }
 
 /// `/validate?view=summary`'s `{summary, issues, seatnonbid}` for `request` and `response` (an empty response as
@@ -90,11 +94,9 @@ async fn validate(server: &TestServer, request: &[u8], response: &[u8]) -> Value
     envelope.extend_from_slice(b",\"response\":");
     envelope.extend_from_slice(response);
     envelope.push(b'}');
-    let res = server
-        .post("/validate?view=summary", &[], envelope)
-        .await;
+    let res = server.post("/validate?view=summary", &[], envelope).await;
     assert_eq!(res.status(), 200);
-    let v: Value = res.json().await.unwrap();
+    let v: Value = json(res).await;
     serde_json::json!({"summary": v["summary"], "issues": v["issues"], "seatnonbid": v["seatnonbid"]})
 }
 
@@ -133,7 +135,8 @@ async fn each_bidder_is_judged_as_validate_judges_it_and_a_bad_one_never_fails_t
     let server = server("").await;
     let (request, response) = pair("adf_multi-format.json");
     let (_, other) = pair("ccx_multi-banner.json");
-    let html = b"<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>".to_vec();
+    let html =
+        b"<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>".to_vec();
     let truncated = response[..response.len() / 2].to_vec();
     let mut oversized = response.clone();
     oversized.resize(PART_LIMIT + 1, b' ');
@@ -158,7 +161,15 @@ async fn each_bidder_is_judged_as_validate_judges_it_and_a_bad_one_never_fails_t
         .collect();
     assert_eq!(
         names,
-        ["gz", "empty", "html", "truncated", "oversized", "slow", "other"]
+        [
+            "gz",
+            "empty",
+            "html",
+            "truncated",
+            "oversized",
+            "slow",
+            "other"
+        ]
     );
     let imps = &answer["request"]["imps"];
     let req: Value = serde_json::from_slice(&request).unwrap();
@@ -168,15 +179,14 @@ async fn each_bidder_is_judged_as_validate_judges_it_and_a_bad_one_never_fails_t
     // The bodies an envelope can carry: the verdicts `/validate` gives the same pair, field for field.
     for (name, body) in [("gz", &response), ("empty", &Vec::new()), ("other", &other)] {
         let b = bidder(&answer, name);
-        assert_eq!(
-            judged(b),
-            validate(&server, &request, body).await,
-            "{name}"
-        );
+        assert_eq!(judged(b), validate(&server, &request, body).await, "{name}");
     }
     assert_eq!(bidder(&answer, "gz")["status"], "bid");
     assert_eq!(bidder(&answer, "empty")["status"], "nobid");
-    assert_eq!(bidder(&answer, "empty")["seatnonbid"], serde_json::json!([]));
+    assert_eq!(
+        bidder(&answer, "empty")["seatnonbid"],
+        serde_json::json!([])
+    );
 
     // The bodies that are no bid response: invalid, 102 for every imp, the finding `/decode` refuses them with.
     for (name, body, code) in [
@@ -188,7 +198,7 @@ async fn each_bidder_is_judged_as_validate_judges_it_and_a_bad_one_never_fails_t
         every_imp(b, imps, 102);
         let res = server.post("/decode", &[], body.clone()).await;
         assert!(res.status().is_client_error(), "{name}");
-        let refused: Value = res.json().await.unwrap();
+        let refused: Value = json(res).await;
         assert_eq!(refused["error"]["code"], code, "{name}");
         assert_eq!(b["issues"][0]["code"], code, "{name}");
     }
@@ -242,15 +252,16 @@ async fn unreachable_and_http_statuses_get_103_and_100_and_the_full_view_echoes_
         e.push(b'}');
         e
     });
-    let full: Value = full.await.json().await.unwrap();
+    let full: Value = json(full.await).await;
     assert_eq!(a["response"], full["response"]);
     assert_eq!(judged(a), judged(&full));
 }
 
 #[tokio::test]
 async fn a_bid_id_sent_by_an_earlier_bidder_is_warned_by_default_and_enforced_by_a_profile() {
-    let server = server("[validate.profiles.unique]\nduplicate_id_across_bidders = \"enforce\"\n").await;
-    let (request, response) = pair("adf_multi-format.json");
+    let server =
+        server("[validate.profiles.unique]\nduplicate_id_across_bidders = \"enforce\"\n").await;
+    let (request, response) = pair("aax_multi-imps.json");
     let parts: Vec<Part> = vec![
         ("request", vec![], request.clone()),
         ("first", vec![], response.clone()),
@@ -299,8 +310,7 @@ async fn a_bid_id_sent_by_an_earlier_bidder_is_warned_by_default_and_enforced_by
     );
     assert!(flagged(&answer, "first").is_empty());
 
-    let (status, answer) =
-        post_auction(&server, "/validate/auction?profile=nope", body).await;
+    let (status, answer) = post_auction(&server, "/validate/auction?profile=nope", body).await;
     assert_eq!(status, 400);
     assert_eq!(answer["error"]["code"], "unknown_profile");
 }
@@ -337,14 +347,21 @@ async fn call_level_errors_are_answered_in_the_one_error_shape() {
     ];
     for (body, code) in cases {
         let (status, answer) = post_auction(&server, "/validate/auction", body).await;
-        assert_eq!((status, answer["error"]["code"].as_str()), (400, Some(code)));
+        assert_eq!(
+            (status, answer["error"]["code"].as_str()),
+            (400, Some(code))
+        );
     }
     // Not multipart at all.
     let res = server
-        .post("/validate/auction", &[("content-type", "application/json")], request.clone())
+        .post(
+            "/validate/auction",
+            &[("content-type", "application/json")],
+            request.clone(),
+        )
         .await;
     assert_eq!(res.status(), 400);
-    let v: Value = res.json().await.unwrap();
+    let v: Value = json(res).await;
     assert_eq!(v["error"]["code"], "not_multipart");
     // A request part that is no bid request.
     let (status, answer) = post_auction(
@@ -353,7 +370,10 @@ async fn call_level_errors_are_answered_in_the_one_error_shape() {
         multipart(&[("request", vec![], b"{\"id\":\"1\"}".to_vec()), ok("a")]),
     )
     .await;
-    assert_eq!((status, answer["error"]["code"].as_str()), (422, Some("request_without_imp")));
+    assert_eq!(
+        (status, answer["error"]["code"].as_str()),
+        (422, Some("request_without_imp"))
+    );
     // Past `server.max_auction_bytes`: 413 from `Content-Length` before the body is read, and from the body
     // itself when it is chunked.
     let small = {
@@ -364,20 +384,30 @@ async fn call_level_errors_are_answered_in_the_one_error_shape() {
     let big = multipart(&[req(), ok("a"), ok("b"), ok("c")]);
     assert!(big.len() > 1024);
     let (status, answer) = post_auction(&small, "/validate/auction", big.clone()).await;
-    assert_eq!((status, answer["error"]["code"].as_str()), (413, Some("payload_too_large")));
+    assert_eq!(
+        (status, answer["error"]["code"].as_str()),
+        (413, Some("payload_too_large"))
+    );
     let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
         big.chunks(300).map(|c| Ok(c.to_vec())).collect();
     let res = small
         .client
         .post(small.url("/validate/auction"))
         .header("content-type", content_type())
-        .body(reqwest::Body::wrap_stream(futures_util::stream::iter(chunks)))
+        .body(reqwest::Body::wrap_stream(futures_util::stream::iter(
+            chunks,
+        )))
         .send()
         .await
         .unwrap();
     assert_eq!(res.status(), 413);
     // Another method is 405 with `Allow: POST`, as on every document route.
-    let res = server.client.get(server.url("/validate/auction")).send().await.unwrap();
+    let res = server
+        .client
+        .get(server.url("/validate/auction"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 405);
     assert_eq!(res.headers()["allow"], "POST");
 }

@@ -26,9 +26,9 @@ use bidscan_openrtb::Reply;
 
 use crate::engine::{Engine, Options, Work};
 use crate::error::ApiError;
-use crate::routes::auction_parts::multipart;
 use crate::gate::{self, Gate};
 use crate::metrics::Metrics;
+use crate::routes::auction_parts::multipart;
 
 /// Runs above this many documents show a progress bar.
 pub const PROGRESS_ABOVE: usize = 8;
@@ -254,8 +254,7 @@ fn read_auction(dir: &Path) -> Result<Doc, String> {
     for file in files {
         let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned());
         let name = stem.unwrap_or_default();
-        multipart::bidder_name(name.as_bytes())
-            .map_err(|e| format!("{}: {e}", file.display()))?;
+        multipart::bidder_name(name.as_bytes()).map_err(|e| format!("{}: {e}", file.display()))?;
         let body = std::fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
         bidders.push((name, body));
     }

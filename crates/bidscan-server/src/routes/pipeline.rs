@@ -349,12 +349,16 @@ fn prepare<B>(
     };
     if shared.work == Work::Auction {
         // `multipart/form-data` with its boundary, read with the body (`AuctionParts::read`); one line only.
-        if parts.headers.get_all(header::CONTENT_TYPE).iter().nth(1).is_some() {
+        if parts
+            .headers
+            .get_all(header::CONTENT_TYPE)
+            .iter()
+            .nth(1)
+            .is_some()
+        {
             return Prepared::Answer(ApiError::repeated_media_type().into_response());
         }
-    } else if !plain_json
-        && let Err(e) = body::check_content_type(&parts.headers, Accepts::Json)
-    {
+    } else if !plain_json && let Err(e) = body::check_content_type(&parts.headers, Accepts::Json) {
         return Prepared::Answer(e.into_response());
     }
     Prepared::Body(Pending {
