@@ -319,8 +319,11 @@ fn auction_body() -> Value {
                     },
                     "propertyNames": {"pattern": "^[A-Za-z0-9_.-]{1,64}$"},
                     "maxProperties": 64,
+                    // A form value that is an array is sent as one part per element, under one name: two
+                    // parts of one name fail the call (`duplicate_bidder`), so a bidder is at most one element.
                     "additionalProperties": {
-                        "description": "A bidder's response body as received, any bytes (empty: a no-bid)."
+                        "description": "A bidder's response body as received, any bytes (empty: a no-bid).",
+                        "anyOf": [{"not": {"type": "array"}}, {"type": "array", "maxItems": 1}]
                     }
                 },
                 "encoding": {"request": {"contentType": "application/json"}}
