@@ -7,7 +7,7 @@
 # server process; the client (python http.client) is not counted.
 #
 #   cargo build --release -p bidscan-server
-#   cargo build --release -p bidscan-bench --bin auction_multipart
+#   cargo build --release -p bidscan-bench --bin auction_multipart   (or AUCTION_BIN=: any build writes the files)
 #   benches/http/auction_callgrind.sh
 # Prints one line per kind: "KIND instructions-per-round" (a round: one auction, five /decode or five /validate)
 # and the two ratios.
@@ -15,12 +15,13 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 BIDSCAN_BIN=${BIDSCAN_BIN:-$TARGET/release/bidscan}
+AUCTION_BIN=${AUCTION_BIN:-$TARGET/release/auction_multipart}
 N1=${N1:-200}
 N2=${N2:-600}
 PORT=${PORT:-18191}
 OUT=${OUT:-$(mktemp -d /tmp/bidscan-auction-callgrind.XXXXXX)}
 mkdir -p "$OUT/files"
-"$TARGET/release/auction_multipart" write "$OUT/files"
+"$AUCTION_BIN" write "$OUT/files"
 export GLIBC_TUNABLES=glibc.cpu.x86_rep_movsb_threshold=1000000000:glibc.cpu.x86_rep_stosb_threshold=1000000000
 
 BIDSCAN__SERVER__LISTEN=127.0.0.1:$PORT BIDSCAN__SERVER__WORKER_THREADS=1 BIDSCAN__LOG__LEVEL=warn \
