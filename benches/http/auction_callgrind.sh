@@ -65,7 +65,7 @@ for kind in auction decode validate; do
     rounds "$kind" $((N2 - N1))
     callgrind_control --dump="$kind" "$PID" >/dev/null 2>&1
     sleep 1
-    dump=$(grep -l "^desc: Trigger: Client Request: $kind\$" "$OUT"/bidscan.out.$PID.* 2>/dev/null | head -1)
+    dump=$(grep -al "^desc: Trigger: dump $kind\$" "$OUT"/bidscan.out.$PID.* | head -1)
     ir=$(grep -E '^summary:|^totals:' "$dump" | head -1 | awk '{print $2}')
     per[$kind]=$((ir / (N2 - N1)))
     echo "$kind ${per[$kind]}"
