@@ -173,6 +173,11 @@ const TASKS: &[(&str, &[Task])] = &[
                 &["benches/http/callgrind.sh"],
             ),
             task(
+                "bench-http-auction",
+                "instructions per auction of 5 over HTTP against five /decode and five /validate calls",
+                &["benches/http/auction_callgrind.sh"],
+            ),
+            task(
                 "bench-http-load",
                 "bidscan against the baseline server with oha",
                 &["benches/http/load.sh"],

@@ -7,6 +7,10 @@
 //! (instructions per pass = (Ir at PASSES=5 − Ir at PASSES=1) / 4):
 //! `BIDSCAN_SCAN=avx2 valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.%p target/release/auction_multipart own 5`
 //! Compare with `validate_cost auction` (the auction's validation, the same bodies).
+//!
+//! `auction_multipart write DIR` writes the benchmark auction's files for the HTTP runs
+//! (`benches/http/auction_callgrind.sh`): `auction.multipart` (the body; `boundary.txt` its boundary),
+//! `response-K.json` and `envelope-K.json` (bidder K's response, and the `/validate` envelope of the request and it).
 #![forbid(unsafe_code)]
 
 #[path = "../../../crates/bidscan-server/src/routes/auction_parts/multipart.rs"]
@@ -43,13 +47,25 @@ fn main() {
                 black_box(with_multer(black_box(shared.clone())));
             }
         }
+        "write" => {
+            let dir = std::path::PathBuf::from(args.get(1).map_or(".", String::as_str));
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("auction.multipart"), &body).unwrap();
+            std::fs::write(dir.join("boundary.txt"), BOUNDARY).unwrap();
+            for (k, ((_, response), envelope)) in
+                auction.responses.iter().zip(&auction.envelopes).enumerate()
+            {
+                std::fs::write(dir.join(format!("response-{k}.json")), response).unwrap();
+                std::fs::write(dir.join(format!("envelope-{k}.json")), envelope).unwrap();
+            }
+        }
         "size" => println!(
             "{} bytes, {} parts",
             body.len(),
             auction.responses.len() + 1
         ),
         _ => {
-            eprintln!("usage: auction_multipart own|multer|size [N]");
+            eprintln!("usage: auction_multipart own|multer|size [N] | write DIR");
             std::process::exit(2);
         }
     }

@@ -294,3 +294,86 @@ fn an_empty_directory_a_bad_port_and_a_zero_timeout_are_usage_errors() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `bidscan validate DIR`: a subdirectory holding `request.json` is an auction, answered with the bytes
+/// `POST /validate/auction` answers for the same parts; the directory's envelope files keep their answers.
+#[tokio::test]
+async fn validate_answers_a_directory_of_auctions_as_the_service_does() {
+    let pairs =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpus/validate-pairs");
+    let read = |name: &str| -> (Vec<u8>, Vec<u8>) {
+        let v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(pairs.join(name)).unwrap()).unwrap();
+        (
+            serde_json::to_vec(&v["request"]).unwrap(),
+            serde_json::to_vec(&v["response"]).unwrap(),
+        )
+    };
+    let (request, response) = read("adf_multi-format.json");
+    let (_, other) = read("ccx_multi-banner.json");
+    let dir = tempfile::tempdir().unwrap();
+    let auction = dir.path().join("a-001");
+    std::fs::create_dir(&auction).unwrap();
+    std::fs::write(auction.join("request.json"), &request).unwrap();
+    std::fs::write(auction.join("dsp-a.json"), &response).unwrap();
+    std::fs::write(auction.join("dsp-b.json"), &other).unwrap();
+    std::fs::write(auction.join("dsp-c.json"), b"").unwrap();
+    std::fs::copy(
+        pairs.join("aax_multi-imps.json"),
+        dir.path().join("envelope.json"),
+    )
+    .unwrap();
+    let path = dir.path().to_str().unwrap().to_owned();
+    let out = tokio::task::spawn_blocking(move || {
+        bidscan(&["validate", &path, "--view", "summary"], b"")
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<&[u8]> = out.stdout.split(|&b| b == b'\n').collect();
+    assert_eq!(lines.len(), 3, "two answers and the final newline");
+
+    let server = start(config()).await;
+    let mut body = Vec::new();
+    for (name, content) in [
+        ("request", &request),
+        ("dsp-a", &response),
+        ("dsp-b", &other),
+        ("dsp-c", &Vec::new()),
+    ] {
+        write!(
+            body,
+            "--b0undary\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n"
+        )
+        .unwrap();
+        body.extend_from_slice(content);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(b"--b0undary--\r\n");
+    let res = server
+        .post(
+            "/validate/auction?view=summary",
+            &[("content-type", "multipart/form-data; boundary=b0undary")],
+            body,
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(lines[0], &res.bytes().await.unwrap()[..], "the auction");
+    let res = server
+        .post(
+            "/validate?view=summary",
+            &[],
+            std::fs::read(pairs.join("aax_multi-imps.json")).unwrap(),
+        )
+        .await;
+    assert_eq!(
+        lines[1],
+        &res.bytes().await.unwrap()[..],
+        "the envelope file"
+    );
+}

@@ -9,6 +9,7 @@
 mod common;
 mod hostile_common;
 
+mod auction;
 mod auction_parts;
 mod bidders;
 mod cli;

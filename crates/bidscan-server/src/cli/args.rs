@@ -28,7 +28,8 @@ pub enum Command {
     /// Decode files, a directory or stdin offline; prints the same JSON as POST /decode.
     Decode(DecodeArgs),
     /// Validate envelopes ({"request", "response"}) from files, a directory or stdin offline; prints the same
-    /// JSON as POST /validate, under the `[validate]` rules of the configuration.
+    /// JSON as POST /validate, under the `[validate]` rules of the configuration. A directory's subdirectories
+    /// holding `request.json` are auctions (one `BIDDER.json` per bidder), answered as POST /validate/auction.
     Validate(DecodeArgs),
     /// Probe a running instance: exit 0 when it answers 2xx, 1 otherwise.
     Health(HealthArgs),

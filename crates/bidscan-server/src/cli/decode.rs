@@ -1,9 +1,12 @@
 //! `bidscan decode FILE|DIR|-` and `bidscan validate FILE|DIR|-`: the service's decode and validation, offline,
-//! through the same [`Engine::answer`] and [`Engine::validate`].
+//! through the same [`Engine::answer`], [`Engine::validate`] and [`Engine::auction`].
 //!
 //! Output on stdout is exactly what the service answers, one compact JSON line per document: the `/decode`
 //! (or `/validate`) answer, or `{"error": ...}` for a document that fails. Documents come in a stable order: a directory's files
-//! sorted by name (`*.json`, `*.ndjson`, `*.jsonl`), the lines of an NDJSON input in order. A one-line note per
+//! sorted by name (`*.json`, `*.ndjson`, `*.jsonl`), the lines of an NDJSON input in order. For `validate`, a
+//! directory's subdirectories holding a `request.json` are auctions, in the same name order: the bid request and
+//! one `BIDDER.json` per bidder (the file's stem the bidder, as a `/validate/auction` part's name), answered as
+//! `/validate/auction` answers. A one-line note per
 //! failure names the input on stderr, and a progress bar (stderr, only on a terminal) shows runs of more than
 //! [`PROGRESS_ABOVE`] documents.
 //!
@@ -19,9 +22,13 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::args::{DecodeArgs, EXIT_USAGE};
 use crate::config::Config;
+use bidscan_openrtb::Reply;
+
 use crate::engine::{Engine, Options, Work};
+use crate::error::ApiError;
 use crate::gate::{self, Gate};
 use crate::metrics::Metrics;
+use crate::routes::auction_parts::multipart;
 
 /// Runs above this many documents show a progress bar.
 pub const PROGRESS_ABOVE: usize = 8;
@@ -30,6 +37,8 @@ pub const PROGRESS_ABOVE: usize = 8;
 struct Doc {
     name: String,
     bytes: Vec<u8>,
+    /// An auction's bidders, `(name, body)` by name; `bytes` then is its bid request.
+    auction: Option<Vec<(String, Vec<u8>)>>,
 }
 
 /// Runs `bidscan decode` (`work` = decode) or `bidscan validate`.
@@ -41,7 +50,7 @@ pub fn run(args: &DecodeArgs, work: Work) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let docs = match gather(&args.input, args.ndjson) {
+    let docs = match gather(&args.input, args.ndjson, work) {
         Ok(docs) if docs.is_empty() && args.input.is_dir() => {
             eprintln!(
                 "bidscan: {}: no *.json, *.ndjson or *.jsonl documents in the directory",
@@ -67,7 +76,7 @@ pub fn run(args: &DecodeArgs, work: Work) -> ExitCode {
     let gate = Gate::build(&config.validate, None);
     let policy = match work {
         Work::Decode => None,
-        Work::Validate => match gate.select(args.profile.as_deref()) {
+        Work::Validate | Work::Auction => match gate.select(args.profile.as_deref()) {
             Ok(policy) => Some(policy),
             Err(e) => {
                 eprintln!("bidscan: --profile: {}", e.message);
@@ -135,7 +144,11 @@ fn decode_all(engine: &Engine, docs: &[Doc], options: &Options, work: Work) -> T
     let mut tally = Tally::default();
     for doc in docs {
         tally.done += 1;
-        let line = match engine.run(work, [doc.bytes.as_slice()], doc.bytes.len(), options) {
+        let answered = match &doc.auction {
+            Some(bidders) => auction(engine, doc, bidders, options),
+            None => engine.run(work, [doc.bytes.as_slice()], doc.bytes.len(), options),
+        };
+        let line = match answered {
             Ok(answer) => {
                 tally.with_issues += usize::from(answer.issues > 0);
                 answer.json
@@ -161,6 +174,23 @@ fn decode_all(engine: &Engine, docs: &[Doc], options: &Options, work: Work) -> T
     tally
 }
 
+/// The answer to the auction of `doc` (its bid request) and `bidders`, each bidder's body decoded in a copy.
+fn auction(
+    engine: &Engine,
+    doc: &Doc,
+    bidders: &[(String, Vec<u8>)],
+    options: &Options,
+) -> Result<crate::engine::Answer, ApiError> {
+    let mut request = doc.bytes.clone();
+    let mut bodies: Vec<Vec<u8>> = bidders.iter().map(|(_, body)| body.clone()).collect();
+    let replies = bidders
+        .iter()
+        .zip(bodies.iter_mut())
+        .map(|((name, _), body)| (name.as_str(), Reply::Body(body)))
+        .collect();
+    engine.auction(&mut request, replies, options)
+}
+
 fn progress(len: usize) -> ProgressBar {
     if len <= PROGRESS_ABOVE || !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
@@ -174,8 +204,8 @@ fn progress(len: usize) -> ProgressBar {
     bar
 }
 
-/// Reads the documents of `input`.
-fn gather(input: &Path, ndjson: bool) -> Result<Vec<Doc>, String> {
+/// Reads the documents of `input` (for [`Work::Validate`], a directory's auctions too).
+fn gather(input: &Path, ndjson: bool, work: Work) -> Result<Vec<Doc>, String> {
     if input == Path::new("-") {
         let mut bytes = Vec::new();
         std::io::stdin()
@@ -192,14 +222,48 @@ fn gather(input: &Path, ndjson: bool) -> Result<Vec<Doc>, String> {
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         // Every entry named as a document: one that cannot be read as a file (a dangling link, a directory
         // named `x.json`) is an error naming it, not skipped.
-        .filter(|p| extension(p).is_some())
+        .filter(|p| {
+            extension(p).is_some() || (work == Work::Validate && p.join("request.json").is_file())
+        })
         .collect();
     files.sort();
     let mut docs = Vec::new();
     for file in files {
-        docs.extend(read_file(&file, ndjson)?);
+        if extension(&file).is_none() {
+            docs.push(read_auction(&file)?);
+        } else {
+            docs.extend(read_file(&file, ndjson)?);
+        }
     }
     Ok(docs)
+}
+
+/// The auction of directory `dir`: `request.json`, and each other `*.json` file a bidder's body, by name.
+///
+/// # Errors
+/// An unreadable file, or a file stem that is not a bidder's name (1–64 of `A-Z a-z 0-9 _ . -`), named.
+fn read_auction(dir: &Path) -> Result<Doc, String> {
+    let request = dir.join("request.json");
+    let bytes = std::fs::read(&request).map_err(|e| format!("{}: {e}", request.display()))?;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json") && *p != request)
+        .collect();
+    files.sort();
+    let mut bidders = Vec::with_capacity(files.len());
+    for file in files {
+        let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned());
+        let name = stem.unwrap_or_default();
+        multipart::bidder_name(name.as_bytes()).map_err(|e| format!("{}: {e}", file.display()))?;
+        let body = std::fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        bidders.push((name, body));
+    }
+    Ok(Doc {
+        name: dir.display().to_string(),
+        bytes,
+        auction: Some(bidders),
+    })
 }
 
 /// `json` or `ndjson` for the extensions a directory scan takes.
@@ -223,6 +287,7 @@ fn split(name: &str, bytes: Vec<u8>, lines: bool) -> Vec<Doc> {
         return vec![Doc {
             name: name.to_owned(),
             bytes,
+            auction: None,
         }];
     }
     let body = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
@@ -231,6 +296,7 @@ fn split(name: &str, bytes: Vec<u8>, lines: bool) -> Vec<Doc> {
         .map(|(i, line)| Doc {
             name: format!("{name}:{}", i + 1),
             bytes: line.strip_suffix(b"\r").unwrap_or(line).to_vec(),
+            auction: None,
         })
         .collect()
 }

@@ -47,6 +47,11 @@ pub struct ServerConfig {
     pub listen: SocketAddr,
     /// Largest `/decode` body, in bytes, on the wire and after decompression.
     pub max_body_bytes: usize,
+    /// Largest `/validate/auction` body, in bytes, every part together, on the wire (413). Each part is also held
+    /// to `max_body_bytes`.
+    pub max_auction_bytes: usize,
+    /// Most parts of one `/validate/auction` body, the `request` part included (400 `too_many_parts`).
+    pub max_auction_parts: usize,
     /// Largest `/decode/batch` and `/validate/batch` body, in bytes, on the wire (413) and after decompression
     /// (an error line ends the stream).
     pub max_batch_bytes: usize,
@@ -262,6 +267,8 @@ impl Config {
         let s = &self.server;
         let positive = [
             ("server.max_body_bytes", s.max_body_bytes as u64),
+            ("server.max_auction_bytes", s.max_auction_bytes as u64),
+            ("server.max_auction_parts", s.max_auction_parts as u64),
             ("server.max_batch_bytes", s.max_batch_bytes as u64),
             ("server.max_batch_lines", s.max_batch_lines as u64),
             (
@@ -331,6 +338,7 @@ impl Config {
                 "1 GiB: held in memory whole",
                 &[
                     ("server.max_body_bytes", s.max_body_bytes as u64),
+                    ("server.max_auction_bytes", s.max_auction_bytes as u64),
                     ("pool.max_retained_bytes", p.max_retained_bytes as u64),
                 ],
             ),
@@ -353,7 +361,10 @@ impl Config {
             (
                 MAX_BATCH_LINES as u64,
                 "2^32",
-                &[("server.max_batch_lines", s.max_batch_lines as u64)],
+                &[
+                    ("server.max_batch_lines", s.max_batch_lines as u64),
+                    ("server.max_auction_parts", s.max_auction_parts as u64),
+                ],
             ),
             (
                 MAX_WORKER_THREADS as u64,

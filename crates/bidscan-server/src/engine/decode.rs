@@ -310,7 +310,21 @@ impl Engine {
         result
     }
 
-    fn count(&self, result: &Result<Answer, ApiError>, stats: Stats, started: Instant) {
+    /// Runs `work` on this thread's pooled reader and markup inspector (not its input buffer: an auction's bodies
+    /// are decoded where the route read them), then checks the state back in. The caller counts.
+    pub(crate) fn with_state<T>(&self, work: impl FnOnce(&mut Reader, &mut Inspector) -> T) -> T {
+        let pool = self.pool();
+        let mut state = pool.checkout();
+        if state.reader.config() != &self.reader_config {
+            state.reader = Reader::new(self.reader_config.clone());
+        }
+        let DecodeState {
+            reader, inspector, ..
+        } = &mut *state;
+        work(reader, inspector)
+    }
+
+    pub(crate) fn count(&self, result: &Result<Answer, ApiError>, stats: Stats, started: Instant) {
         let m = &self.metrics;
         m.decode_duration.observe(started.elapsed().as_secs_f64());
         m.document_bytes.observe(stats.bytes as f64);

@@ -12,7 +12,9 @@
 //! in `issues` (they are the reasons of the verdicts), and `bidscan_adm_total` counts every inspected bid.
 
 use bidscan_json::Stats;
-use bidscan_openrtb::rules::{Policy, SeatNonBid, Validated, ValidatedIssue, ValidatedSummary};
+use bidscan_openrtb::rules::{
+    Policy, SeatNonBid, Validated, ValidatedIssue, ValidatedSummary, Verdicts,
+};
 use bidscan_openrtb::{BidResponse, Status};
 use serde::Serialize;
 
@@ -61,7 +63,7 @@ impl Engine {
             let stats = reader.stats();
             let result = result.map_err(ApiError::from).and_then(|mut validated| {
                 self.observe(&validated.pair.decoded);
-                self.count_rejections(&validated);
+                self.count_verdicts(&validated.verdicts);
                 if let Some(bidder) = &options.bidder {
                     self.observe_prices(bidder, &validated.pair.decoded.response, Some(policy));
                     let rejected = validated.verdicts.iter().filter_map(|v| v.statuscode());
@@ -79,9 +81,10 @@ impl Engine {
         result
     }
 
-    fn count_rejections(&self, validated: &Validated<'_>) {
+    /// Counts `bidscan_bid_rejections_total{rule,statuscode}` once per rejected bid of `verdicts`.
+    pub(crate) fn count_verdicts(&self, verdicts: &Verdicts) {
         let rejections = &self.metrics().bid_rejections;
-        for rule in validated.verdicts.iter().filter_map(|v| v.rule) {
+        for rule in verdicts.iter().filter_map(|v| v.rule) {
             let code = rule.statuscode().to_string();
             rejections.with_label_values(&[rule.name(), &code]).inc();
         }

@@ -40,15 +40,19 @@ pub use pipeline::Pipeline;
 pub use state::AppState;
 
 /// The document routes, each the [`Pipeline`] of its [`Work`]: a new document route is one more line here.
-pub const DOCUMENT_ROUTES: [(&str, Work); 2] =
-    [("/decode", Work::Decode), ("/validate", Work::Validate)];
+pub const DOCUMENT_ROUTES: [(&str, Work); 3] = [
+    ("/decode", Work::Decode),
+    ("/validate", Work::Validate),
+    ("/validate/auction", Work::Auction),
+];
 
 /// The route templates whose metric handles are kept ([`HttpMetrics`]); a route missing here is still counted,
 /// through the slower label lookup.
-const ROUTES: [&str; 9] = [
+const ROUTES: [&str; 10] = [
     "/decode",
     "/decode/batch",
     "/validate",
+    "/validate/auction",
     "/validate/batch",
     "/",
     "/healthz",

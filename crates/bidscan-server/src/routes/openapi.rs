@@ -18,7 +18,7 @@ use crate::engine::{Inspect, View};
 use crate::error::{ErrorBody, ErrorFields};
 use crate::routes::ops::StatusBody;
 use crate::routes::state::AppState;
-use crate::routes::validate::{ValidateAnswerDoc, ValidateEnvelopeDoc};
+use crate::routes::validate::{AuctionAnswerDoc, ValidateAnswerDoc, ValidateEnvelopeDoc};
 
 /// The API description.
 #[derive(OpenApi)]
@@ -32,6 +32,7 @@ use crate::routes::validate::{ValidateAnswerDoc, ValidateEnvelopeDoc};
         crate::routes::batch::batch,
         crate::routes::validate::validate,
         crate::routes::validate::validate_batch,
+        crate::routes::validate::validate_auction,
         crate::routes::ops::index,
         crate::routes::ops::healthz,
         crate::routes::ops::readyz,
@@ -42,6 +43,7 @@ use crate::routes::validate::{ValidateAnswerDoc, ValidateEnvelopeDoc};
         crate::routes::decode::DecodeAnswerDoc,
         ValidateAnswerDoc,
         ValidateEnvelopeDoc,
+        AuctionAnswerDoc,
         ErrorBody,
         ErrorFields,
         StatusBody,
@@ -71,7 +73,7 @@ pub fn document_with(profiles: &[&str]) -> Value {
                 [validate] policy. A name that is not configured is 400 unknown_profile.",
             "schema": {"type": "string", "enum": profiles}
         });
-        for path in ["/validate", "/validate/batch"] {
+        for path in ["/validate", "/validate/batch", "/validate/auction"] {
             if let Some(params) = doc
                 .pointer_mut(&format!(
                     "/paths/{}/post/parameters",
@@ -249,6 +251,8 @@ fn complete(doc: &mut Value) {
                 op.insert("requestBody".into(), request_body(path == "/decode/batch"));
             } else if path.ends_with("/batch") {
                 any_text(op);
+            } else if path == "/validate/auction" {
+                op.insert("requestBody".into(), auction_body());
             }
             let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else {
                 continue;
@@ -287,6 +291,45 @@ fn any_text(op: &mut serde_json::Map<String, Value>) {
             }
         }
     }
+}
+
+/// The request body of `/validate/auction`: a `request` part (a JSON object: the bid request) and one part per
+/// bidder, named by the bidder, its content the bidder's answer as received (anything: a bad body makes the bidder
+/// `invalid`, not the call).
+fn auction_body() -> Value {
+    json!({
+        "required": true,
+        "description": "multipart/form-data (RFC 7578). The part named `request` is the OpenRTB 2.5/2.6 bid \
+            request; every other part is one bidder's response exactly as received, the part's name the bidder \
+            (1-64 of A-Z a-z 0-9 _ . -, each once). A part may carry Content-Encoding gzip, deflate, br or zstd, \
+            and a bidder's part X-Bidder-Status: timeout, unreachable or http-NNN instead of a body. At most \
+            server.max_auction_parts parts and server.max_auction_bytes bytes; each part at most \
+            server.max_body_bytes (past it the bidder is invalid).",
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["request"],
+                    "properties": {
+                        "request": {
+                            "type": "object",
+                            "description": "The bid request (at least one imp; one without is 422 \
+                                request_without_imp)."
+                        }
+                    },
+                    "propertyNames": {"pattern": "^[A-Za-z0-9_.-]{1,64}$"},
+                    "maxProperties": 64,
+                    // A form value that is an array is sent as one part per element, under one name: two
+                    // parts of one name fail the call (`duplicate_bidder`), so a bidder is at most one element.
+                    "additionalProperties": {
+                        "description": "A bidder's response body as received, any bytes (empty: a no-bid).",
+                        "anyOf": [{"not": {"type": "array"}}, {"type": "array", "maxItems": 1}]
+                    }
+                },
+                "encoding": {"request": {"contentType": "application/json"}}
+            }
+        }
+    })
 }
 
 /// The request body of `/decode` (one document) or `/decode/batch` (NDJSON).
@@ -359,6 +402,7 @@ mod tests {
             "/decode/batch",
             "/validate",
             "/validate/batch",
+            "/validate/auction",
             "/",
             "/healthz",
             "/readyz",
@@ -405,7 +449,15 @@ mod tests {
         assert!(!named(&doc, "/validate") && !named(&doc, "/decode"));
         let doc = document_with(&["acme"]);
         assert!(
-            named(&doc, "/validate") && named(&doc, "/validate/batch") && !named(&doc, "/decode")
+            named(&doc, "/validate")
+                && named(&doc, "/validate/batch")
+                && named(&doc, "/validate/auction")
+                && !named(&doc, "/decode")
+        );
+        let auction = &doc["paths"]["/validate/auction"]["post"]["requestBody"]["content"];
+        assert_eq!(
+            auction["multipart/form-data"]["schema"]["required"],
+            json!(["request"])
         );
     }
 }

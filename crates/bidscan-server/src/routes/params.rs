@@ -33,7 +33,7 @@ pub struct DecodeParams {
 }
 
 impl DecodeParams {
-    /// The options for these parameters, with the server's defaults; for [`Work::Validate`], the policy of
+    /// The options for these parameters, with the server's defaults; for [`Work::Validate`] and [`Work::Auction`], the policy of
     /// `profile` chosen now from the gate in force ([`select_policy`]).
     ///
     /// # Errors
@@ -56,7 +56,7 @@ impl DecodeParams {
     ) -> Result<Options, ApiError> {
         let policy = match work {
             Work::Decode => None,
-            Work::Validate => Some(select_policy(state, self.profile.as_deref())?),
+            Work::Validate | Work::Auction => Some(select_policy(state, self.profile.as_deref())?),
         };
         Ok(Options {
             mode: self.mode.unwrap_or(state.config.decode.mode).into(),

@@ -1,6 +1,8 @@
 //! [`Pipeline`]: the one stack every request to a document route passes (`/decode`, `/validate`: any method),
 //! built once per route in [`crate::routes::app`] and generalised over the route's [`Work`]. A new document
-//! route is one more [`Work`] and one more line of [`crate::routes::DOCUMENT_ROUTES`], not another stack.
+//! route is one more [`Work`] and one more line of [`crate::routes::DOCUMENT_ROUTES`], not another stack
+//! (`/validate/auction`: [`Work::Auction`], its body bounded by `server.max_auction_bytes`, read into parts and
+//! judged by [`Engine::auction`](crate::engine::Engine::auction)).
 //!
 //! The steps are one boxed future (a small hand-written wrapper, [`Served`], around one `async fn`, `respond`),
 //! not a tower stack: each tower layer is a response future of its own, and the router's `Oneshot` clones every
@@ -25,7 +27,7 @@
 //! 10. the method: anything but `POST` is 405 `method_not_allowed`, after the size and codings as the router
 //!     answers its routes; every answer to another method carries `Allow: POST`;
 //! 11. the work: query, `Content-Type`, the body, [`Engine::run`](crate::engine::Engine::run) with the route's
-//!     [`Work`];
+//!     [`Work`] (an auction: its parts read, then `Engine::auction`);
 //! 12. answer compression, innermost: an answer of at least [`compress::COMPRESS_ABOVE`] bytes to a request with
 //!     `Accept-Encoding` goes through [`compress::answer`]; without one it gets `Vary: accept-encoding`.
 //!
@@ -54,9 +56,10 @@ use tokio::time::Sleep;
 use tower::BoxError;
 
 use crate::config::ModeName;
-use crate::engine::{Inspect, Options, View, Work};
+use crate::engine::{Answer, Inspect, Options, View, Work};
 use crate::error::{ApiError, ErrorCode, json_errors, panic_response};
 use crate::metrics::HttpMetrics;
+use crate::routes::auction_parts::{AuctionParts, CallError, Limits};
 use crate::routes::layers::host::HostFault;
 use crate::routes::layers::inflate::{ACCEPTED, Coding, Inflated, codings};
 use crate::routes::layers::request;
@@ -85,8 +88,11 @@ struct Shared {
     too_large: IntCounter,
     timeout: Duration,
     retry_after: u64,
-    /// `server.max_body_bytes`: on the wire and after decompression.
+    /// The body's limit, on the wire and after decompression: `server.max_body_bytes`, or for an auction
+    /// `server.max_auction_bytes`.
     limit: usize,
+    /// An auction's part limits (`server.max_auction_parts`, `server.max_body_bytes`).
+    parts: Limits,
 }
 
 /// The answer future of [`Pipeline::call`].
@@ -109,7 +115,14 @@ impl Pipeline {
                 too_large: state.metrics().outcomes.with_label_values(&["too_large"]),
                 timeout: config.request_timeout(),
                 retry_after: config.server.retry_after_secs,
-                limit: config.server.max_body_bytes,
+                limit: match work {
+                    Work::Auction => config.server.max_auction_bytes,
+                    Work::Decode | Work::Validate => config.server.max_body_bytes,
+                },
+                parts: Limits {
+                    max_parts: config.server.max_auction_parts,
+                    max_part_bytes: config.server.max_body_bytes,
+                },
                 state: state.clone(),
                 http,
             }),
@@ -330,7 +343,18 @@ fn prepare<B>(shared: &Shared, req: Request<B>, seen: &Seen) -> Prepared<B> {
         Ok(options) => options,
         Err(e) => return Prepared::Answer(e.into_response()),
     };
-    if !plain_json && let Err(e) = body::check_content_type(&parts.headers, Accepts::Json) {
+    if shared.work == Work::Auction {
+        // `multipart/form-data` with its boundary, read with the body (`AuctionParts::read`); one line only.
+        if parts
+            .headers
+            .get_all(header::CONTENT_TYPE)
+            .iter()
+            .nth(1)
+            .is_some()
+        {
+            return Prepared::Answer(ApiError::repeated_media_type().into_response());
+        }
+    } else if !plain_json && let Err(e) = body::check_content_type(&parts.headers, Accepts::Json) {
         return Prepared::Answer(e.into_response());
     }
     Prepared::Body(Pending {
@@ -372,10 +396,14 @@ where
             return e.into_response();
         }
     };
-    match state
-        .engine
-        .run(shared.work, frames.slices(), frames.len, &options)
-    {
+    let answer = match shared.work {
+        // Rare and larger: boxed, so that the common future does not carry the parts' reading.
+        Work::Auction => Box::pin(auction(shared, frames, &headers, &options)).await,
+        work => state
+            .engine
+            .run(work, frames.slices(), frames.len, &options),
+    };
+    match answer {
         Ok(answer) => {
             let big = compress::compressible(answer.json.len());
             let mut res = Response::new(Body::from(answer.json));
@@ -398,6 +426,30 @@ where
         }
         Err(e) => e.into_response(),
     }
+}
+
+/// An auction's body (`frames`, sent with `headers`' `Content-Type`) read into its parts under the part limits,
+/// then judged by [`Engine::auction`](crate::engine::Engine::auction).
+async fn auction(
+    shared: &Shared,
+    frames: Frames,
+    headers: &HeaderMap,
+    options: &Options,
+) -> Result<Answer, ApiError> {
+    let mut bytes = Vec::with_capacity(frames.len);
+    for chunk in frames.slices() {
+        bytes.extend_from_slice(chunk);
+    }
+    drop(frames);
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let mut parts = AuctionParts::read(bytes, content_type, shared.parts)
+        .await
+        .map_err(CallError::api_error)?;
+    let (request, replies) = parts.replies();
+    shared.state.engine.auction(request, replies, options)
 }
 
 /// The data frames of a body with the codings `list` (undone last-applied first, RFC 9110 §8.4), refused (413)

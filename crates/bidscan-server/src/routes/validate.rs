@@ -1,4 +1,5 @@
-//! `POST /validate` and `POST /validate/batch`: a bid response judged against the bid request it answers.
+//! `POST /validate` and `POST /validate/batch`: a bid response judged against the bid request it answers; the
+//! OpenAPI operation of `POST /validate/auction`, every bidder of an auction judged against its request.
 //!
 //! The body is the envelope `{"request": <BidRequest>, "response": <BidResponse>}` (either member order). The
 //! answer is `/decode`'s, with each `summary.bids[i]` marked `status` (`accepted`/`rejected`) and `statuscode`,
@@ -86,6 +87,50 @@ pub struct ValidateAnswerDoc {
 // The OpenAPI operation only: `utoipa::path` describes a function, and the pipeline answers the route.
 #[allow(dead_code)]
 fn validate() {}
+
+/// Shape of the 200 answer of `/validate/auction` (for the document only).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct AuctionAnswerDoc {
+    /// `{id, imps}`: the bid request's `id` and the `id` of each of its imps (`null` where absent).
+    #[schema(value_type = Object)]
+    request: (),
+    /// One entry per bidder part, in the order sent: `{bidder, status, response?, summary, issues,
+    /// seatnonbid}`; `status` is `bid`, `nobid`, `invalid` (102 for every imp), `timeout` (101), `unreachable`
+    /// (103) or `error` (100); `summary`, `issues` and `seatnonbid` are `/validate`'s for the request and the
+    /// bidder's body; `response` (the canonical bid response) only with `view=full`.
+    #[schema(value_type = Vec<Object>)]
+    bidders: (),
+    /// Every bidder's non-bids, bidder after bidder: `[{seat, nonbid: [{impid, statuscode, ext?}]}]`, the seat
+    /// the response's `seatbid.seat`, else the bidder's name.
+    #[schema(value_type = Vec<Object>)]
+    seatnonbid: (),
+}
+
+/// Validates every bidder's answer of one auction against its bid request, in one call.
+#[utoipa::path(
+    post,
+    path = "/validate/auction",
+    tag = "validate",
+    params(DecodeParams),
+    request_body(
+        content = String,
+        content_type = "multipart/form-data",
+        description = "Completed by openapi::complete: the request part and one part per bidder."
+    ),
+    responses(
+        (status = 200, description = "Every bidder judged; a bad bidder is `invalid`, never a failed call", body = AuctionAnswerDoc),
+        (status = 400, description = "not_multipart, malformed_multipart, too_many_parts, bad_bidder_name, duplicate_bidder, missing_request, bad_bidder_status; malformed_json or bad_encoding in the request part; bad query, unknown_profile, or a request breaking the Host rule (RFC 9112 §3.2)", body = ErrorBody),
+        (status = 408, description = "Body not received in time", body = ErrorBody),
+        (status = 413, description = "Body over server.max_auction_bytes, or the request part over server.max_body_bytes once inflated", body = ErrorBody),
+        (status = 415, description = "Two Content-Type lines, an unsupported Content-Encoding of the body or of the request part", body = ErrorBody),
+        (status = 422, description = "The request part is not a bid request: not_a_bid_request, request_without_imp", body = ErrorBody),
+        (status = 503, description = "Overloaded; see Retry-After", body = ErrorBody),
+    )
+)]
+// The OpenAPI operation only: the pipeline answers the route.
+#[allow(dead_code)]
+fn validate_auction() {}
 
 /// Validates every line of an NDJSON body (one envelope per line), answering one NDJSON line per input line.
 #[utoipa::path(

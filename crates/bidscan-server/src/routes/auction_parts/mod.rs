@@ -20,6 +20,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use bidscan_openrtb::Reply;
 use bytes::Bytes;
 
+use crate::error::{ApiError, ErrorCode};
 use crate::routes::layers::inflate::{Inflated, codings};
 use multipart::{BidderStatus, Parts};
 
@@ -61,6 +62,33 @@ pub enum CallError {
 }
 
 impl CallError {
+    /// The call's answer in the one error shape: each [`multipart::Error`] under its code (400), a request part
+    /// that does not inflate as `bad_encoding` (400), `unsupported_encoding` (415) or `payload_too_large` (413).
+    pub fn api_error(self) -> ApiError {
+        match self {
+            CallError::Multipart(e) => {
+                let code = match e {
+                    multipart::Error::NotMultipart(_) => ErrorCode::NotMultipart,
+                    multipart::Error::Malformed(_) => ErrorCode::MalformedMultipart,
+                    multipart::Error::TooManyParts(_) => ErrorCode::TooManyParts,
+                    multipart::Error::BadName(_) => ErrorCode::BadBidderName,
+                    multipart::Error::DuplicateName(_) => ErrorCode::DuplicateBidder,
+                    multipart::Error::MissingRequest => ErrorCode::MissingRequest,
+                    multipart::Error::BadStatus(_) => ErrorCode::BadBidderStatus,
+                };
+                ApiError::new(code, e.to_string())
+            }
+            CallError::Request { status, message } => {
+                let code = match status {
+                    StatusCode::PAYLOAD_TOO_LARGE => ErrorCode::PayloadTooLarge,
+                    StatusCode::UNSUPPORTED_MEDIA_TYPE => ErrorCode::UnsupportedEncoding,
+                    _ => ErrorCode::BadEncoding,
+                };
+                ApiError::new(code, format!("the request part: {message}"))
+            }
+        }
+    }
+
     /// The HTTP status of the call's answer.
     pub fn status(&self) -> StatusCode {
         match self {

@@ -367,7 +367,7 @@ fn disposition_name(value: &[u8]) -> Result<Option<&[u8]>, Error> {
 }
 
 /// `name` as a bidder's name: 1–[`MAX_NAME`] bytes of `[A-Za-z0-9_.-]`.
-fn bidder_name(name: &[u8]) -> Result<&str, Error> {
+pub fn bidder_name(name: &[u8]) -> Result<&str, Error> {
     let ok = (1..=MAX_NAME).contains(&name.len())
         && name
             .iter()
