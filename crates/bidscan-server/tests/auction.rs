@@ -411,3 +411,65 @@ async fn call_level_errors_are_answered_in_the_one_error_shape() {
     assert_eq!(res.status(), 405);
     assert_eq!(res.headers()["allow"], "POST");
 }
+
+/// The value of the series `name{labels}` in a Prometheus text scrape (0 when absent).
+fn series(text: &str, name_and_labels: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name_and_labels)?.trim().parse().ok())
+        .unwrap_or(0.0)
+}
+
+#[tokio::test]
+async fn each_part_counts_under_its_bidder_label() {
+    let server = server("bidders = [\"acme\", \"down\"]").await;
+    let (request, response) = pair("aax_multi-imps.json");
+    let parts: Vec<Part> = vec![
+        ("request", vec![], request),
+        ("acme", vec![], response.clone()),
+        ("down", vec!["X-Bidder-Status: timeout"], Vec::new()),
+        ("bad", vec![], b"<html>502</html>".to_vec()),
+    ];
+    let (status, answer) = post_auction(&server, "/validate/auction", multipart(&parts)).await;
+    assert_eq!(status, 200, "{answer}");
+    let imps = answer["request"]["imps"].as_array().unwrap().len() as f64;
+    let (_, text) = server.get_text("/metrics").await;
+    assert_eq!(
+        series(
+            &text,
+            "bidscan_bidder_outcomes_total{bidder=\"acme\",outcome=\"bid\"}"
+        ),
+        1.0,
+        "{text}"
+    );
+    assert_eq!(
+        series(
+            &text,
+            "bidscan_bidder_response_bytes_count{bidder=\"acme\"}"
+        ),
+        1.0
+    );
+    // A timeout has no body: no outcome, a 101 for every imp.
+    assert_eq!(
+        series(
+            &text,
+            "bidscan_bidder_rejections_total{bidder=\"down\",statuscode=\"101\"}"
+        ),
+        imps
+    );
+    // An unlisted part name counts as `other`: its HTML body is not a bid response (as `/decode` answers it), 102
+    // for every imp.
+    assert_eq!(
+        series(
+            &text,
+            "bidscan_bidder_outcomes_total{bidder=\"other\",outcome=\"not_a_bid_response\"}"
+        ),
+        1.0
+    );
+    assert_eq!(
+        series(
+            &text,
+            "bidscan_bidder_rejections_total{bidder=\"other\",statuscode=\"102\"}"
+        ),
+        imps
+    );
+}

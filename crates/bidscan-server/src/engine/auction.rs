@@ -48,11 +48,15 @@ impl Engine {
             }
         };
         let mut bytes = request.len();
-        for (_, reply) in &replies {
-            if let Reply::Body(body) = reply {
-                bytes += body.len();
-            }
-        }
+        // Each bidder's body size, for its `bidscan_bidder_response_bytes` (read before the bodies are decoded).
+        let sizes: Vec<Option<usize>> = replies
+            .iter()
+            .map(|(_, reply)| match reply {
+                Reply::Body(body) => Some(body.len()),
+                _ => None,
+            })
+            .collect();
+        bytes += sizes.iter().flatten().sum::<usize>();
         let stats = Stats {
             bytes,
             ..Stats::default()
@@ -69,20 +73,45 @@ impl Engine {
                     policy,
                 );
             }
-            Ok(self.finish(&mut auction, options))
+            Ok(self.finish(&mut auction, &sizes, policy, options))
         });
         let result = result.and_then(|r| r);
         self.count(&result, stats, started);
         result
     }
 
-    /// Counts the bidders' bids, issues, markup and rejections, then renders the answer.
-    fn finish(&self, auction: &mut Auction<'_>, options: &Options) -> Result<Answer, ApiError> {
+    /// Counts the bidders' bids, issues, markup and rejections — globally, and under each bidder's label (the part's
+    /// name: `server.bidders` lists the names kept, any other is `other`) — then renders the answer. `sizes`: each
+    /// bidder's body size in bytes, `None` for a status part.
+    fn finish(
+        &self,
+        auction: &mut Auction<'_>,
+        sizes: &[Option<usize>],
+        policy: &Policy,
+        options: &Options,
+    ) -> Result<Answer, ApiError> {
         let mut status = Status::NoBid;
         let mut issues = 0;
-        for bidder in &mut auction.bidders {
+        let imps = auction.request.imp.len();
+        let table = self.metrics().bidders.table();
+        for (bidder, size) in auction.bidders.iter_mut().zip(sizes) {
             self.observe(&bidder.decoded);
             self.count_verdicts(&bidder.verdicts);
+            let labelled = table.get(Some(&bidder.bidder));
+            match (bidder.status, size) {
+                (BidderStatus::Bid, Some(size)) => labelled.observe_response("bid", *size),
+                (BidderStatus::Nobid, Some(size)) => labelled.observe_response("nobid", *size),
+                (BidderStatus::Invalid, Some(size)) => {
+                    labelled.observe_response(invalid_outcome(bidder), *size);
+                }
+                // No usable body: a status part, or one the route could not read; its non-bids say why.
+                _ => {}
+            }
+            labelled.observe_rejections(bidder.verdicts.iter().filter_map(|v| v.statuscode()));
+            if let Some(code) = bidder.status.statuscode() {
+                labelled.observe_rejections(std::iter::repeat_n(code, imps));
+            }
+            self.observe_prices(labelled, &bidder.decoded.response, Some(policy));
             if bidder.status == BidderStatus::Bid {
                 status = Status::Bid;
             }
@@ -101,4 +130,15 @@ impl Engine {
             issues,
         })
     }
+}
+
+/// The outcome label of an `invalid` bidder's body: its one finding's code where that is a decode outcome
+/// (`not_a_bid_response`, `openrtb3_not_supported`, `strict`…), else `malformed`.
+fn invalid_outcome(bidder: &bidscan_openrtb::Bidder<'_>) -> &'static str {
+    let code = bidder.decoded.issues.first().map(|i| i.code.as_ref());
+    crate::metrics::registry::OUTCOMES
+        .iter()
+        .copied()
+        .find(|o| Some(*o) == code)
+        .unwrap_or("malformed")
 }
