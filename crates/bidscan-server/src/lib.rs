@@ -18,6 +18,9 @@
 //! - [`gate`]: the policies `/validate` judges under (the base, one per `?profile=`), swapped whole, read with one
 //!   atomic load per request; the rates source they take rates from (a file or an HTTP(S) URL, refreshed);
 //!   [`reload`]: `SIGHUP` re-reads the configuration and puts `[validate]` in force.
+//! - [`tls`]: `[server.tls]` — the rustls server configurations (ALPN `h2` and `http/1.1`, TLS 1.2 and 1.3,
+//!   client certificates verified against `client_ca`), held for a swap on reload, the handshake under a
+//!   deadline with its failure reason, and the TLS metrics.
 //! - [`metrics`]: the Prometheus registry ([`metrics::Metrics`]), the HTTP metrics' per-route handles and the pool
 //!   observer feeding the buffer metrics.
 //! - [`cli`]: `bidscan serve | decode | validate | health`; [`cli::decode`] and [`cli::health`] implement the offline subcommands and the probe.
@@ -53,6 +56,7 @@ pub mod render;
 pub mod routes;
 pub mod server;
 pub mod state;
+pub mod tls;
 pub mod validation;
 pub mod workers;
 

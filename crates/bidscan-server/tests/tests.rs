@@ -25,4 +25,5 @@ mod request_logs;
 mod send_timeout;
 mod service;
 mod soak;
+mod tls;
 mod validate;
