@@ -246,13 +246,17 @@ async fn alpn_h2_and_http11_are_negotiated_over_tls13_and_tls12() {
     assert_eq!(seen(&mut rx).await, Err(FailureReason::Protocol));
 }
 
-/// A TLS 1.1 ClientHello (no `supported_versions` extension), which rustls clients cannot send.
+/// A TLS 1.1 ClientHello (no `supported_versions` extension), which rustls clients cannot send. It carries a
+/// `signature_algorithms` extension so that rustls gets as far as the version check (without it, a hello is
+/// refused earlier, with a `handshake_failure` alert).
 fn tls11_client_hello() -> Vec<u8> {
     let mut hello = vec![0x03, 0x02]; // client_version TLS 1.1
     hello.extend_from_slice(&[7; 32]); // random
     hello.push(0); // session id
     hello.extend_from_slice(&[0x00, 0x04, 0xc0, 0x13, 0x00, 0x2f]); // two TLS 1.1 cipher suites
     hello.extend_from_slice(&[0x01, 0x00]); // compression: null
+    // extensions: signature_algorithms [ecdsa_secp256r1_sha256]
+    hello.extend_from_slice(&[0x00, 0x08, 0x00, 0x0d, 0x00, 0x04, 0x00, 0x02, 0x04, 0x03]);
     let mut handshake = vec![0x01, 0x00];
     handshake.extend_from_slice(&u16::try_from(hello.len()).unwrap().to_be_bytes());
     handshake.extend_from_slice(&hello);
@@ -499,4 +503,83 @@ async fn expiry_seconds_and_failures_are_metrics() {
     let expiry = family("bidscan_tls_cert_expiry_seconds").get_metric()[0].get_gauge().value();
     let wall = not_after - i64::try_from(SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs()).unwrap();
     assert!((expiry - wall as f64).abs() <= 5.0, "{expiry} against {wall}");
+}
+
+/// A TLS server answering every request `200 OK` (after the handshake by `Tls::accept`).
+async fn answer_ok(tls: Arc<Tls>) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            let tls = tls.clone();
+            tokio::spawn(async move {
+                let Ok(mut stream) = tls.accept(tcp, TIMEOUT).await else {
+                    return;
+                };
+                let mut head = Vec::new();
+                let mut buf = [0u8; 1024];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match stream.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => head.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let _ = stream
+                    .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                    .await;
+                let _ = stream.shutdown().await;
+            });
+        }
+    });
+    addr
+}
+
+#[tokio::test]
+async fn bidscan_health_speaks_tls_with_its_own_ca_and_client_certificate() {
+    let ca = Ca::new("bidscan test CA");
+    let clients = Ca::new("bidscan clients CA");
+    let files = Files::new();
+    let tls = Arc::new(Tls::load(&files.config("server", &ca.server("server"), Some(&clients))).unwrap());
+    let addr = answer_ok(tls).await;
+    let url = format!("https://localhost:{}/healthz", addr.port());
+    let ca_file = files.write("ca.crt", &ca.issuer.pem());
+    let other_ca = files.write("other-ca.crt", &Ca::new("another CA").issuer.pem());
+    let client = clients.client("probe");
+    let cert = files.write("probe.crt", &client.cert.pem());
+    let key = files.write("probe.key", &client.key.serialize_pem());
+    let path = |p: &PathBuf| p.display().to_string();
+    let health = |args: Vec<String>| async move {
+        tokio::task::spawn_blocking(move || {
+            std::process::Command::new(env!("CARGO_BIN_EXE_bidscan"))
+                .arg("health")
+                .args(args)
+                .env_remove("RUST_LOG")
+                .output()
+                .unwrap()
+        })
+        .await
+        .unwrap()
+    };
+    let args = |extra: &[&str]| {
+        let mut all = vec!["--url".to_owned(), url.clone()];
+        all.extend(extra.iter().map(|s| (*s).to_owned()));
+        all
+    };
+    let ok = health(args(&["--ca", &path(&ca_file), "--cert", &path(&cert), "--key", &path(&key)])).await;
+    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
+    // No client certificate: the server refuses the handshake.
+    let refused = health(args(&["--ca", &path(&ca_file)])).await;
+    assert_eq!(refused.status.code(), Some(1), "{}", String::from_utf8_lossy(&refused.stderr));
+    // A CA that did not issue the server's certificate: the probe refuses the server.
+    let untrusted = health(args(&["--ca", &path(&other_ca), "--cert", &path(&cert), "--key", &path(&key)])).await;
+    assert_eq!(untrusted.status.code(), Some(1));
+    // Files that do not load are usage errors (exit 2), named.
+    let missing = health(args(&["--ca", "/nonexistent/ca.crt"])).await;
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("--ca /nonexistent/ca.crt"));
+    let swapped = health(args(&["--ca", &path(&ca_file), "--cert", &path(&key), "--key", &path(&cert)])).await;
+    assert_eq!(swapped.status.code(), Some(2), "{}", String::from_utf8_lossy(&swapped.stderr));
+    // TLS options need an https:// URL.
+    let plain = health(vec!["--url".into(), format!("http://{addr}/healthz"), "--ca".into(), path(&ca_file)]).await;
+    assert_eq!(plain.status.code(), Some(2));
 }
