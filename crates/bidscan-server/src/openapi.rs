@@ -249,6 +249,16 @@ fn complete(doc: &mut Value) {
                 op.insert("requestBody".into(), request_body(path == "/decode/batch"));
             } else if path.ends_with("/batch") {
                 any_text(op);
+            } else if path == "/validate"
+                && let Some(body) = op.get_mut("requestBody").and_then(Value::as_object_mut)
+            {
+                body.insert(
+                    "description".into(),
+                    "{\"request\": <bid request>, \"response\": <bid response>}, either order. Required: an \
+                     empty body is 400 malformed. Content-Type application/json (or any label, read as JSON as \
+                     /decode's body is). Content-Encoding gzip, deflate, br or zstd accepted."
+                        .into(),
+                );
             }
             let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else {
                 continue;
@@ -279,7 +289,8 @@ fn any_text(op: &mut serde_json::Map<String, Value>) {
     };
     body.insert("required".into(), Value::Bool(false));
     if let Some(content) = body.get_mut("content").and_then(Value::as_object_mut) {
-        let text = json!({"schema": {"description": "NDJSON text: each line is answered with one line."}});
+        let text =
+            json!({"schema": {"description": "NDJSON text: each line is answered with one line."}});
         content.insert("application/x-ndjson".into(), text.clone());
         content.insert("text/plain".into(), text);
     }
@@ -336,9 +347,10 @@ fn request_body(batch: bool) -> Value {
                 no-bid). Content-Type application/x-ndjson (also application/ndjson, application/jsonl, \
                 application/jsonlines, text/plain, application/json). {encodings}"),
             // No `type`: any text is a batch (each line is answered, a bad one with an error line), so there is
-            // no body a client could send that the route refuses for its shape.
+            // no body a client could send that the route refuses for its shape. The example is text/plain's
+            // only: a client without an NDJSON serializer (schemathesis) can still send it.
             "content": {
-                "application/x-ndjson": {"schema": {"description": ndjson}, "example": example},
+                "application/x-ndjson": {"schema": {"description": ndjson}},
                 "text/plain": {"schema": {"description": ndjson}, "example": example}
             }
         });
@@ -429,6 +441,26 @@ mod tests {
         for rule in bidscan_openrtb::rules::Rule::ALL {
             assert!(text.contains(rule.name()), "{text}");
         }
+        // The request bodies say what the server enforces: /decode and the batch routes take an empty body,
+        // /validate needs an envelope with both members and a request offering an impression.
+        let body = |path: &str| &doc["paths"][path]["post"]["requestBody"];
+        for path in ["/decode", "/decode/batch", "/validate/batch"] {
+            assert_eq!(body(path)["required"], false, "{path}");
+        }
+        assert_eq!(body("/validate")["required"], true);
+        for path in ["/decode/batch", "/validate/batch"] {
+            let content = body(path)["content"].as_object().unwrap();
+            assert!(
+                content.contains_key("application/x-ndjson") && content.contains_key("text/plain"),
+                "{path}"
+            );
+        }
+        let envelope = &doc["components"]["schemas"]["ValidateEnvelopeDoc"];
+        assert_eq!(envelope["required"], json!(["request", "response"]));
+        assert_eq!(
+            envelope["properties"]["request"]["required"],
+            json!(["imp"])
+        );
         let named = |doc: &Value, path: &str| {
             doc["paths"][path]["post"]["parameters"]
                 .as_array()

@@ -230,13 +230,14 @@ impl Certificates {
             detail,
         })?;
         let key = read_key(key_path)?;
-        let signing_key = provider
-            .key_provider
-            .load_private_key(key)
-            .map_err(|e| TlsError::BadKey {
-                path: key_path.clone(),
-                detail: e.to_string(),
-            })?;
+        let signing_key =
+            provider
+                .key_provider
+                .load_private_key(key)
+                .map_err(|e| TlsError::BadKey {
+                    path: key_path.clone(),
+                    detail: e.to_string(),
+                })?;
         let certified = rustls::sign::CertifiedKey::new(chain, signing_key);
         match certified.keys_match() {
             Ok(()) | Err(rustls::Error::InconsistentKeys(rustls::InconsistentKeys::Unknown)) => {}
@@ -422,7 +423,11 @@ impl Tls {
     ///
     /// # Errors
     /// A [`HandshakeError`] with its [`FailureReason`]; the connection is then dropped by the caller.
-    pub async fn accept<IO>(&self, io: IO, timeout: Duration) -> Result<TlsStream<IO>, HandshakeError>
+    pub async fn accept<IO>(
+        &self,
+        io: IO,
+        timeout: Duration,
+    ) -> Result<TlsStream<IO>, HandshakeError>
     where
         IO: AsyncRead + AsyncWrite + Unpin,
     {

@@ -110,7 +110,11 @@ type Seen = Result<Option<Vec<u8>>, FailureReason>;
 
 /// A TLS echo server on 127.0.0.1: each connection's handshake by `Tls::accept` (or `accept_ops`) within
 /// `timeout`, its outcome sent on the channel, then every byte echoed until EOF.
-async fn serve(tls: Arc<Tls>, ops: bool, timeout: Duration) -> (SocketAddr, mpsc::UnboundedReceiver<Seen>) {
+async fn serve(
+    tls: Arc<Tls>,
+    ops: bool,
+    timeout: Duration,
+) -> (SocketAddr, mpsc::UnboundedReceiver<Seen>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (tx, rx) = mpsc::unbounded_channel();
@@ -351,7 +355,8 @@ async fn reload_swaps_certificates_for_new_connections_and_keeps_them_on_failure
     let second = ca.server("second");
     let tls = Arc::new(Tls::load(&files.config("first", &first, None)).unwrap());
     let (addr, mut rx) = serve(tls.clone(), false, TIMEOUT).await;
-    let served = |stream: &TlsStream<TcpStream>| stream.get_ref().1.peer_certificates().unwrap()[0].clone();
+    let served =
+        |stream: &TlsStream<TcpStream>| stream.get_ref().1.peer_certificates().unwrap()[0].clone();
 
     let mut old = connect(addr, client(&ca, BOTH, &ALPN, None)).await.unwrap();
     seen(&mut rx).await.unwrap();
@@ -395,7 +400,9 @@ async fn a_handshake_that_does_not_finish_in_time_fails_as_timeout() {
         );
         // The server dropped the connection: the client reads EOF (or a reset).
         let mut rest = Vec::new();
-        let read = tokio::time::timeout(TIMEOUT, tcp.read_to_end(&mut rest)).await.unwrap();
+        let read = tokio::time::timeout(TIMEOUT, tcp.read_to_end(&mut rest))
+            .await
+            .unwrap();
         assert!(read.is_err() || rest.is_empty(), "{rest:?}");
     }
 }
@@ -417,41 +424,101 @@ fn load_errors_name_the_file_and_what_is_wrong() {
     let missing = files.dir.path().join("missing.pem");
     let error = message(&with(&missing, &key, None));
     assert!(matches!(error, TlsError::Unreadable { .. }), "{error}");
-    assert!(error.to_string().starts_with(&format!("server.tls.cert {}: cannot be read", missing.display())), "{error}");
+    assert!(
+        error.to_string().starts_with(&format!(
+            "server.tls.cert {}: cannot be read",
+            missing.display()
+        )),
+        "{error}"
+    );
 
     let error = message(&with(&key, &key, None));
     assert!(matches!(error, TlsError::NoCertificate { .. }), "{error}");
-    assert!(error.to_string().contains(&key.display().to_string()), "{error}");
+    assert!(
+        error.to_string().contains(&key.display().to_string()),
+        "{error}"
+    );
 
     let error = message(&with(&cert, &cert, None));
     assert!(matches!(error, TlsError::NoKey { .. }), "{error}");
-    assert!(error.to_string().starts_with(&format!("server.tls.key {}: no private key", cert.display())), "{error}");
+    assert!(
+        error.to_string().starts_with(&format!(
+            "server.tls.key {}: no private key",
+            cert.display()
+        )),
+        "{error}"
+    );
 
-    let other_key = files.config("other", &ca.server("other"), None).key.unwrap();
+    let other_key = files
+        .config("other", &ca.server("other"), None)
+        .key
+        .unwrap();
     let error = message(&with(&cert, &other_key, None));
     assert!(matches!(error, TlsError::KeyMismatch { .. }), "{error}");
     let text = error.to_string();
-    assert!(text.contains(&other_key.display().to_string()) && text.contains(&cert.display().to_string()) && text.contains("does not match"), "{text}");
+    assert!(
+        text.contains(&other_key.display().to_string())
+            && text.contains(&cert.display().to_string())
+            && text.contains("does not match"),
+        "{text}"
+    );
 
-    let garbage = files.write("garbage.pem", "-----BEGIN CERTIFICATE-----\nnot base64 at all!\n");
+    let garbage = files.write(
+        "garbage.pem",
+        "-----BEGIN CERTIFICATE-----\nnot base64 at all!\n",
+    );
     let error = message(&with(&garbage, &key, None));
-    assert!(matches!(error, TlsError::NotPem { key: "server.tls.cert", .. }), "{error}");
+    assert!(
+        matches!(
+            error,
+            TlsError::NotPem {
+                key: "server.tls.cert",
+                ..
+            }
+        ),
+        "{error}"
+    );
 
-    let bad_key = files.write("bad.key", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n");
+    let bad_key = files.write(
+        "bad.key",
+        "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n",
+    );
     let error = message(&with(&cert, &bad_key, None));
     assert!(matches!(error, TlsError::BadKey { .. }), "{error}");
 
     // client_ca: a file without certificates, and a certificate that is no trust anchor.
     let error = message(&with(&cert, &key, Some(&key)));
     assert!(matches!(error, TlsError::BadClientCa { .. }), "{error}");
-    assert!(error.to_string().starts_with(&format!("server.tls.client_ca {}: no certificate", key.display())), "{error}");
-    let not_der = files.write("not-der.pem", "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n");
+    assert!(
+        error.to_string().starts_with(&format!(
+            "server.tls.client_ca {}: no certificate",
+            key.display()
+        )),
+        "{error}"
+    );
+    let not_der = files.write(
+        "not-der.pem",
+        "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
+    );
     let error = message(&with(&cert, &key, Some(&not_der)));
     assert!(matches!(error, TlsError::BadClientCa { .. }), "{error}");
 
-    let error = message(&TlsConfig { key: None, ..good.clone() });
+    let error = message(&TlsConfig {
+        key: None,
+        ..good.clone()
+    });
     assert!(matches!(error, TlsError::Incomplete(_)), "{error}");
-    assert_eq!(TlsConfig { cert: None, key: None, client_ca: Some(cert.clone()) }.check().unwrap_err().to_string(), "server.tls.client_ca is set but server.tls.cert and server.tls.key are not");
+    assert_eq!(
+        TlsConfig {
+            cert: None,
+            key: None,
+            client_ca: Some(cert.clone())
+        }
+        .check()
+        .unwrap_err()
+        .to_string(),
+        "server.tls.client_ca is set but server.tls.cert and server.tls.key are not"
+    );
     assert!(TlsConfig::default().check().is_ok() && !TlsConfig::default().is_enabled());
 }
 
@@ -459,11 +526,21 @@ fn load_errors_name_the_file_and_what_is_wrong() {
 fn the_settings_read_from_toml_and_the_environment_with_empty_as_unset() {
     use figment::Figment;
     use figment::providers::{Format, Toml};
-    let read = |text: &str| Figment::from(Toml::string(text)).extract::<TlsConfig>();
-    assert_eq!(read("cert = \"\"\nkey = \"\"\nclient_ca = \"\"").unwrap(), TlsConfig::default());
+    let read = |text: &str| {
+        Figment::from(Toml::string(text))
+            .extract::<TlsConfig>()
+            .map_err(|e| e.to_string())
+    };
+    assert_eq!(
+        read("cert = \"\"\nkey = \"\"\nclient_ca = \"\"").unwrap(),
+        TlsConfig::default()
+    );
     assert_eq!(read("").unwrap(), TlsConfig::default());
     let config = read("cert = \"/etc/bidscan/tls.crt\"\nkey = \"/etc/bidscan/tls.key\"").unwrap();
-    assert_eq!(config.cert.as_deref(), Some(Path::new("/etc/bidscan/tls.crt")));
+    assert_eq!(
+        config.cert.as_deref(),
+        Some(Path::new("/etc/bidscan/tls.crt"))
+    );
     assert!(config.is_enabled() && !config.requires_client_cert());
     assert!(read("crt = \"x\"").is_err(), "an unknown key is refused");
 }
@@ -472,7 +549,11 @@ fn the_settings_read_from_toml_and_the_environment_with_empty_as_unset() {
 async fn expiry_seconds_and_failures_are_metrics() {
     let ca = Ca::new("bidscan test CA");
     let files = Files::new();
-    let leaf = ca.leaf("server", ExtendedKeyUsagePurpose::ServerAuth, Some((2031, 1, 1)));
+    let leaf = ca.leaf(
+        "server",
+        ExtendedKeyUsagePurpose::ServerAuth,
+        Some((2031, 1, 1)),
+    );
     let not_after = rcgen::date_time_ymd(2031, 1, 1).unix_timestamp();
     let tls = Arc::new(Tls::load(&files.config("server", &leaf, None)).unwrap());
     let now = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
@@ -487,9 +568,18 @@ async fn expiry_seconds_and_failures_are_metrics() {
     metrics.failed(FailureReason::NoClientCert);
     metrics.failed(FailureReason::Timeout);
     let families = registry.gather();
-    let family = |name: &str| families.iter().find(|f| f.name() == name).unwrap_or_else(|| panic!("{name} missing"));
+    let family = |name: &str| {
+        families
+            .iter()
+            .find(|f| f.name() == name)
+            .unwrap_or_else(|| panic!("{name} missing"))
+    };
     let failures = family("bidscan_tls_handshake_failures_total");
-    assert_eq!(failures.get_metric().len(), FailureReason::ALL.len(), "every reason a series");
+    assert_eq!(
+        failures.get_metric().len(),
+        FailureReason::ALL.len(),
+        "every reason a series"
+    );
     let count = |label: &str| {
         failures
             .get_metric()
@@ -499,10 +589,25 @@ async fn expiry_seconds_and_failures_are_metrics() {
             .get_counter()
             .value()
     };
-    assert_eq!((count("no_client_cert"), count("timeout"), count("io")), (2.0, 1.0, 0.0));
-    let expiry = family("bidscan_tls_cert_expiry_seconds").get_metric()[0].get_gauge().value();
-    let wall = not_after - i64::try_from(SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs()).unwrap();
-    assert!((expiry - wall as f64).abs() <= 5.0, "{expiry} against {wall}");
+    assert_eq!(
+        (count("no_client_cert"), count("timeout"), count("io")),
+        (2.0, 1.0, 0.0)
+    );
+    let expiry = family("bidscan_tls_cert_expiry_seconds").get_metric()[0]
+        .get_gauge()
+        .value();
+    let wall = not_after
+        - i64::try_from(
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .unwrap()
+                .as_secs(),
+        )
+        .unwrap();
+    assert!(
+        (expiry - wall as f64).abs() <= 5.0,
+        "{expiry} against {wall}"
+    );
 }
 
 /// A TLS server answering every request `200 OK` (after the handshake by `Tls::accept`).
@@ -539,7 +644,8 @@ async fn bidscan_health_speaks_tls_with_its_own_ca_and_client_certificate() {
     let ca = Ca::new("bidscan test CA");
     let clients = Ca::new("bidscan clients CA");
     let files = Files::new();
-    let tls = Arc::new(Tls::load(&files.config("server", &ca.server("server"), Some(&clients))).unwrap());
+    let tls =
+        Arc::new(Tls::load(&files.config("server", &ca.server("server"), Some(&clients))).unwrap());
     let addr = answer_ok(tls).await;
     let url = format!("https://localhost:{}/healthz", addr.port());
     let ca_file = files.write("ca.crt", &ca.issuer.pem());
@@ -565,21 +671,66 @@ async fn bidscan_health_speaks_tls_with_its_own_ca_and_client_certificate() {
         all.extend(extra.iter().map(|s| (*s).to_owned()));
         all
     };
-    let ok = health(args(&["--ca", &path(&ca_file), "--cert", &path(&cert), "--key", &path(&key)])).await;
-    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
+    let ok = health(args(&[
+        "--ca",
+        &path(&ca_file),
+        "--cert",
+        &path(&cert),
+        "--key",
+        &path(&key),
+    ]))
+    .await;
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
     // No client certificate: the server refuses the handshake.
     let refused = health(args(&["--ca", &path(&ca_file)])).await;
-    assert_eq!(refused.status.code(), Some(1), "{}", String::from_utf8_lossy(&refused.stderr));
+    assert_eq!(
+        refused.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
     // A CA that did not issue the server's certificate: the probe refuses the server.
-    let untrusted = health(args(&["--ca", &path(&other_ca), "--cert", &path(&cert), "--key", &path(&key)])).await;
+    let untrusted = health(args(&[
+        "--ca",
+        &path(&other_ca),
+        "--cert",
+        &path(&cert),
+        "--key",
+        &path(&key),
+    ]))
+    .await;
     assert_eq!(untrusted.status.code(), Some(1));
     // Files that do not load are usage errors (exit 2), named.
     let missing = health(args(&["--ca", "/nonexistent/ca.crt"])).await;
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("--ca /nonexistent/ca.crt"));
-    let swapped = health(args(&["--ca", &path(&ca_file), "--cert", &path(&key), "--key", &path(&cert)])).await;
-    assert_eq!(swapped.status.code(), Some(2), "{}", String::from_utf8_lossy(&swapped.stderr));
+    let swapped = health(args(&[
+        "--ca",
+        &path(&ca_file),
+        "--cert",
+        &path(&key),
+        "--key",
+        &path(&cert),
+    ]))
+    .await;
+    assert_eq!(
+        swapped.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&swapped.stderr)
+    );
     // TLS options need an https:// URL.
-    let plain = health(vec!["--url".into(), format!("http://{addr}/healthz"), "--ca".into(), path(&ca_file)]).await;
+    let plain = health(vec![
+        "--url".into(),
+        format!("http://{addr}/healthz"),
+        "--ca".into(),
+        path(&ca_file),
+    ])
+    .await;
     assert_eq!(plain.status.code(), Some(2));
 }

@@ -128,7 +128,11 @@ impl Target {
         let tls = match uri.scheme_str() {
             Some("http") => false,
             Some("https") => true,
-            _ => return Err(format!("bad URL {url:?}: only http:// and https:// are supported")),
+            _ => {
+                return Err(format!(
+                    "bad URL {url:?}: only http:// and https:// are supported"
+                ));
+            }
         };
         let host = uri
             .host()
@@ -207,9 +211,9 @@ pub fn client_config(
             let pem = std::fs::read(key).map_err(|e| format!("--key {}: {e}", key.display()))?;
             let key_der = PrivateKeyDer::from_pem_slice(&pem)
                 .map_err(|e| format!("--key {}: no usable private key: {e}", key.display()))?;
-            builder
-                .with_client_auth_cert(chain, key_der)
-                .map_err(|e| format!("--cert {} and --key {}: {e}", cert.display(), key.display()))?
+            builder.with_client_auth_cert(chain, key_der).map_err(|e| {
+                format!("--cert {} and --key {}: {e}", cert.display(), key.display())
+            })?
         }
     };
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
@@ -222,12 +226,25 @@ async fn probe(target: &Target, tls: Option<Arc<rustls::ClientConfig>>) -> std::
     match tls {
         None => exchange(tcp, target).await,
         Some(config) => {
-            let host = target.host.rsplit_once(':').map_or(target.host.as_str(), |(h, p)| {
-                if p.chars().all(|c| c.is_ascii_digit()) { h } else { target.host.as_str() }
-            });
-            let name = ServerName::try_from(host.trim_start_matches('[').trim_end_matches(']').to_owned())
-                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
-            let stream = tokio_rustls::TlsConnector::from(config).connect(name, tcp).await?;
+            let host = target
+                .host
+                .rsplit_once(':')
+                .map_or(target.host.as_str(), |(h, p)| {
+                    if p.chars().all(|c| c.is_ascii_digit()) {
+                        h
+                    } else {
+                        target.host.as_str()
+                    }
+                });
+            let name = ServerName::try_from(
+                host.trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .to_owned(),
+            )
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+            let stream = tokio_rustls::TlsConnector::from(config)
+                .connect(name, tcp)
+                .await?;
             exchange(stream, target).await
         }
     }
