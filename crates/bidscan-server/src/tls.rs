@@ -12,7 +12,8 @@
 //!   Kubernetes probes and Prometheus reach `/healthz`, `/readyz` and `/metrics` there.
 //! - **Reload**: [`Tls::reload`] reads the files again and swaps the configurations whole; a connection keeps the
 //!   configuration it was accepted with (its session, its certificate) until it closes; a failed reload keeps
-//!   the old ones and returns why.
+//!   the old ones and returns why. Each load has its own session cache, so a session made under the old
+//!   configuration is not resumed under the new one (a changed `client_ca` applies to every new connection).
 //!
 //! No file is read after [`Tls::load`] and [`Tls::reload`]; a handshake reads only memory.
 

@@ -248,6 +248,14 @@ async fn alpn_h2_and_http11_are_negotiated_over_tls13_and_tls12() {
     let refused = connect(addr, client(&ca, BOTH, &[b"h3"], None)).await;
     assert!(refused.is_err());
     assert_eq!(seen(&mut rx).await, Err(FailureReason::Protocol));
+    // A client that does not trust the server's certificate says so with an alert.
+    let stranger = Ca::new("another CA");
+    assert!(
+        connect(addr, client(&stranger, BOTH, &ALPN, None))
+            .await
+            .is_err()
+    );
+    assert_eq!(seen(&mut rx).await, Err(FailureReason::ClientAlert));
 }
 
 /// A TLS 1.1 ClientHello (no `supported_versions` extension), which rustls clients cannot send. It carries a
@@ -543,6 +551,26 @@ fn the_settings_read_from_toml_and_the_environment_with_empty_as_unset() {
     );
     assert!(config.is_enabled() && !config.requires_client_cert());
     assert!(read("crt = \"x\"").is_err(), "an unknown key is refused");
+
+    // `server.ops_listen` is read by the same helper: an address, or "" for none.
+    #[derive(serde::Deserialize)]
+    struct Server {
+        #[serde(default, deserialize_with = "bidscan_server::tls::empty_as_none")]
+        ops_listen: Option<SocketAddr>,
+    }
+    let ops = |text: &str| {
+        Figment::from(Toml::string(text))
+            .extract::<Server>()
+            .map(|s| s.ops_listen)
+            .map_err(|e| e.to_string())
+    };
+    assert_eq!(ops("ops_listen = \"\"").unwrap(), None);
+    assert_eq!(ops("").unwrap(), None);
+    assert_eq!(
+        ops("ops_listen = \"0.0.0.0:8081\"").unwrap(),
+        Some("0.0.0.0:8081".parse().unwrap())
+    );
+    assert!(ops("ops_listen = \"8081\"").is_err());
 }
 
 #[tokio::test]
