@@ -508,6 +508,15 @@ fn load_errors_name_the_file_and_what_is_wrong() {
         "not-der.pem",
         "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
     );
+    let error = message(&with(&not_der, &key, None));
+    assert!(matches!(error, TlsError::BadCertificate { .. }), "{error}");
+    assert!(
+        error.to_string().starts_with(&format!(
+            "server.tls.cert {}: not a valid X.509 certificate",
+            not_der.display()
+        )),
+        "{error}"
+    );
     let error = message(&with(&cert, &key, Some(&not_der)));
     assert!(matches!(error, TlsError::BadClientCa { .. }), "{error}");
 
