@@ -12,6 +12,7 @@ use figment::providers::{Env, Format, Toml};
 use serde::{Deserialize, Serialize};
 
 pub use crate::gate::config::ValidateConfig;
+use crate::transport::tls::{TlsConfig, empty_as_none};
 
 /// The default configuration, compiled into the binary.
 pub const DEFAULT_TOML: &str = include_str!("../../../../config/bidscan.toml");
@@ -85,6 +86,14 @@ pub struct ServerConfig {
     pub retry_after_secs: u64,
     /// Worker threads, each a current-thread runtime with its own decode pool ([`crate::transport::workers`]); 0 = one per core.
     pub worker_threads: usize,
+    /// `[server.tls]`: TLS on `listen` (and `ops_listen`) when `cert` and `key` are set; cleartext by default
+    /// ([`crate::transport::tls`]).
+    #[serde(default)]
+    pub tls: TlsConfig,
+    /// A second address serving only the operational routes (`/healthz`, `/readyz`, `/metrics`, `/`,
+    /// `/openapi.json`), with TLS but never a client certificate when TLS is on; none by default (`""`).
+    #[serde(default, deserialize_with = "empty_as_none")]
+    pub ops_listen: Option<SocketAddr>,
 }
 
 /// The most `server.worker_threads` accepted: far above any core count a pod gets, far below what exhausts
@@ -363,6 +372,13 @@ impl Config {
             return Err(format!(
                 "server.drain_grace_secs ({}) must be at most server.drain_timeout_secs ({}): the grace is part of the drain",
                 s.drain_grace_secs, s.drain_timeout_secs
+            ));
+        }
+        s.tls.check().map_err(|e| e.to_string())?;
+        if s.ops_listen == Some(s.listen) {
+            return Err(format!(
+                "server.ops_listen ({}) must differ from server.listen",
+                s.listen
             ));
         }
         check_log_level(&self.log.level)?;
