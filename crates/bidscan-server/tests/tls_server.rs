@@ -143,19 +143,27 @@ async fn post(
     let seen = tls.get_ref().1.peer_certificates().unwrap()[0]
         .clone()
         .into_owned();
-    let request = hyper::Request::post(format!("https://localhost{path}"))
+    // HTTP/2 takes the authority from the URI, HTTP/1.1 from `Host`.
+    let uri = if h2 {
+        format!("https://localhost{path}")
+    } else {
+        path.to_owned()
+    };
+    let mut request = hyper::Request::post(uri)
         .header("content-type", "application/json")
-        .header("host", "localhost")
         .body(Full::new(Bytes::copy_from_slice(body)))
         .unwrap();
+    if !h2 {
+        request
+            .headers_mut()
+            .insert("host", hyper::header::HeaderValue::from_static("localhost"));
+    }
     let io = TokioIo::new(tls);
     let response = if h2 {
         let (mut send, conn) = hyper::client::conn::http2::handshake(TokioExecutor::new(), io)
             .await
             .map_err(|e| e.to_string())?;
         tokio::spawn(conn);
-        let mut request = request;
-        request.headers_mut().remove("host");
         send.send_request(request)
             .await
             .map_err(|e| e.to_string())?
