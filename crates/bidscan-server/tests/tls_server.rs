@@ -290,8 +290,8 @@ async fn tls_mtls_ops_listener_reload_under_load_and_metrics_on_a_real_server() 
             format!("https://localhost:{ops_port}{path}"),
         ]
     };
-    assert_eq!(curl(ops("/healthz")).await, Ok("200 1.1".to_owned()));
-    assert_eq!(curl(ops("/readyz")).await, Ok("200 1.1".to_owned()));
+    assert_eq!(curl(ops("/healthz")).await, Ok("200 2".to_owned()));
+    assert_eq!(curl(ops("/readyz")).await, Ok("200 2".to_owned()));
     let ops_client = client(&ca, None, b"http/1.1");
     let ops_addr: SocketAddr = format!("127.0.0.1:{ops_port}").parse().unwrap();
     assert_eq!(
@@ -395,7 +395,7 @@ async fn tls_mtls_ops_listener_reload_under_load_and_metrics_on_a_real_server() 
     let mut errors = 0.0;
     for _ in 0..100 {
         let out = curl(ops("/healthz")).await;
-        assert_eq!(out, Ok("200 1.1".to_owned()));
+        assert_eq!(out, Ok("200 2".to_owned()));
         let scrape = tokio::task::spawn_blocking({
             let ca = p(&ca_file);
             move || {
