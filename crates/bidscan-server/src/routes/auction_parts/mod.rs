@@ -8,8 +8,8 @@
 //! ([`Reply::Unreadable`], IAB seat-non-bid code 102), never the call. A compressed request that cannot be inflated
 //! within the limit fails the call (400 `bad_encoding`, 413).
 //!
-//! Inflation reuses the server's decoders and limits: [`crate::routes::layers::inflate::codings`] reads a part's
-//! `Content-Encoding`, [`Inflated`] undoes each coding, [`crate::transport::body::collect`] bounds the output.
+//! Inflation reuses the server's decoders and limits: `routes::layers::inflate::codings` reads a part's
+//! `Content-Encoding`, `Inflated` undoes each coding, `transport::body::collect` bounds the output.
 
 pub mod multipart;
 
