@@ -5,7 +5,7 @@
 //! # Layout, by job
 //! - `transport/`: the accept loop under the connection cap and the drain ([`serve`]), the worker threads, what
 //!   wraps each connection (header-read timer, send timeout, lingering close, hyper's own rejections as JSON),
-//!   the request head read in one pass, request bodies received under the size limits. It is built on
+//!   TLS (`[server.tls]`, the operational listener `server.ops_listen`), the request head read in one pass, request bodies received under the size limits. It is built on
 //!   hyper and tokio and imports no OpenRTB crate.
 //! - `routes/`: the application each connection calls. A document route (`/decode`, `/validate`) passes its
 //!   pipeline, the one stack whose steps each have a one-line reason, generalised over the route's work; the
@@ -25,9 +25,9 @@
 //! Modules are private; what the binary and the tests use is the `pub use` list below.
 //!
 //! # What it deliberately does not do
-//! Parse JSON or know the OpenRTB model beyond calling `bidscan_openrtb`; terminate TLS (put it behind a proxy;
-//! the rates source's HTTPS client is the one TLS it speaks); queue requests past the concurrency limit (they
-//! are shed with 503); hold a pooled buffer across an `.await`.
+//! Parse JSON or know the OpenRTB model beyond calling `bidscan_openrtb`; speak TLS unless `[server.tls]` is set
+//! (cleartext is the default: a mesh or proxy terminates TLS, or `transport::tls` does with rustls); queue
+//! requests past the concurrency limit (they are shed with 503); hold a pooled buffer across an `.await`.
 #![forbid(unsafe_code)]
 
 mod cli;
@@ -49,3 +49,5 @@ pub use engine::render;
 /// The auction's `multipart/form-data` body: its parts, each bidder's reply (re-exported for its tests).
 pub use routes::auction_parts;
 pub use transport::server::{serve, serve_with, shutdown_signal};
+/// Serving TLS: the `[server.tls]` settings, the certificates a reload swaps, the handshake, the TLS metrics.
+pub use transport::tls;

@@ -28,4 +28,6 @@ mod request_logs;
 mod send_timeout;
 mod service;
 mod soak;
+mod tls;
+mod tls_server;
 mod validate;

@@ -118,11 +118,23 @@ impl From<InspectArg> for Inspect {
 /// `bidscan health`.
 #[derive(Debug, clap::Args)]
 pub struct HealthArgs {
-    /// URL to GET (http only). Default: `/healthz` on the configured `server.listen` port (the compiled-in
-    /// default and `BIDSCAN__SERVER__LISTEN`), over loopback when it listens on every address.
+    /// URL to GET (`http://` or `https://`). Default: `/healthz` on the configured `server.ops_listen`, else
+    /// `server.listen`, port (the compiled-in default and `BIDSCAN__SERVER__…`), over loopback when it listens on
+    /// every address; `https://localhost:PORT` when `[server.tls]` is on.
     #[arg(long)]
     pub url: Option<String>,
     /// Seconds to wait for the answer, 1–3600.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub timeout_secs: u64,
+    /// For an `https://` URL: PEM CA certificates the server's certificate must chain to (default: the
+    /// system's CA certificates).
+    #[arg(long, value_name = "FILE")]
+    pub ca: Option<std::path::PathBuf>,
+    /// For an `https://` URL: a PEM client certificate chain to present (with `--key`), for a server that
+    /// requires client certificates.
+    #[arg(long, value_name = "FILE", requires = "key")]
+    pub cert: Option<std::path::PathBuf>,
+    /// The PEM private key of `--cert`.
+    #[arg(long, value_name = "FILE", requires = "cert")]
+    pub key: Option<std::path::PathBuf>,
 }

@@ -1,36 +1,48 @@
-//! `bidscan health [--url URL]`: a health probe for images without a shell or curl (distroless).
+//! `bidscan health [--url URL] [--ca FILE] [--cert FILE --key FILE]`: a health probe for images without a shell
+//! or curl (distroless).
 //!
-//! One HTTP/1.1 `GET` over a plain TCP connection, `Connection: close`; only the status line is read. Exit 0 on
-//! a 2xx status, 1 on anything else (other status, refused connection, timeout, garbage), 2 for a URL that is not
-//! `http://host[:port][/path]`.
+//! One HTTP/1.1 `GET`, `Connection: close`, over a plain TCP connection or, for `https://`, over TLS (rustls with
+//! ring, ALPN `http/1.1`; the server's certificate verified against `--ca` or the system's CA certificates; a
+//! client certificate presented with `--cert` and `--key`); only the status line is read. Exit 0 on a 2xx
+//! status, 1 on anything else (other status, refused connection, failed handshake, timeout, garbage), 2 for a
+//! URL that is not `http(s)://host[:port][/path]` or TLS files that do not load.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::http::Uri;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
 use super::args::{EXIT_USAGE, HealthArgs};
 
-/// The probe's URL when none is given: `/healthz` at the configured listen address (the compiled-in default
-/// and the `BIDSCAN__` environment, as `serve` reads them without `--config`), over loopback when the server
-/// listens on every address. A configuration that does not load is an error, as for `serve` (probing the
-/// default port instead could pass on another server's answer).
+/// The probe's URL when none is given: `/healthz` at the configured `server.ops_listen`, else `server.listen`
+/// (the compiled-in default and the `BIDSCAN__` environment, as `serve` reads them without `--config`), over
+/// loopback when the server listens on every address; `https://` when `[server.tls]` is on, then to `localhost`
+/// for loopback (the name a certificate is likelier to hold than an address). A configuration that does not load
+/// is an error, as for `serve` (probing the default port instead could pass on another server's answer).
 fn default_url() -> Result<String, String> {
-    let listen = crate::config::Config::load(None)
-        .map(|c| c.server.listen)
+    let server = crate::config::Config::load(None)
+        .map(|c| c.server)
         .map_err(|e| format!("the configuration (for the port to probe; or give --url): {e}"))?;
+    let listen = server.ops_listen.unwrap_or(server.listen);
+    let tls = server.tls.is_enabled();
     let ip = match listen.ip() {
         IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
         IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
         ip => ip,
     };
-    Ok(format!(
-        "http://{}/healthz",
-        SocketAddr::new(ip, listen.port())
-    ))
+    Ok(if tls && ip.is_loopback() {
+        format!("https://localhost:{}/healthz", listen.port())
+    } else {
+        let scheme = if tls { "https" } else { "http" };
+        format!("{scheme}://{}/healthz", SocketAddr::new(ip, listen.port()))
+    })
 }
 
 /// Runs `bidscan health`.
@@ -49,6 +61,23 @@ pub fn run(args: &HealthArgs) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    let tls = match (target.tls, &args.ca, &args.cert) {
+        (false, None, None) => None,
+        (false, _, _) => {
+            eprintln!("bidscan: --ca, --cert and --key need an https:// URL");
+            return ExitCode::from(EXIT_USAGE);
+        }
+        (true, ca, cert) => {
+            let identity = cert.as_deref().zip(args.key.as_deref());
+            match client_config(ca.as_deref(), identity) {
+                Ok(config) => Some(config),
+                Err(e) => {
+                    eprintln!("bidscan: {e}");
+                    return ExitCode::from(EXIT_USAGE);
+                }
+            }
+        }
+    };
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -61,7 +90,7 @@ pub fn run(args: &HealthArgs) -> ExitCode {
     };
     let timeout = Duration::from_secs(args.timeout_secs);
     // The timer must be created inside the runtime.
-    match runtime.block_on(async { tokio::time::timeout(timeout, probe(&target)).await }) {
+    match runtime.block_on(async { tokio::time::timeout(timeout, probe(&target, tls)).await }) {
         Ok(Ok(status)) if (200..300).contains(&status) => {
             println!("{url} {status}");
             ExitCode::SUCCESS
@@ -90,18 +119,26 @@ pub struct Target {
     pub host: String,
     /// Path and query.
     pub path: String,
+    /// Whether the URL is `https://`.
+    pub tls: bool,
 }
 
 impl Target {
-    /// Parses `http://host[:port][/path]` (port 80 by default).
+    /// Parses `http://host[:port][/path]` (port 80 by default) or `https://…` (port 443 by default).
     ///
     /// # Errors
-    /// A URL that does not parse, is not `http`, or has no host.
+    /// A URL that does not parse, is neither `http` nor `https`, or has no host.
     pub fn parse(url: &str) -> Result<Target, String> {
         let uri: Uri = url.parse().map_err(|e| format!("bad URL {url:?}: {e}"))?;
-        if uri.scheme_str() != Some("http") {
-            return Err(format!("bad URL {url:?}: only http:// is supported"));
-        }
+        let tls = match uri.scheme_str() {
+            Some("http") => false,
+            Some("https") => true,
+            _ => {
+                return Err(format!(
+                    "bad URL {url:?}: only http:// and https:// are supported"
+                ));
+            }
+        };
         let host = uri
             .host()
             .ok_or_else(|| format!("bad URL {url:?}: no host"))?;
@@ -117,6 +154,7 @@ impl Target {
             None if after_host.contains(':') => {
                 return Err(format!("bad URL {url:?}: the port is not 1-65535"));
             }
+            None if tls => 443,
             None => 80,
         };
         let path = uri.path_and_query().map_or("/", |p| p.as_str());
@@ -128,18 +166,106 @@ impl Target {
             } else {
                 path.to_owned()
             },
+            tls,
         })
     }
 }
 
-/// Sends the request and returns the status code of the answer.
-async fn probe(target: &Target) -> std::io::Result<u16> {
-    let mut stream = TcpStream::connect(&target.authority).await?;
+/// The TLS client of an `https://` probe: the server verified against the CA certificates of `ca` (default:
+/// the system's), `identity` (certificate chain and key files) presented when given.
+///
+/// # Errors
+/// A file that cannot be read or holds no certificate or key, a CA certificate that is not usable, a key that
+/// does not match its certificate; each message names the option and the file.
+pub fn client_config(
+    ca: Option<&Path>,
+    identity: Option<(&Path, &Path)>,
+) -> Result<Arc<rustls::ClientConfig>, String> {
+    let certs = |option: &str, path: &Path| -> Result<Vec<CertificateDer<'static>>, String> {
+        let pem = std::fs::read(path).map_err(|e| format!("{option} {}: {e}", path.display()))?;
+        let certs = CertificateDer::pem_slice_iter(&pem)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("{option} {}: not valid PEM: {e}", path.display()))?;
+        if certs.is_empty() {
+            return Err(format!("{option} {}: no certificate in it", path.display()));
+        }
+        Ok(certs)
+    };
+    let mut roots = rustls::RootCertStore::empty();
+    match ca {
+        Some(path) => {
+            for cert in certs("--ca", path)? {
+                roots
+                    .add(cert)
+                    .map_err(|e| format!("--ca {}: {e}", path.display()))?;
+            }
+        }
+        None => {
+            roots.add_parsable_certificates(rustls_native_certs::load_native_certs().certs);
+        }
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .with_root_certificates(roots);
+    let mut config = match identity {
+        None => builder.with_no_client_auth(),
+        Some((cert, key)) => {
+            let chain = certs("--cert", cert)?;
+            let pem = std::fs::read(key).map_err(|e| format!("--key {}: {e}", key.display()))?;
+            let key_der = PrivateKeyDer::from_pem_slice(&pem)
+                .map_err(|e| format!("--key {}: no usable private key: {e}", key.display()))?;
+            builder.with_client_auth_cert(chain, key_der).map_err(|e| {
+                format!("--cert {} and --key {}: {e}", cert.display(), key.display())
+            })?
+        }
+    };
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(Arc::new(config))
+}
+
+/// Sends the request (over TLS with `tls`) and returns the status code of the answer.
+async fn probe(target: &Target, tls: Option<Arc<rustls::ClientConfig>>) -> std::io::Result<u16> {
+    let tcp = TcpStream::connect(&target.authority).await?;
+    match tls {
+        None => exchange(tcp, target).await,
+        Some(config) => {
+            let host = target
+                .host
+                .rsplit_once(':')
+                .map_or(target.host.as_str(), |(h, p)| {
+                    if p.chars().all(|c| c.is_ascii_digit()) {
+                        h
+                    } else {
+                        target.host.as_str()
+                    }
+                });
+            let name = ServerName::try_from(
+                host.trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .to_owned(),
+            )
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+            let stream = tokio_rustls::TlsConnector::from(config)
+                .connect(name, tcp)
+                .await?;
+            exchange(stream, target).await
+        }
+    }
+}
+
+/// One `GET` on `stream`; the status code of its answer.
+async fn exchange<S: AsyncRead + AsyncWrite + Unpin>(
+    mut stream: S,
+    target: &Target,
+) -> std::io::Result<u16> {
     let request = format!(
         "GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: bidscan-health\r\nConnection: close\r\n\r\n",
         target.path, target.host
     );
     stream.write_all(request.as_bytes()).await?;
+    stream.flush().await?;
     let mut line = String::new();
     BufReader::new(stream).read_line(&mut line).await?;
     parse_status(&line).ok_or_else(|| {
@@ -170,7 +296,9 @@ mod tests {
             Target::parse("http://example").unwrap().authority,
             "example:80"
         );
-        assert!(Target::parse("https://x/healthz").is_err());
+        let t = Target::parse("https://x/healthz").unwrap();
+        assert_eq!((t.authority.as_str(), t.tls), ("x:443", true));
+        assert!(Target::parse("ftp://x/healthz").is_err());
         for bad in [
             "http://127.0.0.1:99999/healthz",
             "http://127.0.0.1:0/",

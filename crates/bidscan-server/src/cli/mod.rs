@@ -90,7 +90,14 @@ fn serve(args: ServeArgs) -> ExitCode {
         Err(e) => {
             tracing::error!(target: LOG_TARGET, error = %e, "server failed");
             eprintln!("bidscan: {e:#}");
-            ExitCode::FAILURE
+            // TLS files that do not load are a configuration error, as a bad key is.
+            if e.downcast_ref::<crate::transport::tls::TlsError>()
+                .is_some()
+            {
+                ExitCode::from(EXIT_USAGE)
+            } else {
+                ExitCode::FAILURE
+            }
         }
     }
 }

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::gate::config::ValidateConfig;
 use crate::metrics::bidders::SERIES_PER_BIDDER;
+use crate::transport::tls::{TlsConfig, empty_as_none};
 
 /// The default configuration, compiled into the binary.
 pub const DEFAULT_TOML: &str = include_str!("../../../../config/bidscan.toml");
@@ -94,6 +95,14 @@ pub struct ServerConfig {
     /// Bidder names kept as the `bidder` label (`crate::metrics::bidders`): any other is `other`. At most
     /// [`MAX_BIDDERS`], each a name of 1 to 64 of `A-Z a-z 0-9 _ . -`. Applied again on reload.
     pub bidders: Vec<String>,
+    /// `[server.tls]`: TLS on `listen` (and `ops_listen`) when `cert` and `key` are set; cleartext by default
+    /// ([`crate::transport::tls`]).
+    #[serde(default)]
+    pub tls: TlsConfig,
+    /// A second address serving only the operational routes (`/healthz`, `/readyz`, `/metrics`, `/`,
+    /// `/openapi.json`), with TLS but never a client certificate when TLS is on; none by default (`""`).
+    #[serde(default, deserialize_with = "empty_as_none")]
+    pub ops_listen: Option<SocketAddr>,
 }
 
 /// The most names `server.bidders` may list: each costs [`SERIES_PER_BIDDER`] series.
@@ -381,6 +390,13 @@ impl Config {
             return Err(format!(
                 "server.drain_grace_secs ({}) must be at most server.drain_timeout_secs ({}): the grace is part of the drain",
                 s.drain_grace_secs, s.drain_timeout_secs
+            ));
+        }
+        s.tls.check().map_err(|e| e.to_string())?;
+        if s.ops_listen == Some(s.listen) {
+            return Err(format!(
+                "server.ops_listen ({}) must differ from server.listen",
+                s.listen
             ));
         }
         check_log_level(&self.log.level)?;

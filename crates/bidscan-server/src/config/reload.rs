@@ -8,8 +8,10 @@
 //!   it loaded, the next one loads the new one; no connection is dropped, no request waits;
 //! - puts `server.bidders` in force: the names kept as the `bidder` label, their metric handles made and swapped
 //!   in atomically (`metrics::Bidders::configure`), the series of names taken off the list removed;
-//! - logs every other key whose value changed as not applied: those (`server.*`, `decode.*`, `pool.*`,
-//!   `log.*`) are read once at start and need a restart.
+//! - while TLS stays on, reads the files of `[server.tls]` again (`Tls::reload`): connections accepted from then
+//!   on get the new certificates, open ones keep theirs; files that do not load fail the whole reload;
+//! - logs every other key whose value changed as not applied: those (`server.*`, turning TLS on or off and
+//!   `server.ops_listen` included, `decode.*`, `pool.*`, `log.*`) are read once at start and need a restart.
 //!
 //! A reload that fails (unreadable file, bad TOML, an unknown key, a value out of range) changes nothing and
 //! logs why. Each reload counts in `bidscan_config_reloads_total{result="ok"|"error"}`. Reloads asked for while
@@ -22,6 +24,7 @@ use tokio::sync::mpsc;
 
 use crate::config::Config;
 use crate::routes::state::AppState;
+use crate::transport::tls::Tls;
 
 /// The target of this module's log lines.
 const LOG_TARGET: &str = "bidscan_server::reload";
@@ -67,20 +70,30 @@ impl Reloads {
 }
 
 /// Runs reloads as they are asked for, until the sender side closes. `running` is the configuration the server
-/// started with.
-pub async fn run(mut reloads: Reloads, mut running: Config, state: AppState) {
+/// started with; `tls` its certificates when TLS is on.
+pub async fn run(
+    mut reloads: Reloads,
+    mut running: Config,
+    state: AppState,
+    tls: Option<Arc<Tls>>,
+) {
     while reloads.requests.recv().await.is_some() {
         let load = reloads.load.clone();
         let loaded = match tokio::task::spawn_blocking(move || load()).await {
             Ok(loaded) => loaded,
             Err(e) => Err(format!("the reload task failed: {e}")),
         };
-        apply(loaded, &mut running, &state);
+        apply(loaded, &mut running, &state, tls.as_deref());
     }
 }
 
 /// Puts `loaded` in force over `running` (see the module docs), counted and logged.
-fn apply(loaded: Result<Config, String>, running: &mut Config, state: &AppState) {
+fn apply(
+    loaded: Result<Config, String>,
+    running: &mut Config,
+    state: &AppState,
+    tls: Option<&Tls>,
+) {
     let reloads = &state.metrics().config_reloads;
     let new = match loaded {
         Ok(new) => new,
@@ -91,7 +104,23 @@ fn apply(loaded: Result<Config, String>, running: &mut Config, state: &AppState)
             return;
         }
     };
-    let not_applied = restart_only_changes(running, &new);
+    // The certificates first: files that do not load fail the reload before anything is put in force.
+    let tls_stays_on = tls.is_some() && new.server.tls.is_enabled();
+    if let (Some(tls), true) = (tls, tls_stays_on) {
+        if let Err(e) = tls.reload(&new.server.tls) {
+            reloads.with_label_values(&["error"]).inc();
+            tracing::error!(target: LOG_TARGET, error = %e,
+                "configuration not reloaded: the TLS files do not load; the running certificates stay in force");
+            return;
+        }
+        running.server.tls = new.server.tls.clone();
+    }
+    let mut not_applied = restart_only_changes(running, &new);
+    if tls.is_some() != new.server.tls.is_enabled() {
+        // Turning TLS on or off changes what the listeners speak: a restart.
+        not_applied.retain(|key| !key.starts_with("server.tls."));
+        not_applied.push("server.tls (turning TLS on or off)".to_owned());
+    }
     for key in &not_applied {
         tracing::warn!(target: LOG_TARGET, key = %key,
             "configuration key changed but not applied: it needs a restart");

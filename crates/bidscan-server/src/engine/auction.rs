@@ -135,7 +135,7 @@ impl Engine {
 /// The outcome label of an `invalid` bidder's body: its one finding's code where that is a decode outcome
 /// (`not_a_bid_response`, `openrtb3_not_supported`, `strict`…), else `malformed`.
 fn invalid_outcome(bidder: &bidscan_openrtb::Bidder<'_>) -> &'static str {
-    let code = bidder.decoded.issues.first().map(|i| i.code.as_ref());
+    let code = bidder.decoded.issues.first().map(|i| i.code);
     crate::metrics::registry::OUTCOMES
         .iter()
         .copied()

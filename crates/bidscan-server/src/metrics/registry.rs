@@ -413,6 +413,11 @@ impl Metrics {
         }
     }
 
+    /// The registry, for collectors registered outside this file (the TLS metrics, `crate::transport::tls`).
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
     /// The registry in the Prometheus text exposition format (version 0.0.4).
     ///
     /// # Errors
@@ -631,8 +636,44 @@ mod tests {
                 expected.insert(name, (kind, desc.variable_labels.clone()));
             }
         }
-        // Every registered metric is exposed (the labelled ones once they have a series).
+        // The TLS metrics, from a real registration on a server's registry and its scrape.
         let m = Metrics::new().unwrap();
+        {
+            use prometheus::proto::MetricType;
+            let dir = tempfile::tempdir().unwrap();
+            let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+            let config = crate::transport::tls::TlsConfig {
+                cert: Some(dir.path().join("tls.crt")),
+                key: Some(dir.path().join("tls.key")),
+                client_ca: None,
+            };
+            std::fs::write(config.cert.as_ref().unwrap(), cert.cert.pem()).unwrap();
+            std::fs::write(
+                config.key.as_ref().unwrap(),
+                cert.signing_key.serialize_pem(),
+            )
+            .unwrap();
+            let tls = std::sync::Arc::new(crate::transport::tls::Tls::load(&config).unwrap());
+            crate::transport::tls::TlsMetrics::register(m.registry(), tls).unwrap();
+            for family in m.registry().gather() {
+                let name = family.name().to_owned();
+                if !name.starts_with("bidscan_tls_") {
+                    continue;
+                }
+                let kind = match family.get_field_type() {
+                    MetricType::COUNTER => "counter",
+                    MetricType::GAUGE => "gauge",
+                    other => panic!("{name}: {other:?}"),
+                };
+                let labels = family.get_metric()[0]
+                    .get_label()
+                    .iter()
+                    .map(|l| l.name().to_owned())
+                    .collect();
+                expected.insert(name, (kind.to_owned(), labels));
+            }
+        }
+        // Every registered metric is exposed (the labelled ones once they have a series).
         let text = m.render().unwrap();
         for (name, (kind, labels)) in &expected {
             if labels.is_empty() {

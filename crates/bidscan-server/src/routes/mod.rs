@@ -73,3 +73,13 @@ pub fn app(state: AppState) -> App {
         .collect();
     Dispatch::new(pipelines, RequestLayer.layer(router::router(state, http)))
 }
+
+/// The application of `server.ops_listen`: the operational routes alone (no document or batch route), with the
+/// same request layer and metrics.
+pub fn ops_app(state: AppState) -> App {
+    let http = Arc::new(HttpMetrics::new(state.metrics().clone(), &ROUTES));
+    Dispatch::new(
+        Vec::new(),
+        RequestLayer.layer(router::ops_router(state, http)),
+    )
+}

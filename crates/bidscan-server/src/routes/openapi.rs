@@ -208,6 +208,7 @@ fn complete(doc: &mut Value) {
     {
         if let Some(schemas) = components.get_mut("schemas").and_then(Value::as_object_mut) {
             schemas.insert("BidResponse".into(), bid_response_schema());
+            schemas.insert("ValidateEnvelopeDoc".into(), envelope_schema());
             if let Some(props) = schemas
                 .get_mut("ValidateAnswerDoc")
                 .and_then(|d| d.get_mut("properties"))
@@ -253,6 +254,16 @@ fn complete(doc: &mut Value) {
                 any_text(op);
             } else if path == "/validate/auction" {
                 op.insert("requestBody".into(), auction_body());
+            } else if path == "/validate"
+                && let Some(body) = op.get_mut("requestBody").and_then(Value::as_object_mut)
+            {
+                body.insert(
+                    "description".into(),
+                    "{\"request\": <bid request>, \"response\": <bid response>}, either order. Required: an \
+                     empty body is 400 malformed. Content-Type application/json (or any label, read as JSON as \
+                     /decode's body is). Content-Encoding gzip, deflate, br or zstd accepted."
+                        .into(),
+                );
             }
             let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else {
                 continue;
@@ -275,22 +286,57 @@ fn complete(doc: &mut Value) {
 }
 
 /// An NDJSON batch route other than `/decode/batch` (`/validate/batch`): any text is a batch, an empty one
-/// included (each line is answered, a bad one with an error line), so the body is optional and untyped.
+/// included (each line is answered, a bad one with an error line), so the body is optional and untyped, and
+/// `text/plain` is read as `application/x-ndjson` is.
 fn any_text(op: &mut serde_json::Map<String, Value>) {
     let Some(body) = op.get_mut("requestBody").and_then(Value::as_object_mut) else {
         return;
     };
     body.insert("required".into(), Value::Bool(false));
     if let Some(content) = body.get_mut("content").and_then(Value::as_object_mut) {
-        for media in content.values_mut() {
-            if let Some(media) = media.as_object_mut() {
-                media.insert(
-                    "schema".into(),
-                    json!({"description": "NDJSON text: each line is answered with one line."}),
-                );
+        let text =
+            json!({"schema": {"description": "NDJSON text: each line is answered with one line."}});
+        content.insert("application/x-ndjson".into(), text.clone());
+        content.insert("text/plain".into(), text);
+    }
+}
+
+/// The `/validate` envelope as the server checks it before judging: an object with both members (either
+/// order, each once: `not_an_envelope`); `request` an object (`not_a_bid_request`) with at least one
+/// impression (`request_without_imp`); `response` a bid response or `null`.
+fn envelope_schema() -> Value {
+    json!({
+        "type": "object",
+        "required": ["request", "response"],
+        "description": "{\"request\": <bid request>, \"response\": <bid response>}, either order, each once \
+            (else 422 not_an_envelope). Other members are ignored.",
+        "properties": {
+            "request": {
+                "type": "object",
+                "required": ["imp"],
+                "description": "The OpenRTB 2.5/2.6 bid request as sent (not an object: 422 not_a_bid_request): \
+                    `id`, `imp` (`id`, `bidfloor`, `bidfloorcur`, `secure`, `banner`, `video`, `audio`, \
+                    `native`, `pmp`), `cur`, `bcat`, `acat`, `badv`, `bapp`, `cattax`, `wseat`, `bseat`, `tmax`, \
+                    `app`, `regs` are read, leniently; everything else is skipped.",
+                "properties": {
+                    "imp": {
+                        "description": "The impressions offered (OpenRTB 2.6 §3.2.1: required, 1+): an array \
+                            with at least one object (its other elements are skipped), or one object read as a \
+                            one-element array. Anything else, or no `imp`: 422 request_without_imp.",
+                        "anyOf": [
+                            {"type": "array", "contains": {"type": "object"}},
+                            {"type": "object"}
+                        ]
+                    }
+                }
+            },
+            "response": {
+                "description": "The bid response as received (`null`: a no-bid, what an exchange records for an \
+                    empty body).",
+                "anyOf": [{"$ref": "#/components/schemas/BidResponse"}, {"type": "null"}]
             }
         }
-    }
+    })
 }
 
 /// The request body of `/validate/auction`: a `request` part (a JSON object: the bid request) and one part per
@@ -345,9 +391,10 @@ fn request_body(batch: bool) -> Value {
                 no-bid). Content-Type application/x-ndjson (also application/ndjson, application/jsonl, \
                 application/jsonlines, text/plain, application/json). {encodings}"),
             // No `type`: any text is a batch (each line is answered, a bad one with an error line), so there is
-            // no body a client could send that the route refuses for its shape.
+            // no body a client could send that the route refuses for its shape. The example is text/plain's
+            // only: a client without an NDJSON serializer (schemathesis) can still send it.
             "content": {
-                "application/x-ndjson": {"schema": {"description": ndjson}, "example": example},
+                "application/x-ndjson": {"schema": {"description": ndjson}},
                 "text/plain": {"schema": {"description": ndjson}, "example": example}
             }
         });
@@ -439,6 +486,26 @@ mod tests {
         for rule in bidscan_openrtb::rules::Rule::ALL {
             assert!(text.contains(rule.name()), "{text}");
         }
+        // The request bodies say what the server enforces: /decode and the batch routes take an empty body,
+        // /validate needs an envelope with both members and a request offering an impression.
+        let body = |path: &str| &doc["paths"][path]["post"]["requestBody"];
+        for path in ["/decode", "/decode/batch", "/validate/batch"] {
+            assert_eq!(body(path)["required"], false, "{path}");
+        }
+        assert_eq!(body("/validate")["required"], true);
+        for path in ["/decode/batch", "/validate/batch"] {
+            let content = body(path)["content"].as_object().unwrap();
+            assert!(
+                content.contains_key("application/x-ndjson") && content.contains_key("text/plain"),
+                "{path}"
+            );
+        }
+        let envelope = &doc["components"]["schemas"]["ValidateEnvelopeDoc"];
+        assert_eq!(envelope["required"], json!(["request", "response"]));
+        assert_eq!(
+            envelope["properties"]["request"]["required"],
+            json!(["imp"])
+        );
         let named = |doc: &Value, path: &str| {
             doc["paths"][path]["post"]["parameters"]
                 .as_array()

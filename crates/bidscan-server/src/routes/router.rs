@@ -42,12 +42,24 @@ use crate::routes::{batch, ops, validate};
 
 /// The router for `state`, counting into `http` (shared with the pipelines): see the module docs.
 pub fn router(state: AppState, http: Arc<HttpMetrics>) -> Router {
-    Router::new()
+    let routes = Router::new()
         .route("/decode/batch", batched(post(batch::batch), &state))
         .route(
             "/validate/batch",
             batched(post(validate::validate_batch), &state),
-        )
+        );
+    layered(operational(routes), state, http)
+}
+
+/// The router of `server.ops_listen`: the operational routes alone, with the same layers (every other path is a
+/// 404).
+pub fn ops_router(state: AppState, http: Arc<HttpMetrics>) -> Router {
+    layered(operational(Router::new()), state, http)
+}
+
+/// `routes` with the operational routes added.
+fn operational(routes: Router<AppState>) -> Router<AppState> {
+    routes
         .route("/", get(ops::index))
         .route("/healthz", get(ops::healthz))
         .route("/readyz", get(ops::readyz))
@@ -56,6 +68,11 @@ pub fn router(state: AppState, http: Arc<HttpMetrics>) -> Router {
             "/openapi.json",
             get(crate::routes::openapi::openapi).layer(compress::layer()),
         )
+}
+
+/// `routes` with the 404 fallback and every route's layers (see the module docs).
+fn layered(routes: Router<AppState>, state: AppState, http: Arc<HttpMetrics>) -> Router {
+    routes
         .fallback(ops::not_found)
         .layer(
             ServiceBuilder::new()

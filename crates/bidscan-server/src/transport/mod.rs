@@ -3,6 +3,7 @@
 //! - [`workers`]: the threads that serve connections, each a current-thread runtime;
 //! - [`conn`]: what wraps each connection (header-read timer, send timeout, lingering close, hyper's own
 //!   rejections as JSON, the drain);
+//! - [`tls`]: `[server.tls]`, the rustls configurations a reload swaps, the handshake, the TLS metrics;
 //! - [`head`]: the request headers the pipeline reads, found in one pass;
 //! - [`body`]: request bodies received under the size limits, NDJSON lines, the `Content-Type` rule.
 
@@ -10,4 +11,5 @@ pub mod body;
 pub mod conn;
 pub(crate) mod head;
 pub mod server;
+pub mod tls;
 pub mod workers;

@@ -19,6 +19,12 @@
 //!   read reaches the client instead of being destroyed by a TCP reset.
 //! - a request head hyper refuses itself (too large, invalid) is answered in the JSON error shape, with an
 //!   `x-request-id`, and counted ([`crate::transport::conn::rejects`]).
+//! - with `[server.tls]`, each connection's TLS handshake runs on its worker ([`crate::transport::tls`]) within
+//!   what is left of `server.header_read_timeout_secs` since the accept, and the first bytes that tell HTTP/1
+//!   from the h2 preface must arrive by the same deadline; a failed handshake is counted
+//!   (`bidscan_tls_handshake_failures_total{reason}`), logged at DEBUG and the connection dropped.
+//! - with `server.ops_listen`, a second accept loop serves the operational routes alone there, under its own cap
+//!   of [`OPS_MAX_CONNECTIONS`], over TLS without a client certificate when TLS is on; it drains with the main one.
 //!
 //! Draining, from the moment the shutdown future resolves (SIGTERM/SIGINT for `bidscan serve`):
 //! 1. `/readyz` answers 503 at once; everything else keeps working.
@@ -40,6 +46,7 @@ use std::time::{Duration, Instant};
 use axum::serve::Listener;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
@@ -49,11 +56,13 @@ use crate::config::reload::Reloads;
 use crate::config::{Config, ServerConfig};
 use crate::metrics::Metrics;
 use crate::routes::{self, AppState};
-use crate::transport::conn::drain::Drain;
+use crate::transport::conn::drain::{Drain, Watcher};
 use crate::transport::conn::head_timer::HeadTimer;
 use crate::transport::conn::linger::{LINGER_TIME, Lingering};
 use crate::transport::conn::rejects::Rejects;
+use crate::transport::conn::replay::Replay;
 use crate::transport::conn::send_timeout::SendTimeout;
+use crate::transport::tls::{Tls, TlsMetrics};
 
 pub use crate::transport::conn::limits::{MAX_HEADERS, MAX_READ_BUFFER};
 pub use crate::transport::workers::Workers;
@@ -72,6 +81,9 @@ pub const H2_KEEP_ALIVE: Duration = Duration::from_secs(20);
 /// The accept queue (listen backlog) asked of the kernel when `server.max_connections` is smaller: connections
 /// past the cap wait there.
 pub const MIN_BACKLOG: u32 = 1024;
+
+/// Most connections open at once on `server.ops_listen`: probes and scrapes need a handful.
+pub const OPS_MAX_CONNECTIONS: usize = 64;
 
 /// Binds `server.listen` with `SO_REUSEADDR` and a listen backlog of `server.max_connections`, at least
 /// [`MIN_BACKLOG`] (as HAProxy sizes it from `maxconn`); the kernel caps it at `net.core.somaxconn` (4096 by
@@ -94,6 +106,18 @@ pub fn bind(server: &ServerConfig) -> std::io::Result<TcpListener> {
     socket.listen(backlog)
 }
 
+/// Binds `server.ops_listen` (`addr`) with `SO_REUSEADDR`.
+fn bind_ops(addr: std::net::SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        TcpSocket::new_v4()?
+    } else {
+        TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(MIN_BACKLOG)
+}
+
 /// Serves the application on `listener` until `shutdown` resolves, then drains (see the module docs); no
 /// reloads. Tests call it with a listener on `127.0.0.1:0`.
 ///
@@ -114,8 +138,9 @@ pub async fn serve(
 /// This is the library entry of `bidscan serve`.
 ///
 /// # Errors
-/// When the metrics registry cannot be built. Accept errors are logged and retried (after 1 s when the
-/// process is out of file descriptors), never returned.
+/// When the metrics registry cannot be built, the TLS files do not load (a [`TlsError`](crate::transport::tls::TlsError),
+/// which `bidscan serve` turns into exit status 2) or `server.ops_listen` cannot be bound. Accept errors are
+/// logged and retried (after 1 s when the process is out of file descriptors), never returned.
 pub async fn serve_with(
     config: Config,
     listener: TcpListener,
@@ -130,28 +155,73 @@ pub async fn serve_with(
     let config_send_timeout = config.send_timeout();
     let slots = Arc::new(Semaphore::new(config.server.max_connections.max(1)));
     warn_if_over_fd_limit(config.server.max_connections);
+    let tls = if config.server.tls.is_enabled() {
+        Some(Arc::new(Tls::load(&config.server.tls)?))
+    } else {
+        None
+    };
+    let ops_listener = match config.server.ops_listen {
+        Some(addr) => Some(
+            bind_ops(addr)
+                .map_err(|e| anyhow::anyhow!("cannot listen on server.ops_listen {addr}: {e}"))?,
+        ),
+        None => None,
+    };
     let workers = Workers::start(config.server.worker_threads)
         .map_err(|e| anyhow::anyhow!("cannot start the worker threads: {e}"))?;
     let running = config.clone();
     let state = AppState::new(config)?;
+    let tls = match tls {
+        Some(tls) => {
+            let metrics = TlsMetrics::register(state.metrics().registry(), tls.clone())?;
+            Some((tls, Arc::new(metrics)))
+        }
+        None => None,
+    };
     let refresher = state.gate.start().await;
-    let reloader =
-        reloads.map(|r| tokio::spawn(crate::config::reload::run(r, running, state.clone())));
+    let reloader = reloads.map(|r| {
+        let tls = tls.as_ref().map(|(tls, _)| tls.clone());
+        tokio::spawn(crate::config::reload::run(r, running, state.clone(), tls))
+    });
     let conns = Connections {
         app: routes::app(state.clone()),
-        http,
+        http: http.clone(),
         slots,
         metrics: state.metrics().clone(),
         graceful: Drain::new(),
         last_warning: None,
         first_bytes,
         send_timeout: config_send_timeout,
+        tls: tls.clone(),
+        ops: false,
     };
+    let ops = ops_listener.map(|listener| {
+        let conns = Connections {
+            app: routes::ops_app(state.clone()),
+            http,
+            slots: Arc::new(Semaphore::new(OPS_MAX_CONNECTIONS)),
+            metrics: state.metrics().clone(),
+            graceful: Drain::new(),
+            last_warning: None,
+            first_bytes,
+            send_timeout: config_send_timeout,
+            tls: tls.clone(),
+            ops: true,
+        };
+        (conns, listener)
+    });
     if let Ok(addr) = listener.local_addr() {
-        tracing::info!(target: LOG_TARGET, %addr, version = env!("CARGO_PKG_VERSION"), workers = workers.len(), "bidscan listening");
+        tracing::info!(target: LOG_TARGET, %addr, tls = tls.is_some(), version = env!("CARGO_PKG_VERSION"), workers = workers.len(), "bidscan listening");
+    }
+    if let Some(Ok(addr)) = ops.as_ref().map(|(_, l)| l.local_addr()) {
+        tracing::info!(target: LOG_TARGET, %addr, tls = tls.is_some(), "operational routes listening");
     }
 
     let (began, mut drain_started) = watch::channel(false);
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let stopped = |mut rx: watch::Receiver<bool>| async move {
+        let _ = rx.wait_for(|stop| *stop).await;
+    };
     let draining = state.draining.clone();
     let stop_accepting = async move {
         shutdown.await;
@@ -163,8 +233,19 @@ pub async fn serve_with(
         );
         tokio::time::sleep(grace).await;
         tracing::info!(target: LOG_TARGET, "no longer accepting connections; finishing in-flight requests");
+        let _ = stop_tx.send(true);
     };
-    let server = conns.run(listener, &workers, stop_accepting);
+    let main = conns.run(listener, &workers, stopped(stop_rx.clone()));
+    let ops = async {
+        if let Some((conns, listener)) = ops {
+            conns
+                .run(listener, &workers, stopped(stop_rx.clone()))
+                .await;
+        }
+    };
+    let server = async {
+        tokio::join!(stop_accepting, main, ops);
+    };
     let hard_stop = async move {
         if drain_started.wait_for(|started| *started).await.is_err() {
             std::future::pending::<()>().await;
@@ -247,6 +328,10 @@ struct Connections {
     first_bytes: Duration,
     /// How long a client may take no byte of an answer (`server.send_timeout_secs`): see [`SendTimeout`].
     send_timeout: Duration,
+    /// The certificates and their metrics when TLS is on.
+    tls: Option<(Arc<Tls>, Arc<TlsMetrics>)>,
+    /// Whether this is `server.ops_listen`'s loop (TLS without client certificates).
+    ops: bool,
 }
 
 /// Shortest time between two "connection limit reached" warnings; the counter
@@ -275,7 +360,8 @@ impl Connections {
                 () = &mut stop => break,
                 accepted = Listener::accept(&mut listener) => accepted,
             };
-            workers.serve(stream, self.connection(slot));
+            let accepted = tokio::time::Instant::now();
+            workers.serve(stream, self.connection(slot, accepted));
         }
         // The connections the kernel has completed but not handed over yet are served, not reset with the
         // listener (their clients may have sent a request already).
@@ -285,7 +371,8 @@ impl Connections {
             let Ok(slot) = self.slots.clone().try_acquire_owned() else {
                 break;
             };
-            workers.serve(stream, self.connection(slot));
+            let accepted = tokio::time::Instant::now();
+            workers.serve(stream, self.connection(slot, accepted));
         }
         drop(listener);
         tracing::debug!(
@@ -314,51 +401,126 @@ impl Connections {
     }
 
     /// What serves one connection, on the worker it is handed to ([`Workers::serve`]); its slot is given back
-    /// when it ends. The client has `server.header_read_timeout_secs` from the accept to send enough bytes to
-    /// tell HTTP/1 from the h2c preface ([`sent_first_bytes`]); hyper's own head timer covers HTTP/1 from then on.
-    fn connection(&self, slot: OwnedSemaphorePermit) -> crate::transport::workers::Serve {
+    /// when it ends. The client has `server.header_read_timeout_secs` from `accepted` to finish the TLS handshake
+    /// (with TLS) and send enough bytes to tell HTTP/1 from the h2 preface ([`sent_first_bytes`], [`open_tls`]);
+    /// hyper's own head timer covers HTTP/1 from then on.
+    fn connection(
+        &self,
+        slot: OwnedSemaphorePermit,
+        accepted: tokio::time::Instant,
+    ) -> crate::transport::workers::Serve {
         let http = self.http.clone();
         let app = self.app.clone();
         let watcher = self.graceful.watcher();
         let metrics = self.metrics.clone();
-        let first_bytes = self.first_bytes;
+        let deadline = accepted + self.first_bytes;
         let send_timeout = self.send_timeout;
+        let tls = self.tls.clone();
+        let ops = self.ops;
         let open = self.metrics.connections.clone();
         open.inc();
         let open = OpenGauge(open);
         Box::new(move |stream: TcpStream| {
             Box::pin(async move {
-                // A connection that has sent nothing when the drain begins is closed then: it holds no request,
-                // and waiting for its first bytes (up to the header-read timeout) would hold the whole drain to its
-                // deadline. Bytes already there are read first (`biased`), so a request
-                // sent just before the drain is still answered.
-                let sent = tokio::select! {
-                    biased;
-                    sent = sent_first_bytes(&stream, first_bytes) => sent,
-                    () = watcher.draining() => false,
-                };
-                if sent {
-                    let stream =
-                        SendTimeout::new(stream, send_timeout, metrics.send_timeouts.clone());
-                    let io = Rejects::new(Lingering::new(stream, LINGER_TIME), metrics);
-                    let conn = http.serve_connection(TokioIo::new(io), app);
-                    if let Err(e) = watcher
-                        .watch(conn.into_owned(), |c| c.graceful_shutdown())
-                        .await
-                    {
-                        // Header-read timeouts, malformed heads, resets: the client's doing, not worth more than debug.
-                        tracing::debug!(target: LOG_TARGET, error = %e, "connection ended with an error");
+                let stream = SendTimeout::new(stream, send_timeout, metrics.send_timeouts.clone());
+                match tls {
+                    None => {
+                        // A connection that has sent nothing when the drain begins is closed then: it holds no
+                        // request, and waiting for its first bytes (up to the header-read timeout) would hold the
+                        // whole drain to its deadline. Bytes already there are read first (`biased`), so a
+                        // request sent just before the drain is still answered.
+                        let sent = tokio::select! {
+                            biased;
+                            sent = sent_first_bytes(stream.get_ref(), deadline) => sent,
+                            () = watcher.draining() => false,
+                        };
+                        if sent {
+                            let io = Rejects::new(Lingering::new(stream, LINGER_TIME), metrics);
+                            serve_io(io, &http, app, watcher).await;
+                        } else {
+                            tracing::debug!(
+                                target: LOG_TARGET, "connection closed: nothing to tell HTTP/1 from h2c within the header-read timeout"
+                            );
+                        }
                     }
-                } else {
-                    tracing::debug!(
-                        target: LOG_TARGET, "connection closed: nothing to tell HTTP/1 from h2c within the header-read timeout"
-                    );
+                    Some((tls, tls_metrics)) => {
+                        // As in cleartext, a connection still in its handshake when the drain begins has sent
+                        // no request yet: it is closed then.
+                        let io = Lingering::new(stream, LINGER_TIME);
+                        let opened = tokio::select! {
+                            biased;
+                            opened = open_tls(&tls, &tls_metrics, io, ops, deadline) => opened,
+                            () = watcher.draining() => None,
+                        };
+                        if let Some(io) = opened {
+                            serve_io(Rejects::new(io, metrics), &http, app, watcher).await;
+                        }
+                    }
                 }
                 drop(open);
                 drop(slot);
             })
         })
     }
+}
+
+/// Serves `io` with hyper-util's auto builder to its end, watched by the drain.
+async fn serve_io<I>(io: I, http: &auto::Builder<TokioExecutor>, app: routes::App, watcher: Watcher)
+where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let conn = http.serve_connection(TokioIo::new(io), app);
+    if let Err(e) = watcher
+        .watch(conn.into_owned(), |c| c.graceful_shutdown())
+        .await
+    {
+        // Header-read timeouts, malformed heads, resets: the client's doing, not worth more than debug.
+        tracing::debug!(target: LOG_TARGET, error = %e, "connection ended with an error");
+    }
+}
+
+/// The TLS handshake of `io` (the operational listener's configuration when `ops`) and then, by `deadline`, the
+/// first bytes that tell HTTP/1 from the h2 preface, read and handed back through [`Replay`]. `None` (the
+/// connection is dropped) when the handshake fails — counted by its reason and logged at DEBUG — or the bytes do
+/// not come in time.
+async fn open_tls<IO>(
+    tls: &Tls,
+    metrics: &TlsMetrics,
+    io: IO,
+    ops: bool,
+    deadline: tokio::time::Instant,
+) -> Option<Replay<tokio_rustls::server::TlsStream<IO>>>
+where
+    IO: AsyncRead + AsyncWrite + Unpin,
+{
+    let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+    let accepted = if ops {
+        tls.accept_ops(io, left).await
+    } else {
+        tls.accept(io, left).await
+    };
+    let mut stream = match accepted {
+        Ok(stream) => stream,
+        Err(e) => {
+            metrics.failed(e.reason);
+            tracing::debug!(target: LOG_TARGET, error = %e, "TLS handshake failed; connection dropped");
+            return None;
+        }
+    };
+    let mut first = [0u8; H2_PREFACE.len()];
+    let mut n = 0;
+    while n == 0 || (n < first.len() && first[..n] == H2_PREFACE[..n]) {
+        match tokio::time::timeout_at(deadline, stream.read(&mut first[n..])).await {
+            Ok(Ok(read)) if read > 0 => n += read,
+            _ => {
+                tracing::debug!(
+                    target: LOG_TARGET, "connection closed: nothing to tell HTTP/1 from h2 within the header-read timeout"
+                );
+                return None;
+            }
+        }
+    }
+    Some(Replay::new(&first[..n], stream))
 }
 
 /// `bidscan_http_connections` for one connection, decremented when dropped: when the connection ends, and also
@@ -374,12 +536,11 @@ impl Drop for OpenGauge {
 /// The HTTP/2 connection preface (RFC 9113 §3.4).
 const H2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
-/// Whether the client sent, within `limit`, enough bytes to choose the protocol: one that cannot start the h2c
+/// Whether the client sent, by `deadline`, enough bytes to choose the protocol: one that cannot start the h2c
 /// preface (HTTP/1), or the whole preface. False when it sent nothing, only a prefix of the preface, or closed:
 /// hyper-util's protocol detection has no timer of its own, so without this a silent connection would hold its
 /// slot for ever (`server.max_connections` of them deny the service). Bytes are peeked, not consumed.
-async fn sent_first_bytes(stream: &TcpStream, limit: Duration) -> bool {
-    let deadline = tokio::time::Instant::now() + limit;
+async fn sent_first_bytes(stream: &TcpStream, deadline: tokio::time::Instant) -> bool {
     let mut buf = [0u8; H2_PREFACE.len()];
     loop {
         match tokio::time::timeout_at(deadline, stream.peek(&mut buf)).await {

@@ -6,7 +6,11 @@
 //! - [`rejects`]: `Rejects`, hyper's own 400/414/431 answers given the JSON error shape, with [`limits`], the
 //!   per-connection limits hyper enforces (a leaf);
 //! - [`drain`]: `Drain`, closing every connection gracefully when the server drains;
-//! - [`head_timer`]: `HeadTimer`, the coarse timer of hyper's HTTP/1 header-read timeout.
+//! - [`head_timer`]: `HeadTimer`, the coarse timer of hyper's HTTP/1 header-read timeout;
+//! - [`replay`]: `Replay`, the first bytes read over TLS handed back to hyper.
+//!
+//! With TLS the socket wrappers stay under the TLS stream and `Rejects`, which reads HTTP, above it:
+//! `Rejects(Replay(TlsStream(Lingering(SendTimeout(TcpStream)))))`.
 //!
 //! The tower layers around each request are in [`crate::routes::layers`].
 
@@ -15,4 +19,5 @@ pub mod head_timer;
 pub mod limits;
 pub mod linger;
 pub mod rejects;
+pub mod replay;
 pub mod send_timeout;

@@ -53,6 +53,11 @@ impl SendTimeout {
         }
     }
 
+    /// The socket.
+    pub fn get_ref(&self) -> &TcpStream {
+        &self.io
+    }
+
     /// What a write that returned `result` means: progress stops the timer; `Pending` starts it (at the first
     /// stall) and polls it; a fired timer is the `TimedOut` error.
     fn watch<T>(
