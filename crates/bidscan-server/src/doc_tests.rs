@@ -214,6 +214,7 @@ fn emitted_issue_codes() -> BTreeMap<String, String> {
     codes.extend(vast_warning_codes(&read(
         "crates/bidscan-markup/src/vast/mod.rs",
     )));
+    codes.extend(auction_findings(&read(&format!("{openrtb}auction/mod.rs"))));
     let mut by_code = BTreeMap::new();
     for (code, severity) in codes {
         if let Some(other) = by_code.insert(code.clone(), severity.clone()) {
@@ -221,6 +222,28 @@ fn emitted_issue_codes() -> BTreeMap<String, String> {
         }
     }
     by_code
+}
+
+/// The codes of an auction bidder's one finding: the first string literal inside each `.finding(…)` call of
+/// `auction/mod.rs` (calls passing a code held in a variable give none), whose `finding` pushes an error.
+fn auction_findings(text: &str) -> Vec<(String, String)> {
+    assert!(
+        text.contains("severity: Severity::Error"),
+        "auction findings are errors"
+    );
+    text.split(".finding(")
+        .skip(1)
+        .filter_map(|call| {
+            // The call's arguments: up to the first line that closes it (`)` alone, or `);`).
+            let end = call.find("\n            )").or_else(|| call.find(");"))?;
+            let call = &call[..end];
+            let start = call.find('"')? + 1;
+            let len = call[start..].find('"')?;
+            let code = &call[start..start + len];
+            (!code.is_empty() && code.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
+                .then(|| (code.to_owned(), "error".to_owned()))
+        })
+        .collect()
 }
 
 #[test]
