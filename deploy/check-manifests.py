@@ -315,6 +315,12 @@ def check_k8s(config, r):
             and bool(sm_spec), "ServiceMonitor selector does not match the Service labels")
     r.check(all(e.get("port") in svc_ports and e.get("path", "/metrics") == "/metrics"
                 for e in sm_spec.get("endpoints", [{}])), "ServiceMonitor must scrape /metrics on a Service port")
+    rule = by_kind.get("PrometheusRule", {})
+    alerts = load_yaml(ROOT / "deploy/prometheus/alerts.yml", r) or {}
+    r.check(rule.get("spec", {}).get("groups") == alerts.get("groups") and bool(alerts.get("groups")),
+            "deploy/k8s PrometheusRule groups differ from deploy/prometheus/alerts.yml")
+    r.check(rule.get("metadata", {}).get("labels", {}).items() <= pod_labels.items() and bool(rule),
+            "deploy/k8s PrometheusRule missing or not labelled as the pods")
     if shutil.which("kubectl"):
         out = subprocess.run(["kubectl", "kustomize", str(base)], capture_output=True, text=True)
         r.check(out.returncode == 0, f"kubectl kustomize deploy/k8s: {out.stderr.strip()}")
@@ -387,7 +393,7 @@ def schema_checks(r):
                                  capture_output=True, text=True)
             r.check(out.returncode == 0, f"kubernetes-validate {' '.join(version)}: {out.stdout}{out.stderr}")
             r.warnings += [f"kubernetes-validate: {w}" for w in out.stdout.splitlines() if w.startswith("WARN")
-                           and "ServiceMonitor" not in w]
+                           and "ServiceMonitor" not in w and "PrometheusRule" not in w]
     else:
         r.warnings.append("kubernetes-validate not installed: k8s manifests not checked against the API schemas")
     if importlib.util.find_spec("check_jsonschema"):
