@@ -195,7 +195,15 @@ async fn early_answers_over_h2c_reach_curl_and_httpx() {
     let url = server.url("/decode");
     let mut bomb = vec![0u8; 8 << 20];
     bomb.extend_from_slice(&noise(3 << 20));
-    let cases: Vec<(&str, Vec<u8>, Option<&str>, u16, &str)> = vec![
+    // (name, body, header, status, error code)
+    type Case = (
+        &'static str,
+        Vec<u8>,
+        Option<&'static str>,
+        u16,
+        &'static str,
+    );
+    let cases: Vec<Case> = vec![
         (
             "too_large",
             vec![b' '; 5 << 20],
