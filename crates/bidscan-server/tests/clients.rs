@@ -1,5 +1,6 @@
 //! Real clients against a real server on a loopback port: curl (the system's; Debian 12's is 7.88.1 with nghttp2),
-//! Python's `requests` and `httpx` with `h2` (tests/clients/post.py, versions pinned there and in `.ci/run`) and
+//! Python's `requests` and `httpx` with `h2` (tests/clients/post.py, versions pinned there and in `.ci/run`; the
+//! interpreter `BIDSCAN_PYTHON` names, else `python3`) and
 //! Go's net/http (tests/clients/expect.go, Debian 12's Go 1.19). Each client runs as a process (tokio's, so the
 //! server keeps answering on this test's runtime).
 //!
@@ -43,9 +44,14 @@ fn missing(client: &str, why: &str) {
     eprintln!("skipped: {client} is not installed ({why})");
 }
 
+/// The Python interpreter with the clients: `BIDSCAN_PYTHON` (`.ci/run` sets it to its venv's), or `python3`.
+fn python() -> String {
+    std::env::var("BIDSCAN_PYTHON").unwrap_or_else(|_| "python3".to_owned())
+}
+
 /// Whether Python has `httpx`, `h2` and `requests` (a failure under `CI=true` when not).
 async fn have_python_clients() -> bool {
-    match run("python3", &["-c", "import httpx, h2, requests"]).await {
+    match run(&python(), &["-c", "import httpx, h2, requests"]).await {
         Some(out) if out.status.success() => true,
         Some(out) => {
             missing(
@@ -69,7 +75,7 @@ async fn python_post(client: &str, url: &str, body: &Path, headers: &[&str]) -> 
     let path = body.to_str().unwrap();
     let mut args = vec![post.as_str(), client, url, path];
     args.extend_from_slice(headers);
-    let out = run("python3", &args).await.expect("python3 runs");
+    let out = run(&python(), &args).await.expect("python runs");
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "post.py printed no JSON ({e}): {} {}",
