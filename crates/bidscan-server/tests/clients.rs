@@ -12,7 +12,7 @@
 //!   `/decode` (curl asks for it on every body over 1 MiB and otherwise waits 1 s; Go waits
 //!   `ExpectContinueTimeout`);
 //! - an answer given before an h2 request body was read (413 from `Content-Length`, 415, a gzip bomb's 413)
-//!   reaches curl and httpx over h2c as a readable answer;
+//!   reaches curl and httpx over h2c as a readable answer, and a body still sent 2 s later is reset (reqwest);
 //! - an h2 header list over the limit gets the JSON 431 that HTTP/1.1 gets, counted.
 
 use std::path::Path;
@@ -342,4 +342,52 @@ async fn an_h2_header_list_over_64_kib_is_a_json_431() {
         ),
         refused
     );
+}
+
+/// The discarding of an unread h2 body is bounded: a client that goes on sending after the early answer (here
+/// a 415, and 4 KiB every 50 ms for ever) has its stream reset about 2 s later, and the connection serves on.
+#[tokio::test]
+async fn an_unread_h2_body_is_discarded_for_2_s_at_most() {
+    let server = start(config()).await;
+    let h2 = reqwest::Client::builder()
+        .http2_prior_knowledge()
+        .build()
+        .unwrap();
+    let (tx, rx) = tokio::sync::mpsc::channel::<Result<Vec<u8>, std::io::Error>>(1);
+    let body = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|chunk| (chunk, rx))
+    });
+    let sender = tokio::spawn(async move {
+        loop {
+            if tx.send(Ok(vec![b' '; 4096])).await.is_err() {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    });
+    let res = h2
+        .post(server.url("/decode"))
+        .header("content-encoding", "compress")
+        .body(reqwest::Body::wrap_stream(body))
+        .send()
+        .await
+        .unwrap();
+    let answered = std::time::Instant::now();
+    let (status, v) = json(res).await;
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (415, Some("unsupported_encoding"))
+    );
+    // The sender stops when the client drops the body stream, after the server's reset.
+    tokio::time::timeout(std::time::Duration::from_secs(10), sender)
+        .await
+        .expect("the stream was not reset within 10 s")
+        .unwrap();
+    let took = answered.elapsed();
+    assert!(
+        took >= std::time::Duration::from_millis(1500) && took < std::time::Duration::from_secs(6),
+        "{took:?}"
+    );
+    let res = h2.get(server.url("/healthz")).send().await.unwrap();
+    assert_eq!(res.status(), 200);
 }
