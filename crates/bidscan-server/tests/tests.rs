@@ -13,6 +13,7 @@ mod auction;
 mod auction_parts;
 mod bidders;
 mod cli;
+mod clients;
 mod decode;
 mod drain;
 mod gate;

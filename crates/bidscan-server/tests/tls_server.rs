@@ -1,7 +1,8 @@
 //! TLS on a real server (`serve_with`, and `bidscan serve` for the start-up error): certificates made here by
 //! rcgen; curl (`--cacert`, HTTP/1.1 and `--http2`) and a Rust client (hyper over tokio-rustls, h1 and h2)
 //! against `/decode`; client certificates required on `server.listen`, not on `server.ops_listen`; a certificate
-//! reload under load; the TLS metrics in a real scrape.
+//! reload under load; the TLS metrics in a real scrape; handshakes that time out or are not TLS, and
+//! `server.ops_listen` while draining.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -449,4 +450,111 @@ fn bidscan_serve_exits_2_on_a_key_that_does_not_match_its_certificate() {
         stderr.contains("does not match the certificate"),
         "{stderr}"
     );
+}
+
+/// Without client certificates: a client that connects and sends nothing, or half a ClientHello, is closed
+/// within `server.header_read_timeout_secs` and counted as a `timeout`; plain HTTP on the TLS port is closed
+/// without an HTTP answer and counted as `not_tls`; and `server.ops_listen` keeps answering, over TLS, while the
+/// server drains (`/readyz` 503, `/healthz` and `/metrics` 200).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn handshake_timeouts_not_tls_and_the_ops_listener_draining() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let ca = Ca::new("bidscan test CA");
+    let leaf = ca.leaf("server", ExtendedKeyUsagePurpose::ServerAuth);
+    let mut config = common::config();
+    config.server.tls.cert = Some(write(d, "tls.crt", &leaf.pem));
+    config.server.tls.key = Some(write(d, "tls.key", &leaf.key));
+    config.server.header_read_timeout_secs = 1;
+    config.server.drain_grace_secs = 30;
+    let ops_port = free_port();
+    config.server.ops_listen = Some(format!("127.0.0.1:{ops_port}").parse().unwrap());
+    let mut server = common::start(config).await;
+    let port = server.base.rsplit(':').next().unwrap().to_owned();
+    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let body = common::corpus_file("banner_go_004k.json");
+
+    // The Rust client (hyper over tokio-rustls, no client certificate asked for here), h2 and h1.
+    for alpn in [&b"h2"[..], b"http/1.1"] {
+        let (status, seen) = post(addr, client(&ca, None, alpn), "/decode", &body)
+            .await
+            .unwrap();
+        assert_eq!((status, &seen), (200, &leaf.der));
+    }
+
+    // Silent, and half a ClientHello (a handshake record announcing 512 bytes, 11 sent): closed by the server
+    // within the 1 s timeout (EOF or a reset; 5 s is the test's own bound).
+    let half_hello: &[u8] = b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03";
+    for sent in [&b""[..], half_hello] {
+        let mut tcp = TcpStream::connect(addr).await.unwrap();
+        tcp.write_all(sent).await.unwrap();
+        let began = std::time::Instant::now();
+        let mut buf = [0u8; 64];
+        let read = tokio::time::timeout(Duration::from_secs(5), tcp.read(&mut buf)).await;
+        assert!(
+            matches!(read, Ok(Ok(0)) | Ok(Err(_))),
+            "not closed: {read:?}"
+        );
+        let waited = began.elapsed();
+        assert!(waited >= Duration::from_millis(500), "{waited:?}");
+    }
+    // Plain HTTP on the TLS port.
+    let mut tcp = TcpStream::connect(addr).await.unwrap();
+    tcp.write_all(b"GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let mut out = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(5), tcp.read_to_end(&mut out)).await;
+    assert!(
+        !out.starts_with(b"HTTP/"),
+        "{:?}",
+        String::from_utf8_lossy(&out)
+    );
+
+    let ca_file = write(d, "ca.crt", &ca.0.pem());
+    let ca_arg = ca_file.display().to_string();
+    let ops = |path: &str| {
+        vec![
+            "--cacert".to_owned(),
+            ca_arg.clone(),
+            format!("https://localhost:{ops_port}{path}"),
+        ]
+    };
+    let text = tokio::task::spawn_blocking({
+        let args = ops("/metrics");
+        move || {
+            std::process::Command::new("curl")
+                .arg("-sS")
+                .args(args)
+                .output()
+                .unwrap()
+        }
+    })
+    .await
+    .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout).into_owned();
+    assert_eq!(
+        common::value(
+            &text,
+            "bidscan_tls_handshake_failures_total{reason=\"timeout\"}"
+        ),
+        2.0,
+        "{text}"
+    );
+    assert_eq!(
+        common::value(
+            &text,
+            "bidscan_tls_handshake_failures_total{reason=\"not_tls\"}"
+        ),
+        1.0
+    );
+
+    // Draining: the main listener still accepts during the grace period, and the ops listener answers.
+    server.begin_shutdown();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(curl(ops("/readyz")).await, Ok("503 2".to_owned()));
+    assert_eq!(curl(ops("/healthz")).await, Ok("200 2".to_owned()));
+    assert_eq!(curl(ops("/metrics")).await, Ok("200 2".to_owned()));
 }

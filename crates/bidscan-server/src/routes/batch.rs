@@ -32,6 +32,7 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use bytes::{BufMut, Bytes, BytesMut};
 use futures_util::StreamExt;
+use futures_util::stream::Peekable;
 use tokio::sync::OwnedSemaphorePermit;
 
 use crate::engine::{Engine, Options, Work};
@@ -94,9 +95,9 @@ pub async fn stream(
         .try_acquire_owned()
         .map_err(|_| ApiError::overloaded(state.config.server.retry_after_secs))?;
     let limit = state.config.server.max_body_bytes;
-    let batch = Batch {
+    let mut batch = Batch {
         _permit: permit,
-        input: body.into_data_stream(),
+        input: body.into_data_stream().peekable(),
         lines: Lines::new(limit),
         received: 0,
         answered: 0,
@@ -107,6 +108,11 @@ pub async fn stream(
         options,
         work,
     };
+    // The answer's head waits for the body's first frame. Over HTTP/1.1, hyper answers `Expect: 100-continue`
+    // with `100 Continue` when the body is first read, unless the final head was written already: a head sent
+    // at once would leave the client waiting out its own timeout before it sends the body (curl's is 1 s, and it
+    // asks for every body over 1 MiB; RFC 9110 §10.1.1).
+    std::pin::Pin::new(&mut batch.input).peek().await;
     let body = if batch.state.config.server.batch_answer_after_body {
         let (chunks, held) = batch.held().await;
         // The held bytes count until the answer has been sent (or the connection dropped): `held` lives in
@@ -138,7 +144,8 @@ pub async fn stream(
 struct Batch {
     /// One of the server's decode permits, held until the stream ends or is dropped.
     _permit: OwnedSemaphorePermit,
-    input: BodyDataStream,
+    /// The request body; its first frame is awaited before the answer's head.
+    input: Peekable<BodyDataStream>,
     lines: Lines,
     /// Bytes of the body received so far, after decompression.
     received: usize,

@@ -71,15 +71,22 @@ pub fn app(state: AppState) -> App {
         .iter()
         .map(|&(path, work)| Pipeline::new(path, work, &state, http.clone()))
         .collect();
-    Dispatch::new(pipelines, RequestLayer.layer(router::router(state, http)))
+    let metrics = state.metrics().clone();
+    Dispatch::new(
+        pipelines,
+        RequestLayer.layer(router::router(state, http)),
+        metrics,
+    )
 }
 
 /// The application of `server.ops_listen`: the operational routes alone (no document or batch route), with the
 /// same request layer and metrics.
 pub fn ops_app(state: AppState) -> App {
     let http = Arc::new(HttpMetrics::new(state.metrics().clone(), &ROUTES));
+    let metrics = state.metrics().clone();
     Dispatch::new(
         Vec::new(),
         RequestLayer.layer(router::ops_router(state, http)),
+        metrics,
     )
 }

@@ -64,6 +64,7 @@ use crate::transport::conn::replay::Replay;
 use crate::transport::conn::send_timeout::SendTimeout;
 use crate::transport::tls::{Tls, TlsMetrics};
 
+use crate::transport::conn::limits::H2_MAX_HEADER_LIST;
 pub use crate::transport::conn::limits::{MAX_HEADERS, MAX_READ_BUFFER};
 pub use crate::transport::workers::Workers;
 
@@ -289,7 +290,8 @@ const WORKER_STOP_GRACE: Duration = Duration::from_millis(500);
 /// HTTP/1.1 and HTTP/2 over cleartext with prior knowledge (h2c, RFC 9113 §3.3: what Envoy and service meshes
 /// speak to upstreams), told apart by the connection preface. HTTP/1 has the head timeout and size limits above
 /// and answers a request whose client half-closed the connection after sending it;
-/// HTTP/2 has at most [`MAX_STREAMS`] streams per connection, header lists of at most [`MAX_READ_BUFFER`] bytes,
+/// HTTP/2 has at most [`MAX_STREAMS`] streams per connection, header lists of at most [`MAX_READ_BUFFER`] bytes
+/// (a JSON 431 up to [`H2_MAX_HEADER_LIST`], a bare one from h2 past it: `crate::routes::dispatch`),
 /// hyper's flow-control windows (so a connection buffers at most about 1 MiB of unread request bodies) and
 /// [`H2_KEEP_ALIVE`] pings. `Upgrade: h2c` from HTTP/1.1 is not offered (RFC 9113 deprecates it).
 fn protocols(config: &Config) -> auto::Builder<TokioExecutor> {
@@ -306,7 +308,7 @@ fn protocols(config: &Config) -> auto::Builder<TokioExecutor> {
     http.http2()
         .timer(TokioTimer::new())
         .max_concurrent_streams(MAX_STREAMS)
-        .max_header_list_size(MAX_READ_BUFFER as u32)
+        .max_header_list_size(H2_MAX_HEADER_LIST as u32)
         .keep_alive_interval(H2_KEEP_ALIVE)
         .keep_alive_timeout(H2_KEEP_ALIVE);
     http

@@ -10,3 +10,10 @@ pub const MAX_READ_BUFFER: usize = 64 * 1024;
 
 /// Most header fields in one HTTP/1 request head (hyper's default, made explicit); more are answered 431.
 pub const MAX_HEADERS: usize = 100;
+
+/// Largest HTTP/2 header list hyper's h2 decoder keeps (advertised as `SETTINGS_MAX_HEADER_LIST_SIZE`, RFC 9113
+/// §6.5.2), in bytes: twice [`MAX_READ_BUFFER`]. A list over [`MAX_READ_BUFFER`] up to this size reaches the
+/// service and is answered with the JSON 431 an HTTP/1.1 head of that size gets (`crate::routes::dispatch`); a
+/// longer one is answered a bare 431 by h2 itself. An h2 connection thus holds at most this much of each
+/// request's header fields.
+pub const H2_MAX_HEADER_LIST: usize = 2 * MAX_READ_BUFFER;
