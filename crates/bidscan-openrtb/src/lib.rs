@@ -72,7 +72,9 @@ pub use auction::{
 pub use bidscan_markup::Inspector;
 pub use checks::issue::{Coercion, CoercionKind, Issue, JsonType, Severity, Unlisted};
 pub use checks::markup;
+pub use bidscan_proto::{Error as WireError, ErrorKind as WireErrorKind, Limits as ProtobufLimits};
 pub use decode::pair::{Pair, decode_pair, decode_pair_inspected};
+pub use decode::protobuf::{ProtobufError, decode_protobuf, decode_protobuf_inspected};
 pub use decode::{BOM, DecodeError, Decoded, Mode, decode, decode_inspected};
 pub use lenient::{MAX_COERCIONS, MAX_OBJECTS};
 pub use model::adm::{Adm, AdmKind, AdmObject};
