@@ -1,0 +1,4 @@
+
+test-request-publishPath-id≤
+©
+test-request-publishPath-idtest-imp-publishPath-id=D£;àùÚ?* nurl.link/win?p=${AUCTION_PRICE}2?some-test-ad imp_${AUCTION_PRICE} creativeview_${AUCTION_PRICE}Ä¿à2adot"USD

@@ -1,0 +1,7 @@
+
+Œ
+test-slot-idtest-imp-idš™™™™™¹?2P<iframe id='789abc' name='789abc' src='http://creative-url.criteo.com'></iframe>Rcreative-123€¬ˆú"USDš20
+test-imp-id!
+test-imp-id*
+
+testtest

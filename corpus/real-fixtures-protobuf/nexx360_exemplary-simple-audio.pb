@@ -1,0 +1,3 @@
+G
+E
+test-slot-idtest-imp-idš™™™™™¹?2some-test-ad-vastRcreative-123

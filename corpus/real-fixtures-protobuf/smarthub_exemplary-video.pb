@@ -1,0 +1,4 @@
+
+idi
+a
+ididš™™™™™¹?*http://test.com/nurl2<VAST>:test.comJcidRcridzIAB1²http://test.com/burlseatid"USD

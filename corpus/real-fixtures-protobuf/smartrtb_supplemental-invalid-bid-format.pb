@@ -1,0 +1,4 @@
+
+abc=
+;
+1imp123{®Gáz„?2	<b>hi</b>Jtest_cidRtest_banner_crid

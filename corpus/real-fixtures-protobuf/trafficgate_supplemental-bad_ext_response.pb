@@ -1,0 +1,4 @@
+
+test-request-idX
+V
+test_bid_idtest-imp-idÿ••&¥ Ñ?2awesomeJtest_cidR	test_cridjtest_dealid€¬ˆú"USD

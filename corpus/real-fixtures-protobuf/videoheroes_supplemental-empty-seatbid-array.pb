@@ -1,0 +1,2 @@
+
+resp-id"USD
