@@ -70,9 +70,9 @@ pub use auction::{
     Auction, AuctionAnswer, AuctionRequest, Bidder, BidderAnswer, BidderStatus, Reply,
 };
 pub use bidscan_markup::Inspector;
+pub use bidscan_proto::{Error as WireError, ErrorKind as WireErrorKind, Limits as ProtobufLimits};
 pub use checks::issue::{Coercion, CoercionKind, Issue, JsonType, Severity, Unlisted};
 pub use checks::markup;
-pub use bidscan_proto::{Error as WireError, ErrorKind as WireErrorKind, Limits as ProtobufLimits};
 pub use decode::pair::{Pair, decode_pair, decode_pair_inspected};
 pub use decode::protobuf::{ProtobufError, decode_protobuf, decode_protobuf_inspected};
 pub use decode::{BOM, DecodeError, Decoded, Mode, decode, decode_inspected};

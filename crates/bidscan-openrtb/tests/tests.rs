@@ -19,6 +19,7 @@ mod markup_regressions;
 mod nobid;
 mod pair;
 mod properties;
+mod protobuf;
 mod robustness;
 mod rules;
 mod rules_corpus;

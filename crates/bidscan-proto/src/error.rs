@@ -70,7 +70,9 @@ impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ErrorKind::TruncatedVarint => f.write_str("the body ends inside a varint"),
-            ErrorKind::VarintTooLong => f.write_str("a varint longer than 10 bytes or past 64 bits"),
+            ErrorKind::VarintTooLong => {
+                f.write_str("a varint longer than 10 bytes or past 64 bits")
+            }
             ErrorKind::TruncatedFixed => f.write_str("the body ends inside a fixed-width value"),
             ErrorKind::LengthPastEnd => {
                 f.write_str("a length-delimited field runs past the end of its message")
@@ -80,7 +82,9 @@ impl fmt::Display for ErrorKind {
             }
             ErrorKind::FieldNumberZero => f.write_str("field number 0"),
             ErrorKind::FieldNumberTooLarge => f.write_str("a field number above 2^29-1"),
-            ErrorKind::InvalidWireType(t) => write!(f, "wire type {t}, which protobuf does not define"),
+            ErrorKind::InvalidWireType(t) => {
+                write!(f, "wire type {t}, which protobuf does not define")
+            }
             ErrorKind::WrongWireType { expected, found } => write!(
                 f,
                 "wire type {} ({}) where the field's type needs {} ({})",

@@ -420,7 +420,12 @@ impl<'a> Message<'a> {
     /// Walks a group of field `number` whose contents start at `pos` (its start tag at `start`): the position of
     /// its end tag and the position after it. Nested groups are walked without recursion, their numbers kept on
     /// a stack bounded by the depth limit.
-    fn group_end(&self, number: u32, mut pos: usize, start: usize) -> Result<(usize, usize), Error> {
+    fn group_end(
+        &self,
+        number: u32,
+        mut pos: usize,
+        start: usize,
+    ) -> Result<(usize, usize), Error> {
         let mut open: Vec<u32> = Vec::new();
         let mut current = number;
         if self.depth >= self.limits.max_depth {

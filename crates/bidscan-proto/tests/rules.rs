@@ -45,7 +45,10 @@ fn truncated_varint() {
     // Tag of field 1 (varint), then a varint whose last byte keeps the continuation bit.
     assert_eq!(kind_at(&[0x08, 0x96]), (ErrorKind::TruncatedVarint, 1));
     // A truncated tag.
-    assert_eq!(kind_at(&[0x08, 0x01, 0x88]), (ErrorKind::TruncatedVarint, 2));
+    assert_eq!(
+        kind_at(&[0x08, 0x01, 0x88]),
+        (ErrorKind::TruncatedVarint, 2)
+    );
 }
 
 #[test]
@@ -69,7 +72,10 @@ fn varint_longer_than_ten_bytes() {
 #[test]
 fn length_past_the_end() {
     // Field 1, LEN, length 5, three bytes.
-    assert_eq!(kind_at(&[0x0a, 0x05, b'a', b'b', b'c']), (ErrorKind::LengthPastEnd, 1));
+    assert_eq!(
+        kind_at(&[0x0a, 0x05, b'a', b'b', b'c']),
+        (ErrorKind::LengthPastEnd, 1)
+    );
     // Inside an embedded message: the inner length runs past the inner message's end, not the body's.
     let inner = [0x0a, 0x03, b'a'];
     let mut b = Vec::new();
@@ -82,7 +88,10 @@ fn length_past_the_end() {
 
 #[test]
 fn length_past_the_body_limit() {
-    let limits = Limits { max_len: 16, ..Limits::default() };
+    let limits = Limits {
+        max_len: 16,
+        ..Limits::default()
+    };
     let mut b = Vec::new();
     put_tag(&mut b, 1, WireType::Len);
     put_varint(&mut b, 1 << 40);
@@ -105,13 +114,22 @@ fn wrong_wire_type_for_a_known_field() {
     let e = f[0].str().unwrap_err();
     assert_eq!(
         e.kind(),
-        ErrorKind::WrongWireType { expected: WireType::Len, found: WireType::Varint }
+        ErrorKind::WrongWireType {
+            expected: WireType::Len,
+            found: WireType::Varint
+        }
     );
     assert_eq!(e.offset(), 0);
     assert!(e.to_string().contains("wire type 0 (VARINT)"), "{e}");
     let f = fields(&[0x0a, 0x00]).unwrap();
-    assert!(matches!(f[0].double().unwrap_err().kind(), ErrorKind::WrongWireType { .. }));
-    assert!(matches!(f[0].int32().unwrap_err().kind(), ErrorKind::WrongWireType { .. }));
+    assert!(matches!(
+        f[0].double().unwrap_err().kind(),
+        ErrorKind::WrongWireType { .. }
+    ));
+    assert!(matches!(
+        f[0].int32().unwrap_err().kind(),
+        ErrorKind::WrongWireType { .. }
+    ));
 }
 
 #[test]
@@ -130,27 +148,39 @@ fn group_on_a_known_field_is_refused_and_skipped_on_an_unknown_one() {
     // An end tag of another number, an end without a start, a start without an end.
     assert_eq!(kind_at(&[0x3b, 0x44]), (ErrorKind::UnmatchedEndGroup, 1));
     assert_eq!(kind_at(&[0x3c]), (ErrorKind::UnmatchedEndGroup, 0));
-    assert_eq!(kind_at(&[0x10, 0x01, 0x3b, 0x08, 0x01]), (ErrorKind::UnterminatedGroup, 2));
+    assert_eq!(
+        kind_at(&[0x10, 0x01, 0x3b, 0x08, 0x01]),
+        (ErrorKind::UnterminatedGroup, 2)
+    );
 }
 
 #[test]
 fn field_number_zero_and_past_the_largest() {
     assert_eq!(kind_at(&[0x00, 0x01]), (ErrorKind::FieldNumberZero, 0));
     let mut b = vec![0x08, 0x01];
-    put_varint(&mut b, (u64::from(bidscan_proto::MAX_FIELD_NUMBER) + 1) << 3);
+    put_varint(
+        &mut b,
+        (u64::from(bidscan_proto::MAX_FIELD_NUMBER) + 1) << 3,
+    );
     b.push(0x01);
     assert_eq!(kind_at(&b), (ErrorKind::FieldNumberTooLarge, 2));
     // The largest field number is fine.
     let mut b = Vec::new();
     put_tag(&mut b, bidscan_proto::MAX_FIELD_NUMBER, WireType::Varint);
     b.push(0x01);
-    assert_eq!(fields(&b).unwrap()[0].number, bidscan_proto::MAX_FIELD_NUMBER);
+    assert_eq!(
+        fields(&b).unwrap()[0].number,
+        bidscan_proto::MAX_FIELD_NUMBER
+    );
 }
 
 #[test]
 fn wire_types_six_and_seven() {
     assert_eq!(kind_at(&[0x0e]), (ErrorKind::InvalidWireType(6), 0));
-    assert_eq!(kind_at(&[0x08, 0x00, 0x0f]), (ErrorKind::InvalidWireType(7), 2));
+    assert_eq!(
+        kind_at(&[0x08, 0x00, 0x0f]),
+        (ErrorKind::InvalidWireType(7), 2)
+    );
 }
 
 #[test]
@@ -199,7 +229,10 @@ fn deepest(body: &[u8], limits: Limits) -> Result<u32, Error> {
 
 #[test]
 fn nesting_past_the_depth_limit() {
-    let limits = Limits { max_depth: 8, ..Limits::default() };
+    let limits = Limits {
+        max_depth: 8,
+        ..Limits::default()
+    };
     assert_eq!(deepest(&nested(8), limits).unwrap(), 8);
     let e = deepest(&nested(9), limits).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::DepthLimit);
@@ -251,7 +284,10 @@ fn paths_are_built_on_the_way_out() {
         .within("bid", Some(1))
         .within("seatbid", Some(0));
     assert_eq!(e.path(), "/seatbid/0/bid/1/price");
-    assert_eq!(e.to_string(), "a string field that is not UTF-8 at byte 9 (/seatbid/0/bid/1/price)");
+    assert_eq!(
+        e.to_string(),
+        "a string field that is not UTF-8 at byte 9 (/seatbid/0/bid/1/price)"
+    );
 }
 
 proptest! {

@@ -154,11 +154,13 @@ fn decode_protobuf_with<'a>(
         )));
     }
     rendered.clear();
-    let placed = render_pending(&mut state.pending, rendered, &limits)
-        .map_err(ProtobufError::Malformed)?;
+    let placed =
+        render_pending(&mut state.pending, rendered, &limits).map_err(ProtobufError::Malformed)?;
     let text: &'a str = rendered;
     place(&mut decoded.response, placed, text);
-    decoded.check(mode, inspector).map_err(ProtobufError::Decode)?;
+    decoded
+        .check(mode, inspector)
+        .map_err(ProtobufError::Decode)?;
     Ok(decoded)
 }
 

@@ -38,13 +38,20 @@ pub(crate) fn object<'a>(
 ) -> Result<(), Error> {
     out.push('{');
     let mut first = true;
-    members(occurrences, desc, out, limits, &mut |out, name| {
-        if !first {
-            out.push(',');
-        }
-        first = false;
-        key(out, name);
-    }, &mut |_, _| {})?;
+    members(
+        occurrences,
+        desc,
+        out,
+        limits,
+        &mut |out, name| {
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            key(out, name);
+        },
+        &mut |_, _| {},
+    )?;
     out.push('}');
     Ok(())
 }
@@ -61,7 +68,11 @@ pub(crate) fn members<'a>(
 ) -> Result<(), Error> {
     let fields = inner(occurrences, limits)?;
     for d in desc.fields {
-        let mine: Vec<Field<'a>> = fields.iter().filter(|f| f.number == d.number).copied().collect();
+        let mine: Vec<Field<'a>> = fields
+            .iter()
+            .filter(|f| f.number == d.number)
+            .copied()
+            .collect();
         if mine.is_empty() {
             continue;
         }
@@ -114,7 +125,12 @@ fn key(out: &mut String, name: Name) {
 }
 
 /// Renders one declared field from its occurrences in the message.
-fn field<'a>(d: &FieldDesc, mine: &[Field<'a>], out: &mut String, limits: &Limits) -> Result<(), Error> {
+fn field<'a>(
+    d: &FieldDesc,
+    mine: &[Field<'a>],
+    out: &mut String,
+    limits: &Limits,
+) -> Result<(), Error> {
     if !d.repeated {
         return match d.kind {
             Kind::Message(desc) => object(mine, desc, out, limits),
@@ -235,7 +251,11 @@ fn value<'a>(occurrences: &[Field<'a>], out: &mut String, limits: &Limits) -> Re
     }
     let last = |n: u32| fields[from..].iter().rev().find(|f| f.number == n);
     let all = |n: u32| -> Vec<Field<'a>> {
-        fields[from..].iter().filter(|f| f.number == n).copied().collect()
+        fields[from..]
+            .iter()
+            .filter(|f| f.number == n)
+            .copied()
+            .collect()
     };
     match case {
         None | Some(1) => {
@@ -306,7 +326,11 @@ fn entry<'a>(e: &Field<'a>, limits: &Limits) -> Result<(&'a str, Vec<Field<'a>>)
 }
 
 /// `map<string, double>`: a JSON object, a key sent twice keeping its last value at its first place.
-fn map_str_double(occurrences: &[Field<'_>], out: &mut String, limits: &Limits) -> Result<(), Error> {
+fn map_str_double(
+    occurrences: &[Field<'_>],
+    out: &mut String,
+    limits: &Limits,
+) -> Result<(), Error> {
     let mut pairs: Vec<(&str, f64)> = Vec::new();
     for e in occurrences {
         let mut m = e.message(limits)?;

@@ -172,7 +172,10 @@ pub(crate) fn response<'a>(
             }
             6 => {
                 seen(&mut bits, 6, state, &mut r.coercions, "nbr");
-                ("nbr", f.int32().map(|v| r.nbr = Some(NoBidReason(i64::from(v)))))
+                (
+                    "nbr",
+                    f.int32().map(|v| r.nbr = Some(NoBidReason(i64::from(v)))),
+                )
             }
             99 => ("ext", pend(&f, Slot::Response, state)),
             _ => continue,
@@ -296,7 +299,11 @@ fn bid<'a>(
                 }
                 18 => one!(18, "api", code(&f).map(|v| bid.api = v)),
                 19 => one!(19, "protocol", code(&f).map(|v| bid.protocol = v)),
-                20 => one!(20, "qagmediarating", code(&f).map(|v| bid.qagmediarating = v)),
+                20 => one!(
+                    20,
+                    "qagmediarating",
+                    code(&f).map(|v| bid.qagmediarating = v)
+                ),
                 25 => one!(25, "language", text(&f).map(|v| bid.language = v)),
                 29 => one!(29, "langb", text(&f).map(|v| bid.langb = v)),
                 13 => one!(13, "dealid", text(&f).map(|v| bid.dealid = v)),
