@@ -532,3 +532,146 @@ fn too_many_bids_are_refused_as_json_refuses_them() {
     let e = pb(&msg(&[bytes(2, &seat)])).unwrap_err();
     assert_eq!(e.code(), "not_a_bid_response");
 }
+
+// ---- against the reference decoder (prost), on hostile bytes
+
+use crate::protobuf_reference::{Outcome, check};
+use proptest::prelude::*;
+
+/// Bodies to mutate: bids built here (every scalar member, a packed list, ext, adm_native) and a few twins.
+fn seeds() -> Vec<Vec<u8>> {
+    let mut rich = good_bid();
+    rich.extend([
+        s(22, "https://b.example/bill"),
+        s(23, "https://b.example/loss"),
+        s(4, "ad-1"),
+        s(14, "com.example.app"),
+        s(8, "https://i.example/i.png"),
+        s(9, "c-1"),
+        s(24, "t-1"),
+        v(30, 2),
+        s(15, "IAB1"),
+        bytes(11, &[1, 3, 0x80, 0x01]),
+        v(31, 7),
+        v(18, 3),
+        v(19, 2),
+        v(20, 1),
+        s(25, "en"),
+        s(29, "en-GB"),
+        s(13, "deal-1"),
+        v(26, 16),
+        v(27, 9),
+        v(21, 300),
+        v(32, 30),
+        v(28, 1),
+        bytes(99, &msg(&[bytes(2, &dsa()), s(3, "scid")])),
+    ]);
+    let mut native_bid = good_bid();
+    native_bid.retain(|f| f[0] != (6 << 3 | 2));
+    native_bid.push(bytes(50, &native()));
+    let mut out = vec![
+        response_with(&rich),
+        response_with(&native_bid),
+        msg(&[s(1, "r"), v(6, 2), s(5, "cookie")]),
+    ];
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../corpus/real-fixtures-protobuf"
+    ));
+    for name in [
+        "criteo_exemplary-simple-banner-paapi",
+        "aidem_exemplary-multi-imps-multi-bid",
+        "grid_exemplary-with_gpid",
+    ] {
+        if let Ok(b) = std::fs::read(dir.join(format!("{name}.pb"))) {
+            out.push(b);
+        }
+    }
+    out
+}
+
+/// One change to a body: overwrite, insert or remove a byte, or cut the body, at a position taken modulo its length.
+#[derive(Clone, Debug)]
+enum Mutation {
+    Set(usize, u8),
+    Insert(usize, u8),
+    Remove(usize),
+    Cut(usize),
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        (any::<usize>(), any::<u8>()).prop_map(|(at, b)| Mutation::Set(at, b)),
+        (any::<usize>(), any::<u8>()).prop_map(|(at, b)| Mutation::Insert(at, b)),
+        any::<usize>().prop_map(Mutation::Remove),
+        any::<usize>().prop_map(Mutation::Cut),
+    ]
+}
+
+fn mutate(mut body: Vec<u8>, changes: &[Mutation]) -> Vec<u8> {
+    for m in changes {
+        let n = body.len().max(1);
+        match *m {
+            Mutation::Set(at, b) if !body.is_empty() => body[at % n] = b,
+            Mutation::Insert(at, b) => body.insert(at % (body.len() + 1), b),
+            Mutation::Remove(at) if !body.is_empty() => {
+                body.remove(at % n);
+            }
+            Mutation::Cut(at) => body.truncate(at % (body.len() + 1)),
+            _ => {}
+        }
+    }
+    body
+}
+
+#[test]
+fn seeds_decode_alike() {
+    for seed in seeds() {
+        assert_eq!(check(&seed), Outcome::BothAccepted);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
+
+    /// A valid body with a few byte changes: both decoders accept and read the same values, or both refuse.
+    #[test]
+    fn mutated_bodies_decode_as_prost_decodes_them(
+        seed in 0usize..6,
+        changes in proptest::collection::vec(mutation(), 1..4),
+    ) {
+        let seeds = seeds();
+        let body = mutate(seeds[seed % seeds.len()].clone(), &changes);
+        check(&body);
+    }
+
+    /// Arbitrary bytes.
+    #[test]
+    fn arbitrary_bytes_decode_as_prost_decodes_them(body in proptest::collection::vec(any::<u8>(), 0..200)) {
+        check(&body);
+    }
+}
+
+/// The mutations reach both sides: many mutated bodies are still accepted by both decoders (values compared),
+/// many are refused by both.
+#[test]
+fn mutations_reach_both_outcomes() {
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = (0usize..6, proptest::collection::vec(mutation(), 1..4));
+    let seeds = seeds();
+    let (mut accepted, mut refused, mut known) = (0, 0, 0);
+    for _ in 0..4000 {
+        let (seed, changes) = strategy.new_tree(&mut runner).unwrap().current();
+        match check(&mutate(seeds[seed % seeds.len()].clone(), &changes)) {
+            Outcome::BothAccepted => accepted += 1,
+            Outcome::BothRefused => refused += 1,
+            Outcome::Known => known += 1,
+        }
+    }
+    eprintln!("both accepted {accepted}, both refused {refused}, known differences {known}");
+    assert!(
+        accepted > 150 && refused > 1000,
+        "{accepted} {refused} {known}"
+    );
+}
