@@ -183,7 +183,7 @@ fn s<'a>(v: &'a Option<std::borrow::Cow<'a, str>>) -> Option<&'a str> {
     v.as_deref()
 }
 
-/// `cur` as the checks leave it (see [`crate::checks`]'s currency reading).
+/// `cur` as the checks leave it (the currency reading of the checks).
 fn cur_as_read(cur: &Option<String>) -> Option<String> {
     cur.as_ref().map(|c| {
         if c.is_empty() {
