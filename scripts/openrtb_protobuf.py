@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""OpenRTB JSON bid responses -> protobuf twins (IAB Tech Lab's OpenRTB 2.6 schema), and each twin back to OpenRTB JSON.
+"""OpenRTB JSON bid responses (and bid requests) -> protobuf twins (IAB Tech Lab's OpenRTB 2.6 schema), and each twin
+back to OpenRTB JSON.
 
 protoc's JSON mapping is not OpenRTB JSON (0/1 flags are booleans there, `ext` a free-form object here, bidders send
 numbers as strings), so this converter maps OpenRTB JSON to the schema's messages itself, field by field, from the
-message descriptors of crates/bidscan-proto/proto/bidresponse.proto (compiled at run time by grpcio-tools' protoc;
-encoded by Google's Python protobuf runtime):
+message descriptors of crates/bidscan-proto/proto/bidresponse.proto and bidrequest.proto (compiled at run time by
+grpcio-tools' protoc; encoded by Google's Python protobuf runtime):
 
 - a member the schema names is set; `adm` given as an object goes to `adm_native` (a NativeResponse);
 - 0/1 flags become booleans; a flag of another value cannot be carried (the member is dropped, noted);
@@ -13,7 +14,8 @@ encoded by Google's Python protobuf runtime):
 - `ext` members with no declared field are dropped and noted `dropped:PATH`;
 - an integer outside int32 for an int32 field (`w`, `h`, `dur`, ...) fails the body (`int32:PATH`): transcoding
   does not truncate silently;
-- a body that is not JSON, or not a JSON object, is not converted.
+- a body that is not JSON, or not a JSON object, is not converted;
+- an object member becomes a present message even when none of its members has a field (`"app":{…}`, `"ext":{…}`).
 
 For each converted body it writes NAME.pb (the twin) and NAME.json: the OpenRTB JSON rendered from the twin (parsed
 back from its bytes), compact, declared fields in the schema's order, flags as 0/1, `adm_native` as an object `adm`.
@@ -21,6 +23,9 @@ The JSON rendered from the twin, not the original, is what the twin is compared 
 lists every body: name, status (`ok`, `lenient`, `failed`), notes.
 
     python3 scripts/openrtb_protobuf.py corpus/real-fixtures corpus/real-fixtures-protobuf
+    python3 scripts/openrtb_protobuf.py --requests corpus/validate-pairs corpus/validate-pairs-protobuf
+
+With --requests, each file is a `/validate` envelope and its `request` is converted (NAME.pb, NAME.json).
 
 Needs `pip install grpcio-tools` (protoc 27 or later, which also reads the published schema's editions).
 """
@@ -43,11 +48,13 @@ def load_messages():
 
     out = tempfile.mkdtemp(prefix="openrtb-pb-")
     include = os.path.join(os.path.dirname(grpc_tools.__file__), "_proto")
-    rc = protoc.main(["protoc", f"-I{PROTO_DIR}", f"-I{include}", f"--python_out={out}", "bidresponse.proto"])
+    rc = protoc.main(
+        ["protoc", f"-I{PROTO_DIR}", f"-I{include}", f"--python_out={out}", "bidresponse.proto", "bidrequest.proto"]
+    )
     if rc != 0:
         sys.exit(f"protoc failed ({rc})")
     sys.path.insert(0, out)
-    return importlib.import_module("bidresponse_pb2")
+    return importlib.import_module("bidresponse_pb2"), importlib.import_module("bidrequest_pb2")
 
 
 class Unconvertible(Exception):
@@ -113,6 +120,8 @@ class Converter:
                 if fd.message_type.full_name == "google.protobuf.Value":
                     self.json_format.ParseDict(value, getattr(msg, key))
                 else:
+                    if isinstance(value, dict):
+                        getattr(msg, key).SetInParent()
                     self.fill(getattr(msg, key), value, at)
             else:
                 v = self.scalar(fd, value, at)
@@ -213,8 +222,8 @@ class Converter:
         return v
 
 
-def main(src, dst):
-    pb = load_messages()
+def main(src, dst, requests=False):
+    pb, pbreq = load_messages()
     os.makedirs(dst, exist_ok=True)
     rows = []
     for name in sorted(os.listdir(src)):
@@ -228,14 +237,17 @@ def main(src, dst):
             rows.append((stem, "failed", "not-json"))
             continue
         conv = Converter(pb)
-        twin = pb.BidResponse()
+        kind = pbreq.BidRequest if requests else pb.BidResponse
+        if requests:
+            doc = doc.get("request") if isinstance(doc, dict) else None
+        twin = kind()
         try:
             conv.fill(twin, doc, "")
         except Unconvertible as e:
             rows.append((stem, "failed", str(e)))
             continue
         data = twin.SerializeToString()
-        back = pb.BidResponse()
+        back = kind()
         back.ParseFromString(data)
         rendered = json.dumps(conv.render(back), ensure_ascii=False, separators=(",", ":"))
         with open(os.path.join(dst, stem + ".pb"), "wb") as f:
@@ -255,6 +267,10 @@ def main(src, dst):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    requests = args[:1] == ["--requests"]
+    if requests:
+        args = args[1:]
+    if len(args) != 2:
         sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2])
+    main(args[0], args[1], requests)

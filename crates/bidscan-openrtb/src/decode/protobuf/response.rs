@@ -7,6 +7,7 @@
 
 use std::borrow::Cow;
 
+use bidscan_json::RawJson;
 use bidscan_proto::{Error, ErrorKind, Field, Limits, Message};
 
 use crate::checks::issue::{Coercion, CoercionKind};
@@ -177,7 +178,7 @@ pub(crate) fn response<'a>(
                     f.int32().map(|v| r.nbr = Some(NoBidReason(i64::from(v)))),
                 )
             }
-            99 => ("ext", pend(&f, Slot::Response, state)),
+            99 => ("ext", ext(&f, &mut r.ext, Slot::Response, state)),
             _ => continue,
         };
         result.map_err(|e| e.within(name, None))?;
@@ -186,6 +187,24 @@ pub(crate) fn response<'a>(
 }
 
 /// Notes an occurrence of a message kept as JSON text (its wire type checked now, its contents when rendered).
+/// An `ext` occurrence: an empty one (the usual `"ext":{}` of a converted body) is `{}` at once, with no text
+/// to render and nothing noted; any other is noted (the rendered text replaces the `{}`, empty occurrences adding
+/// nothing to a merge).
+fn ext<'a>(
+    f: &Field<'a>,
+    to: &mut Option<RawJson<'a>>,
+    slot: Slot,
+    state: &mut State<'a>,
+) -> Result<(), Error> {
+    if f.bytes()?.is_empty() {
+        if to.is_none() {
+            *to = Some(RawJson::from_validated("{}"));
+        }
+        return Ok(());
+    }
+    pend(f, slot, state)
+}
+
 fn pend<'a>(f: &Field<'a>, slot: Slot, state: &mut State<'a>) -> Result<(), Error> {
     f.bytes()?;
     state.pending.push(Pending { slot, field: *f });
@@ -223,7 +242,7 @@ fn seat_bid<'a>(
                 seen(&mut bits, 3, state, &mut seat.coercions, "group");
                 ("group", f.bool().map(|v| seat.group = Some(i64::from(v))))
             }
-            99 => ("ext", pend(&f, Slot::Seat(si), state)),
+            99 => ("ext", ext(&f, &mut seat.ext, Slot::Seat(si), state)),
             _ => continue,
         };
         result.map_err(|e| e.within(name, None))?;
@@ -315,7 +334,7 @@ fn bid<'a>(
                 32 => one!(32, "dur", int(&f).map(|v| bid.dur = v)),
                 33 => one!(33, "mtype", code(&f).map(|v| bid.mtype = v)),
                 28 => one!(28, "slotinpod", code(&f).map(|v| bid.slotinpod = v)),
-                99 => ("ext", pend(&f, Slot::Bid(si, bi), state)),
+                99 => ("ext", ext(&f, &mut bid.ext, Slot::Bid(si, bi), state)),
                 _ => continue,
             };
             result.map_err(|e| e.within(name, None))?;
