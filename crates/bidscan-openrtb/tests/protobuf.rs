@@ -675,3 +675,83 @@ fn mutations_reach_both_outcomes() {
         "{accepted} {refused} {known}"
     );
 }
+
+// ---- bid requests
+
+#[test]
+fn every_request_twin_reads_as_the_json_rendered_from_it() {
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../corpus/validate-pairs-protobuf"
+    ));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter_map(|n| n.strip_suffix(".pb").map(str::to_owned))
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 249, "request twins in {}", dir.display());
+    let (mut imps, mut deals, mut apps) = (0, 0, 0);
+    for name in &names {
+        let twin = std::fs::read(dir.join(format!("{name}.pb"))).unwrap();
+        let json = std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap();
+        let ours =
+            bidscan_openrtb::decode_request_protobuf(leak_bytes(&twin), ProtobufLimits::default())
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let envelope = format!(r#"{{"request":{json},"response":{{}}}}"#);
+        let theirs = bidscan_openrtb::decode_pair(
+            &mut common::reader(),
+            common::leak(&envelope),
+            Mode::Lenient,
+        )
+        .unwrap_or_else(|e| panic!("{name}: the JSON rendered from the twin: {e}"))
+        .request;
+        assert_eq!(ours, theirs, "{name}");
+        imps += ours.imp.len();
+        deals += ours
+            .imp
+            .iter()
+            .filter_map(|i| i.pmp.as_ref())
+            .map(|p| p.deals.len())
+            .sum::<usize>();
+        apps += usize::from(ours.app);
+    }
+    // The comparison covered impressions, deals and app requests.
+    assert!(
+        imps > 300 && deals > 0 && apps > 50,
+        "{imps} imps, {deals} deals, {apps} apps"
+    );
+}
+
+#[test]
+fn request_wire_errors_name_the_path() {
+    let format = msg(&[v(1, 300), bytes(2, b"x")]);
+    let banner = msg(&[bytes(15, &msg(&[v(1, 728), v(2, 90)])), bytes(15, &format)]);
+    let imp = msg(&[s(1, "imp-1"), bytes(2, &banner)]);
+    let body = msg(&[s(1, "req"), bytes(2, &imp)]);
+    let e = bidscan_openrtb::decode_request_protobuf(&body, ProtobufLimits::default()).unwrap_err();
+    assert_eq!(e.code(), "malformed_protobuf");
+    assert_eq!(e.path(), Some("/imp/0/banner/format/1/h"));
+    // Booleans as 0/1, `app` present, `regs.ext.dsa`.
+    let dsa = msg(&[v(1, 2), v(2, 1)]);
+    let regs = msg(&[bytes(99, &msg(&[bytes(4, &dsa)]))]);
+    let imp = msg(&[
+        s(1, "imp-1"),
+        v(12, 1),
+        bytes(
+            11,
+            &msg(&[v(1, 1), bytes(2, &msg(&[s(1, "d1"), d(2, 2.5)]))]),
+        ),
+    ]);
+    let body = msg(&[s(1, "req"), bytes(2, &imp), bytes(4, &[]), bytes(14, &regs)]);
+    let r = bidscan_openrtb::decode_request_protobuf(&body, ProtobufLimits::default()).unwrap();
+    assert!(r.app);
+    assert_eq!(r.imp[0].secure, Some(1));
+    let pmp = r.imp[0].pmp.as_ref().unwrap();
+    assert_eq!(pmp.private_auction, Some(1));
+    assert_eq!(
+        (pmp.deals[0].id.as_deref(), pmp.deals[0].bidfloor),
+        (Some("d1"), Some(2.5))
+    );
+    assert!(r.dsa.unwrap().required());
+}
