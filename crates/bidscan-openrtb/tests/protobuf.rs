@@ -752,3 +752,25 @@ fn request_wire_errors_name_the_path() {
     );
     assert!(r.dsa.unwrap().required());
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
+
+    /// A request twin with a few byte changes: never a panic; a wire error names an offset inside the body.
+    #[test]
+    fn mutated_requests_never_panic(
+        pick in 0usize..249,
+        changes in proptest::collection::vec(mutation(), 1..4),
+    ) {
+        let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/validate-pairs-protobuf"));
+        let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "pb")).collect();
+        names.sort();
+        let body = mutate(std::fs::read(&names[pick % names.len()]).unwrap(), &changes);
+        if let Err(ProtobufError::Malformed(e)) =
+            bidscan_openrtb::decode_request_protobuf(&body, ProtobufLimits::default())
+        {
+            prop_assert!(e.offset() <= body.len());
+        }
+    }
+}
