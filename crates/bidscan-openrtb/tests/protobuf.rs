@@ -785,3 +785,51 @@ proptest! {
         }
     }
 }
+
+/// Bodies built to make a careless decoder quadratic decode in one pass each: 100,000 undeclared `ext` fields of
+/// distinct numbers, a `Struct` of 50,000 keys, and 4,900 `adm`/`adm_native` pairs in a bid after 100,000 `ext`s.
+#[test]
+fn hostile_shapes_decode_in_linear_work() {
+    let mut ext = Vec::new();
+    for n in 0..100_000u32 {
+        ext.extend(v(1000 + n, 1));
+    }
+    let mut bid = good_bid();
+    bid.push(bytes(99, &ext));
+    let got = pb_ok(&response_with(&bid));
+    let text = got.response.seatbid[0].bid[0].ext.unwrap().get();
+    assert!(
+        text.starts_with(r#"{"[1000]":[{"varint":1}],"[1001]":"#),
+        "{}",
+        &text[..40]
+    );
+
+    // `ext.igi[0].igs[0].config`: a Struct of 50,000 keys (`fields` entries: key 1, value 2).
+    let mut fields = Vec::new();
+    for k in 0..50_000 {
+        fields.extend(bytes(
+            1,
+            &msg(&[s(1, &format!("k{k}")), bytes(2, &msg(&[v(4, 1)]))]),
+        ));
+    }
+    let value = msg(&[bytes(5, &fields)]);
+    let igs = msg(&[s(1, "imp-1"), bytes(2, &value)]);
+    let resp_ext = msg(&[bytes(2, &msg(&[bytes(3, &igs)]))]);
+    let got = pb_ok(&msg(&[s(1, "r"), bytes(99, &resp_ext)]));
+    assert!(got.response.ext.unwrap().get().len() > 50_000 * 8);
+
+    // (4,900 pairs: 9,800 duplicates, under the 10,000 that refuse a body.)
+    let mut bid = good_bid();
+    for _ in 0..100_000 {
+        bid.push(bytes(99, &msg(&[s(3, "x")])));
+    }
+    for _ in 0..4_900 {
+        bid.push(bytes(50, &msg(&[s(1, "1.2")])));
+        bid.push(s(6, "<div/>"));
+    }
+    let got = pb_ok(&response_with(&bid));
+    assert_eq!(
+        got.response.seatbid[0].bid[0].adm,
+        Some(Adm::Markup("<div/>".into()))
+    );
+}

@@ -13,6 +13,7 @@
 //! (the unsigned bits as a JSON integer), `{"len":"…"}` or `{"group":"…"}` (the bytes in standard base64,
 //! RFC 4648 §4).
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use base64::Engine as _;
@@ -66,34 +67,82 @@ pub(crate) fn members<'a>(
     before: &mut dyn FnMut(&mut String, Name),
     after: &mut dyn FnMut(Name, std::ops::Range<usize>),
 ) -> Result<(), Error> {
-    let fields = inner(occurrences, limits)?;
+    // The occurrences are walked again for each declared field rather than gathered into a list: an `ext` is
+    // small, and the walk allocates nothing (a field sent once, the usual case, is rendered from itself).
+    each(occurrences, limits, |_| {})?;
     for d in desc.fields {
-        let mine: Vec<Field<'a>> = fields
-            .iter()
-            .filter(|f| f.number == d.number)
-            .copied()
-            .collect();
-        if mine.is_empty() {
-            continue;
-        }
+        let (mut count, mut first) = (0, None);
+        each(occurrences, limits, |f| {
+            if f.number == d.number {
+                count += 1;
+                first.get_or_insert(*f);
+            }
+        })?;
+        let Some(first) = first else { continue };
         let name = Name::Declared(d.name);
         before(out, name);
         let start = out.len();
-        field(d, &mine, out, limits).map_err(|e| e.within(d.name, None))?;
+        let result = if count == 1 {
+            field(d, std::slice::from_ref(&first), out, limits)
+        } else {
+            let mut mine = Vec::with_capacity(count);
+            each(occurrences, limits, |f| {
+                if f.number == d.number {
+                    mine.push(*f);
+                }
+            })?;
+            field(d, &mine, out, limits)
+        };
+        result.map_err(|e| e.within(d.name, None))?;
         after(name, start..out.len());
     }
     if desc.raw {
-        let mut done: Vec<u32> = Vec::new();
-        for f in &fields {
-            if desc.fields.iter().any(|d| d.number == f.number) || done.contains(&f.number) {
-                continue;
+        // Undeclared fields (rare): gathered with their wire position, grouped by number, the groups in the
+        // order each number is first seen; sorting keeps it O(n log n) on hostile bodies.
+        let mut undeclared: Vec<(u32, usize, Field<'a>)> = Vec::new();
+        let mut at = 0;
+        each(occurrences, limits, |f| {
+            if !desc.fields.iter().any(|d| d.number == f.number) {
+                undeclared.push((f.number, at, *f));
             }
-            done.push(f.number);
-            let name = Name::Raw(f.number);
+            at += 1;
+        })?;
+        undeclared.sort_by_key(|&(number, at, _)| (number, at));
+        let mut groups: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
+        let mut from = 0;
+        while from < undeclared.len() {
+            let number = undeclared[from].0;
+            let to = from
+                + undeclared[from..]
+                    .iter()
+                    .take_while(|u| u.0 == number)
+                    .count();
+            groups.push((undeclared[from].1, from..to));
+            from = to;
+        }
+        groups.sort_by_key(|g| g.0);
+        for (_, range) in groups {
+            let group = &undeclared[range];
+            let name = Name::Raw(group[0].0);
             before(out, name);
             let start = out.len();
-            raw(f.number, &fields, out);
+            raw(group.iter().map(|u| &u.2), out);
             after(name, start..out.len());
+        }
+    }
+    Ok(())
+}
+
+/// Calls `visit` with every field of the merged occurrences, in wire order.
+fn each<'a>(
+    occurrences: &[Field<'a>],
+    limits: &Limits,
+    mut visit: impl FnMut(&Field<'a>),
+) -> Result<(), Error> {
+    for occurrence in occurrences {
+        let mut m = occurrence.message(limits)?;
+        while let Some(f) = m.next()? {
+            visit(&f);
         }
     }
     Ok(())
@@ -275,11 +324,15 @@ fn value<'a>(occurrences: &[Field<'a>], out: &mut String, limits: &Limits) -> Re
             // Struct: `fields` 1, map<string, Value>.
             let entries = inner(&all(5), limits)?;
             let mut pairs: Vec<(&'a str, Vec<Field<'a>>)> = Vec::new();
+            let mut index: HashMap<&'a str, usize> = HashMap::new();
             for e in entries.iter().filter(|e| e.number == 1) {
                 let (k, v) = entry(e, limits)?;
-                match pairs.iter_mut().find(|(key, _)| *key == k) {
-                    Some(pair) => pair.1 = v,
-                    None => pairs.push((k, v)),
+                match index.get(k) {
+                    Some(&i) => pairs[i].1 = v,
+                    None => {
+                        index.insert(k, pairs.len());
+                        pairs.push((k, v));
+                    }
                 }
             }
             out.push('{');
@@ -332,6 +385,7 @@ fn map_str_double(
     limits: &Limits,
 ) -> Result<(), Error> {
     let mut pairs: Vec<(&str, f64)> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
     for e in occurrences {
         let mut m = e.message(limits)?;
         let (mut key, mut v) = ("", 0.0);
@@ -342,9 +396,12 @@ fn map_str_double(
                 _ => {}
             }
         }
-        match pairs.iter_mut().find(|(k, _)| *k == key) {
-            Some(pair) => pair.1 = v,
-            None => pairs.push((key, v)),
+        match index.get(key) {
+            Some(&i) => pairs[i].1 = v,
+            None => {
+                index.insert(key, pairs.len());
+                pairs.push((key, v));
+            }
         }
     }
     out.push('{');
@@ -360,10 +417,10 @@ fn map_str_double(
     Ok(())
 }
 
-/// The raw form of undeclared field `number` (see the module docs): every occurrence in `fields`.
-fn raw(number: u32, fields: &[Field<'_>], out: &mut String) {
+/// The raw form of one undeclared field (see the module docs): its occurrences, in wire order.
+fn raw<'f, 'a: 'f>(occurrences: impl Iterator<Item = &'f Field<'a>>, out: &mut String) {
     out.push('[');
-    for (i, f) in fields.iter().filter(|f| f.number == number).enumerate() {
+    for (i, f) in occurrences.enumerate() {
         if i > 0 {
             out.push(',');
         }

@@ -259,6 +259,12 @@ fn bid<'a>(
 ) -> Result<(), Error> {
     let mut bits = 0u64;
     let mut coercions = std::mem::take(&mut bid.coercions);
+    // `adm_native` occurrences of this bid noted before `native_cut` lost to a later `adm`; whether the last
+    // `adm`/`adm_native` was `adm_native`. Settled once the bid is read, so a hostile bid costs one pass.
+    let first_pending = state.pending.len();
+    let mut native_cut = first_pending;
+    let mut native_run = false;
+    let mut natives = false;
     // Singular fields: the bit is the field number (all below 64 but `adm_native`, 50, which shares `adm`'s bit:
     // one oneof, one JSON member).
     macro_rules! one {
@@ -277,15 +283,21 @@ fn bid<'a>(
                 22 => one!(22, "burl", text(&f).map(|v| bid.burl = v)),
                 23 => one!(23, "lurl", text(&f).map(|v| bid.lurl = v)),
                 6 => one!(6, "adm", {
-                    // The oneof's other member set before is dropped: the last one wins.
-                    state.pending.retain(|p| p.slot != Slot::Native(si, bi));
+                    // The oneof's other member sent before is dropped (the last one wins): its occurrences so far
+                    // are cut once the bid is read.
+                    if natives {
+                        native_cut = state.pending.len();
+                    }
+                    native_run = false;
                     text(&f).map(|v| bid.adm = v.map(Adm::Markup))
                 }),
                 50 => {
-                    // Sent twice, `adm_native` merges (an embedded message); after `adm`, it replaces it.
-                    if !state.pending.iter().any(|p| p.slot == Slot::Native(si, bi)) {
+                    // Sent twice in a row, `adm_native` merges (an embedded message); after `adm`, it replaces it.
+                    if !native_run {
                         seen(&mut bits, 6, state, &mut coercions, "adm");
                     }
+                    native_run = true;
+                    natives = true;
                     bid.adm = None;
                     ("adm", pend(&f, Slot::Native(si, bi), state))
                 }
@@ -342,5 +354,16 @@ fn bid<'a>(
         Ok(())
     })();
     bid.coercions = coercions;
+    if native_cut > first_pending {
+        let tail = state.pending.split_off(first_pending);
+        state.pending.extend(
+            tail.into_iter()
+                .enumerate()
+                .filter(|(k, p)| {
+                    !(p.slot == Slot::Native(si, bi) && first_pending + k < native_cut)
+                })
+                .map(|(_, p)| p),
+        );
+    }
     result
 }
