@@ -2,13 +2,13 @@
 # Fuzzing on STABLE Rust with libFuzzer (no nightly, no sanitizer): builds fuzz/ with the sanitizer-coverage
 # flags cargo-fuzz passes for `-s none`, then runs libFuzzer. See RELIABILITY.md.
 #
-#   scripts/fuzz.sh build                      build the six targets (release, debug assertions, overflow checks)
-#   scripts/fuzz.sh run TARGET SECONDS [ARGS]  fuzz TARGET (reader | model | differential | markup | skip | multipart) for SECONDS
+#   scripts/fuzz.sh build                      build the seven targets (release, debug assertions, overflow checks)
+#   scripts/fuzz.sh run TARGET SECONDS [ARGS]  fuzz TARGET (reader | model | differential | markup | skip | multipart | protobuf) for SECONDS
 #   scripts/fuzz.sh replay [TARGET...]         run every input of fuzz/regressions/TARGET once (exit 1 on a crash)
 #   scripts/fuzz.sh all SECONDS                replay, then fuzz each target for SECONDS
 #
 # Environment: FUZZ_TARGET_DIR (default fuzz/target), FUZZ_MAX_LEN (default 16384 bytes), FUZZ_RSS_MB (2048).
-# Working corpora go to fuzz/corpus/TARGET (seeded from corpus/ and fuzz/seeds/; markup also from corpus/vast-samples/),
+# Working corpora go to fuzz/corpus/TARGET (seeded from corpus/ and fuzz/seeds/; markup also from corpus/vast-samples/; protobuf from corpus/real-fixtures-protobuf/ only),
 # crashes to fuzz/artifacts/TARGET/.
 # Every crash found must become a file in fuzz/regressions/TARGET/ (and so a case of the cargo test suite:
 # crates/bidscan-json/tests/fuzz_regressions.rs, crates/bidscan-openrtb/tests/fuzz_regressions.rs).
@@ -16,7 +16,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 fuzz="$repo/fuzz"
 export CARGO_TARGET_DIR="${FUZZ_TARGET_DIR:-$fuzz/target}"
-targets=(reader model differential markup skip multipart)
+targets=(reader model differential markup skip multipart protobuf)
 max_len="${FUZZ_MAX_LEN:-16384}"
 rss_mb="${FUZZ_RSS_MB:-2048}"
 
@@ -42,7 +42,9 @@ build() {
 seed() {
   local t="$1" dir="$fuzz/corpus/$1"
   mkdir -p "$dir" "$fuzz/artifacts/$t"
-  if [ -z "$(ls -A "$dir")" ]; then
+  if [ -z "$(ls -A "$dir")" ] && [ "$t" = protobuf ]; then
+    cp "$repo"/corpus/real-fixtures-protobuf/*.pb "$dir"/  # the real fixtures' protobuf twins
+  elif [ -z "$(ls -A "$dir")" ]; then
     cp "$repo"/corpus/bid-responses/*.json "$dir"/
     cp "$repo"/corpus/jsontestsuite/*.json "$dir"/
     cp "$repo"/corpus/real-fixtures/*.json "$dir"/  # real bodies, 97% pretty-printed (whitespace runs)
@@ -60,7 +62,7 @@ run() {
   local t="$1" secs="$2"; shift 2
   seed "$t"
   "$(bin "$t")" "$fuzz/corpus/$t" \
-    -dict="$fuzz/$([ "$t" = markup ] && echo markup || echo json).dict" -max_len="$max_len" -rss_limit_mb="$rss_mb" -timeout=10 \
+    $([ "$t" = protobuf ] || echo "-dict=$fuzz/$([ "$t" = markup ] && echo markup || echo json).dict") -max_len="$max_len" -rss_limit_mb="$rss_mb" -timeout=10 \
     -max_total_time="$secs" -print_final_stats=1 \
     -artifact_prefix="$fuzz/artifacts/$t/" "$@"
 }

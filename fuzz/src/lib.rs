@@ -21,6 +21,10 @@
 //!   bytes, against multer: ranges inside the body and disjoint, bidder names well-formed, the same parts where
 //!   both accept.
 //!
+//! - [`protobuf`]: bidscan-openrtb's `decode_protobuf` against prost (derived structs with the schema's field
+//!   numbers): same accept/reject and the same values where both accept, known differences skipped (see
+//!   bidscan-openrtb's `tests/protobuf_reference.rs`); every rendered `ext` is JSON.
+//!
 //! What it does not do: generate structured inputs (libFuzzer mutates bytes, guided by `fuzz/json.dict`, and `fuzz/markup.dict` for the markup target), or
 //! check performance.
 
@@ -28,6 +32,7 @@ mod differential;
 mod markup;
 mod model;
 mod multipart;
+mod protobuf;
 mod reader;
 mod skip;
 
@@ -35,6 +40,7 @@ pub use differential::{KnownDifference, differential};
 pub use markup::markup;
 pub use model::model;
 pub use multipart::multipart;
+pub use protobuf::protobuf;
 pub use reader::reader;
 pub use skip::skip;
 

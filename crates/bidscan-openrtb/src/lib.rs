@@ -70,9 +70,13 @@ pub use auction::{
     Auction, AuctionAnswer, AuctionRequest, Bidder, BidderAnswer, BidderStatus, Reply,
 };
 pub use bidscan_markup::Inspector;
+pub use bidscan_proto::{Error as WireError, ErrorKind as WireErrorKind, Limits as ProtobufLimits};
 pub use checks::issue::{Coercion, CoercionKind, Issue, JsonType, Severity, Unlisted};
 pub use checks::markup;
 pub use decode::pair::{Pair, decode_pair, decode_pair_inspected};
+pub use decode::protobuf::{
+    ProtobufError, decode_protobuf, decode_protobuf_inspected, decode_request_protobuf,
+};
 pub use decode::{BOM, DecodeError, Decoded, Mode, decode, decode_inspected};
 pub use lenient::{MAX_COERCIONS, MAX_OBJECTS};
 pub use model::adm::{Adm, AdmKind, AdmObject};

@@ -19,6 +19,11 @@ use std::path::{Path, PathBuf};
 /// snake_case literals of the two crates that are not codes, with what they are.
 const NOT_CODES: &[(&str, &str)] = &[
     (
+        "malformed_protobuf",
+        "the code of `ProtobufError::Malformed` (decode/protobuf/mod.rs); a library error until a route answers \
+         protobuf, then an error code of docs/api.md",
+    ),
+    (
         "duration_secs",
         "member of the `/decode` summary's markup entry (checks/markup.rs)",
     ),

@@ -19,6 +19,8 @@ mod markup_regressions;
 mod nobid;
 mod pair;
 mod properties;
+mod protobuf;
+mod protobuf_reference;
 mod robustness;
 mod rules;
 mod rules_corpus;

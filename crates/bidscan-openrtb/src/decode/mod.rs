@@ -1,6 +1,7 @@
 //! The entry point: [`decode`] a body into a [`Decoded`] response, or a [`DecodeError`].
 
 pub(crate) mod pair;
+pub(crate) mod protobuf;
 
 use std::fmt;
 

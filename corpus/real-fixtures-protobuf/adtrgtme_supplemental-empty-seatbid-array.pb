@@ -1,0 +1,2 @@
+
+test-resp-id"USD

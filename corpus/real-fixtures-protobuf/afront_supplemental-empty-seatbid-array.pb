@@ -1,0 +1,2 @@
+
+awesome-resp-id"USD

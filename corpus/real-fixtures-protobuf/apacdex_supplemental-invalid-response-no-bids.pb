@@ -1,0 +1,2 @@
+
+some_test_auction"USD

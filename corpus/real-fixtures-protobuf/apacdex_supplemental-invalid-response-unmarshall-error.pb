@@ -1,0 +1,4 @@
+
+some_test_auction
+
+uuidsome_test_ad€ØˆZ"USD

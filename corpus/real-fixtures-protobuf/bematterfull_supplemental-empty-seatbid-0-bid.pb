@@ -1,0 +1,2 @@
+
+idseatid"USD

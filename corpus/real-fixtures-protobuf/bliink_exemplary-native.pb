@@ -1,0 +1,4 @@
+
+awesome-resp-idj
+`
+ a3ae1b4e2fc24a4fb45540082e98e161some-impression-idмлллллЛ?2awesome-markup:awesome.comR20bliink"EUR

@@ -1,0 +1,4 @@
+
+test-request-id¢
+–
+test_bid_idtest-imp-idÿ••&¥ Ñ?2Ë<VAST version="3.0"><Ad id="20001" sequence="1"><InLine><AdSystem version="4.0"><![CDATA[iabtechlab]]></AdSystem><AdTitle><![CDATA[Inline Simple Ad]]></AdTitle><Impression><![CDATA[]]></Impression><Creatives><Creative id="5480" sequence="1"><Linear><Duration>00:01:00</Duration><MediaFiles><MediaFile id="5246" delivery="progressive" type="video/mp4" bitrate="600" width="640" height="360" minBitrate="500" maxBitrate="700" scalable="1" maintainAspectRatio="1" codec="0"><![CDATA[https://s0.2mdn.net/4253510/google_ddm_animation_480P.mp4]]></MediaFile></MediaFiles><VideoClicks><ClickThrough id="blog"><![CDATA[https://example.com]]></ClickThrough></VideoClicks></Linear></Creative></Creatives></InLine></Ad></VAST>Jtest_cidR	test_cridjtest_dealidˆedge226"USD

@@ -1,0 +1,4 @@
+
+1!
+
+audio-request-idtest-imp-id

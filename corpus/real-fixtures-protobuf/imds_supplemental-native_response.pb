@@ -1,0 +1,4 @@
+
+1"
+ 
+native-request-idtest-imp-id

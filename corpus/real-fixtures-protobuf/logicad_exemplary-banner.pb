@@ -1,0 +1,3 @@
+-
++
+testid	testimpid¸…ëQ¸¾?"456J789R123

@@ -1,0 +1,4 @@
+
+test-request-id]
+V
+$8ee514f1-b2b8-4abb-89fd-084437d1e800test-imp-id333333ó?2<div></div>Rcrid_testidttx"USD

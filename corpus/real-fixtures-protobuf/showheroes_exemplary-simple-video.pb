@@ -1,0 +1,3 @@
+ž
+›
+test-bid-idtest-imp-idš™™™™™É?2]<VAST version='3.0'><Ad id='123'><InLine><AdSystem>ShowHeroes</AdSystem></InLine></Ad></VAST>Rcreative-456€€ˆàˆ"EUR

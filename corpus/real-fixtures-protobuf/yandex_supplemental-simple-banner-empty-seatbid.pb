@@ -1,0 +1,3 @@
+
+
+request_idbid_id"USD

@@ -1,0 +1,4 @@
+
+test-req
+test-req¬ú
+test

@@ -1,0 +1,3 @@
+
+test-request-id-banner
+test-imp-id-bannerzØZ

@@ -1,0 +1,3 @@
+
+test-request-banner-id$
+test-imp-banner-idÀúzÀú

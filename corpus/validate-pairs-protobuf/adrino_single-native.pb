@@ -1,0 +1,4 @@
+
+test-request-id#
+test-imp-idj
+{json string}1.2:some-page-url

@@ -1,0 +1,3 @@
+
+testid3
+	testimpidÀúzÀúzÀ¬:dummyplacement

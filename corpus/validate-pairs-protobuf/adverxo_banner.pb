@@ -1,0 +1,4 @@
+
+
+request_id
+imp_id¬Ø)www.example.com:http://www.example.com@ôZUSD

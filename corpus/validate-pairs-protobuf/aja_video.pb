@@ -1,0 +1,4 @@
+
+test-req-id*
+test-imp-id
+	video/mp40€8à:test-asi@ô

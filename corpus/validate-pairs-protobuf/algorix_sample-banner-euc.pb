@@ -1,0 +1,3 @@
+
+test-request-id
+test-imp-idÀ2zÀ2

@@ -1,0 +1,4 @@
+
+test-request-id
+test-banner-imp-idz¬ú
+123

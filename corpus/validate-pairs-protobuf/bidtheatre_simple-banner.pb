@@ -1,0 +1,4 @@
+
+test-request-id
+test-imp-idzÔğzÔ¬:
+prebid.org

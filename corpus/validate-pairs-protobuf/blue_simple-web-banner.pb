@@ -1,0 +1,3 @@
+
+req-id
+blue-id¬2:https://getblue.io

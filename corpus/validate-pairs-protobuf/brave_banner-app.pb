@@ -1,0 +1,5 @@
+
+
+request-id
+impression-idÀ2:tid""
+12345678Test AppBcom.app.test@è

@@ -1,0 +1,3 @@
+
+testRequestIdMulti#
+testImpressionIdz¬úzØZ#:!https://publisher-website.com/web

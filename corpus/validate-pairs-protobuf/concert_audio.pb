@@ -1,0 +1,4 @@
+
+test-request-id"
+test-imp-idz
+	audio/mp3":http://www.example.com

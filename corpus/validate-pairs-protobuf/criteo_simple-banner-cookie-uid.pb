@@ -1,0 +1,5 @@
+
+test-request-id
+test-imp-idz¬ú
+site-id:
+criteo.com

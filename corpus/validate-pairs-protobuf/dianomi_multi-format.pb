@@ -1,0 +1,6 @@
+
+test-request-id/
+test-imp-id-1z¬ú
+	video/mp4Ð:9526/
+test-imp-id-2z¬ú
+	video/mp4Ð:9526

@@ -1,0 +1,3 @@
+
+test-request-id
+test-banner-idz¬Ø

@@ -1,0 +1,3 @@
+
+test-request-id%
+test-imp-id¬úz¬úz¬Ø

@@ -1,0 +1,3 @@
+
+req-id
+imp-idÀ2"Bcom.example.app

@@ -1,0 +1,4 @@
+
+test-request-id
+test-imp-idz¬ú
+test-imp-id-2z¬ú:https://good.site/url

@@ -1,0 +1,4 @@
+
+some-request-id
+some-impression-idğ:
+prebid.org@ˆ'

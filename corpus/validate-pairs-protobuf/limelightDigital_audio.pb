@@ -1,0 +1,4 @@
+
+test-request-id-test-audio-id
+test-audio-idz
+	audio/mp4

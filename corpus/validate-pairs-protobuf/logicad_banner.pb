@@ -1,0 +1,3 @@
+
+testid%
+	testimpidz¬úzÀ2:testtid

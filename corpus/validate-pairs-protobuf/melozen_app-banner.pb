@@ -1,0 +1,4 @@
+
+
+web-banner
+banner-imp-idz¬ú"Bcom.fake.app@¸

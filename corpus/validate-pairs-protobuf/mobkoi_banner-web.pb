@@ -1,0 +1,4 @@
+
+some-request-id)
+some-impression-id1À2:placementId
+:test.com@è

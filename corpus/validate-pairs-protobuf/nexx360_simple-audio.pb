@@ -1,0 +1,7 @@
+
+test-request-id"
+test-imp-idz
+	audio/mp3
+"
+site-id:
+criteo.com

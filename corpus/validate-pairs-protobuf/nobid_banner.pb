@@ -1,0 +1,3 @@
+
+test-request-id
+test-imp-idzØZ

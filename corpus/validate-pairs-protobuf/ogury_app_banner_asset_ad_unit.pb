@@ -1,0 +1,4 @@
+
+test-request-id
+imp-idzÀ2:imp-id"
+1Bcom.example

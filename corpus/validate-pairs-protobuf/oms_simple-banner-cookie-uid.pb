@@ -1,0 +1,4 @@
+
+test-request-id
+test-imp-idz¬ú
+site-id:oms.com

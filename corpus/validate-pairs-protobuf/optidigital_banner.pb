@@ -1,0 +1,4 @@
+
+
+request-id
+imp-idz¬ú

@@ -1,0 +1,4 @@
+
+test-request-id
+imp1¬ú
+:test.com

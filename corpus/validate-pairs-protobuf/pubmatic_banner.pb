@@ -1,0 +1,5 @@
+
+test-request-id2
+test-imp-id¬úz¬ú:
+AdTag_Div1A¸…ëQ¸¾?
+siteID

@@ -1,0 +1,6 @@
+
+test-request-id
+test-imp-idz
+	audio/mp4"	
+"'
+1B"com.rediads.testrediadsapplication

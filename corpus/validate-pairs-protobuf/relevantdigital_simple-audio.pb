@@ -1,0 +1,4 @@
+
+test-request-id
+test-audio-idz
+	audio/mp4@î

@@ -1,0 +1,4 @@
+
+
+web-banner
+banner-imp-idz¬ú:pkey"Bcom.fake.app@¸

@@ -1,0 +1,4 @@
+
+test-request-id-video
+test-imp-id
+	video/mp4

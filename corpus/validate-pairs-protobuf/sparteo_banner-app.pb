@@ -1,0 +1,4 @@
+
+
+request-id
+div-banner-idz¬ú""dev.sparteo.comBcom.sparteo.app@ˆ'

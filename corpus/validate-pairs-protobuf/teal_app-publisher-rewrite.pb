@@ -1,0 +1,4 @@
+
+test-request-banner
+test-imp-bannerz¬ú")
+demo-appDemo AppBcom.example.demoapp

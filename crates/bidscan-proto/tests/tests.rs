@@ -1,0 +1,3 @@
+//! bidscan-proto's integration tests: one binary, one module per file.
+
+mod rules;
