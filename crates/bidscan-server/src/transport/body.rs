@@ -227,6 +227,11 @@ impl Lines {
         out
     }
 
+    /// Bytes of the line not yet complete that are held (at most the limit and one).
+    pub fn pending_len(&self) -> usize {
+        self.pending.len()
+    }
+
     /// The last line, if the input did not end with `\n`.
     pub fn finish(&mut self) -> Option<Line> {
         (!self.pending.is_empty() || self.too_long()).then(|| self.take())
