@@ -129,7 +129,8 @@ def main():
             s.close()
         closed = time.monotonic()
         time.sleep(2)
-        inflight_after = metric(get(port, "/metrics"), "bidscan_inflight_bytes")
+        metrics_after = get(port, "/metrics")
+        inflight_after = metric(metrics_after, "bidscan_inflight_bytes")
         stop.set()
         time.sleep(max(0.0, IDLE - (time.monotonic() - closed)))
         after = status(server.pid, "VmRSS")
@@ -146,7 +147,7 @@ def main():
         print(f"RSS before:        {before / MIB:8.1f} MiB")
         print(f"RSS peak (sampled):{held_peak / MIB:8.1f} MiB   VmHWM {hwm / MIB:.1f} MiB")
         print(f"answers while held: {dict(sorted(codes.items()))}")
-        shed = metric(metrics, "bidscan_shed_total", '{reason="memory"}')
+        shed = metric(metrics_after, "bidscan_shed_total", '{reason="memory"}')
         print(f'bidscan_shed_total{{reason="memory"}} {shed:.0f}')
         print(f"bidscan_inflight_bytes while held {metric(metrics, 'bidscan_inflight_bytes') / MIB:.1f} MiB, "
               f"2 s after closing {inflight_after:.0f}")
