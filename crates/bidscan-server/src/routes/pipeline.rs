@@ -17,7 +17,8 @@
 //! 5. JSON error bodies ([`json_errors`]): every error a client sees has one shape;
 //! 6. `x-openrtb-version` echoed, replacing: callers pair answers with the OpenRTB version they sent;
 //! 7. the concurrency limit: one `try_acquire` on [`AppState::permits`] (shared with the batch routes), none free →
-//!    503 `overloaded` with `Retry-After` (`bidscan_shed_total{reason="concurrency"}`), never a queue; the permit is held until the answer is ready;
+//!    503 `overloaded` with `Retry-After` (`bidscan_shed_total{reason="concurrency"}`), never a queue; the permit
+//!    is held until the answer is ready;
 //! 8. the request timeout: 408 `timeout` when the answer is not ready within `server.request_timeout_secs` of the
 //!    permit, so a slow upload cannot hold a permit; the timer is made only if the answer is not ready at once;
 //! 9. the body's size and codings ([`crate::routes::layers::inflate`]'s rules): `Content-Length` over

@@ -4,10 +4,10 @@
 //! that cannot is shed with 503 (`bidscan_shed_total{reason="memory"}`). The bytes go back when the reservation
 //! drops, whatever ends the request (answered, timed out, the client gone).
 //!
-//! So memory is bounded by bytes, not by request count: `server.max_concurrency` requests each holding a body
-//! of `server.max_body_bytes` would be 1 GiB at the defaults. What the budget does not count (the pooled decode buffers, at most
-//! `pool.global_retained_bytes` idle plus one per worker in use, and the process's baseline) is the rest of the
-//! sum in docs/operations.md, "Memory".
+//! So memory is bounded by bytes, not by request count: `server.max_concurrency` requests each holding a body of
+//! `server.max_body_bytes` would be 1 GiB at the defaults. What the budget does not count (the pooled decode
+//! buffers, at most `pool.global_retained_bytes` idle plus one per worker in use; the connections' read buffers;
+//! the process's baseline) is the rest of the sum in docs/operations.md, "Memory sizing".
 //!
 //! Reservations are a compare-and-swap loop on one atomic counter, so the total never passes the cap, not even
 //! briefly. They grow in steps of [`STEP`] bytes, so a 4 MiB body costs 64 atomic updates, not one per frame.
