@@ -269,3 +269,29 @@ async fn held_batch_answers_count_in_the_budget() {
     assert_eq!(value(&server.metrics().await, SHED), 1.0);
     assert_eq!(value(&server.metrics().await, INFLIGHT), 0.0);
 }
+
+#[tokio::test]
+async fn a_batch_line_past_the_budget_ends_the_stream() {
+    let (server, _) = budgeted(1).await;
+    // One line of 2 MiB (under `server.max_body_bytes`) is more than the budget while it is incomplete.
+    let mut body = br#"{"id":"1"}"#.to_vec();
+    body.push(b'\n');
+    body.extend(std::iter::repeat_n(b' ', 2 * MIB));
+    body.extend_from_slice(b"{}\n");
+    // A client of its own: the server closes this connection (the rest of the body is never read).
+    let res = reqwest::Client::new()
+        .post(server.url("/decode/batch"))
+        .header("content-type", "application/x-ndjson")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let text = res.text().await.unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[0].contains("\"status\""), "{}", lines[0]);
+    assert!(lines[1].contains("max_inflight_bytes"), "{}", lines[1]);
+    assert_eq!(value(&server.metrics().await, SHED), 1.0);
+    assert_eq!(settle(&server, INFLIGHT, |v| v == 0.0).await, 0.0);
+}
