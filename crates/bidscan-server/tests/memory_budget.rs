@@ -1,7 +1,7 @@
 //! `server.max_inflight_bytes` on a real server: bodies held short of complete reserve their bytes as they arrive;
 //! the request that cannot get its bytes is answered 503 with `Retry-After` (HTTP/1.1: then closed; HTTP/2: its
 //! stream ends, the connection serves on), counted in `bidscan_shed_total{reason="memory"}`; a compressed body
-//! reserves its decompressed limit up front, a `view=full` answer the body's size again; and every reservation is
+//! reserves its decompressed limit (`server.max_body_bytes`) up front, a `view=full` answer the body's size again; and every reservation is
 //! given back when its request ends (`bidscan_inflight_bytes` back to 0).
 
 use std::net::SocketAddr;

@@ -25,7 +25,7 @@
 //!    `server.max_body_bytes` → 413 at once (outcome `too_large`); a `Content-Encoding` undone by [`Inflated`] (415
 //!    with `Accept-Encoding` for an unknown one); a plain body received straight from the wire under the same
 //!    limit (413); its bytes reserved in `server.max_inflight_bytes` ([`crate::transport::memory`]) as they
-//!    arrive, a compressed body's whole limit up front, a `view=full` answer's again until it is sent: a request
+//!    arrive, a compressed body's `server.max_body_bytes` up front, a `view=full` answer's again until sent: a request
 //!    that cannot reserve is 503 `overloaded` with `Retry-After` at once (before or part-way through its body),
 //!    counted in `bidscan_shed_total{reason="memory"}`;
 //! 10. the method: anything but `POST` is 405 `method_not_allowed`, after the size and codings as the router
@@ -384,16 +384,23 @@ where
     let limit = shared.limit;
     let state = &shared.state;
     // The body's bytes in `server.max_inflight_bytes`: a first step now, before any of it is read (none free:
-    // 503 before the body), then as it grows; a compressed body its whole decompressed limit, up front.
+    // 503 before the body), then as it grows; a compressed body `server.max_body_bytes` up front (its whole
+    // decompressed limit, but for an auction's, which then grows as a plain body's).
     let mut reservation = state.memory.reservation();
-    if !reservation.cover(if coded.is_some() { limit } else { 1 }) {
+    let first = if coded.is_some() {
+        shared.parts.max_part_bytes.min(limit)
+    } else {
+        1
+    };
+    if !reservation.cover(first) {
         return state.shed_memory().into_response();
     }
     let frames = match coded {
         None => collect_plain(wire, limit, &mut reservation, read).await,
         Some(list) => {
             // Rare: boxed, so that the common future does not carry the decompressors' state.
-            let (frames, unread) = Box::pin(collect_coded(wire, list, limit)).await;
+            let (frames, unread) =
+                Box::pin(collect_coded(wire, list, limit, &mut reservation)).await;
             *read |= unread;
             frames
         }
@@ -490,6 +497,7 @@ async fn collect_coded<B>(
     wire: B,
     list: Vec<Coding>,
     limit: usize,
+    reservation: &mut Reservation,
 ) -> (Result<Frames, ApiError>, bool)
 where
     B: http_body::Body<Data = Bytes> + Send + 'static,
@@ -500,7 +508,7 @@ where
     for &coding in list.iter().rev() {
         decoded = Body::new(Inflated::new(decoded, coding));
     }
-    let frames = body::collect(decoded, limit).await;
+    let frames = body::collect(decoded, limit, Some(reservation)).await;
     (frames, flag.load(Ordering::Acquire))
 }
 

@@ -1,5 +1,5 @@
 //! [`MemoryBudget`]: `server.max_inflight_bytes`, the one cap on the bytes that requests hold in memory at once —
-//! bodies as they arrive (a compressed body its whole decompressed limit, up front), `view=full` answers until
+//! bodies as they arrive (a compressed body `server.max_body_bytes` up front), `view=full` answers until
 //! they are sent, held batch answers. A request takes a [`Reservation`] and grows it before it holds more; one
 //! that cannot is shed with 503 (`bidscan_shed_total{reason="memory"}`). The bytes go back when the reservation
 //! drops, whatever ends the request (answered, timed out, the client gone).
