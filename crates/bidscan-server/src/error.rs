@@ -161,6 +161,17 @@ impl ApiError {
         }
     }
 
+    /// 503 `overloaded` with `Retry-After`, for a request whose bytes do not fit `server.max_inflight_bytes`.
+    pub fn memory(retry_after: u64) -> ApiError {
+        ApiError {
+            retry_after: Some(retry_after),
+            ..ApiError::new(
+                ErrorCode::Overloaded,
+                "the memory for requests in flight (server.max_inflight_bytes) is taken; retry later",
+            )
+        }
+    }
+
     /// The JSON text of `{"error": ...}` (one line), as written in HTTP bodies and NDJSON lines.
     pub fn to_json(&self) -> Vec<u8> {
         // A struct of strings and integers always serializes.

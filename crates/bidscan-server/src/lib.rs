@@ -27,7 +27,8 @@
 //! # What it deliberately does not do
 //! Parse JSON or know the OpenRTB model beyond calling `bidscan_openrtb`; speak TLS unless `[server.tls]` is set
 //! (cleartext is the default: a mesh or proxy terminates TLS, or `transport::tls` does with rustls); queue
-//! requests past the concurrency limit (they are shed with 503); hold a pooled buffer across an `.await`.
+//! requests past the concurrency limit or the memory budget, `server.max_inflight_bytes` (they are shed with
+//! 503); hold a pooled buffer across an `.await`.
 #![forbid(unsafe_code)]
 
 mod cli;

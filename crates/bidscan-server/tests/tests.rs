@@ -23,6 +23,7 @@ mod hostile;
 mod hostile_slow;
 mod interop;
 mod markup;
+mod memory_budget;
 mod pool;
 mod render;
 mod request_logs;

@@ -69,6 +69,9 @@ pub struct ServerConfig {
     /// Most bytes of batch answers held in memory at once, all batches together, under
     /// `batch_answer_after_body`; a batch whose answer would pass it ends with an `overloaded` error line.
     pub max_held_answer_bytes: usize,
+    /// Most bytes requests hold in memory at once, all together ([`crate::transport::memory`]): bodies as they
+    /// arrive, view=full answers, held batch answers. A request that cannot get its bytes is shed with 503.
+    pub max_inflight_bytes: usize,
     /// Decode requests served at once before shedding with 503.
     pub max_concurrency: usize,
     /// Seconds a decode request may take (body received and answer started) before 408.
@@ -288,6 +291,7 @@ impl Config {
                 "server.max_held_answer_bytes",
                 s.max_held_answer_bytes as u64,
             ),
+            ("server.max_inflight_bytes", s.max_inflight_bytes as u64),
             ("server.max_concurrency", s.max_concurrency as u64),
             ("server.request_timeout_secs", s.request_timeout_secs),
             ("server.max_connections", s.max_connections as u64),
@@ -365,6 +369,7 @@ impl Config {
                         "server.max_held_answer_bytes",
                         s.max_held_answer_bytes as u64,
                     ),
+                    ("server.max_inflight_bytes", s.max_inflight_bytes as u64),
                 ],
             ),
             (

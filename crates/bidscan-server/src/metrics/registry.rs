@@ -32,6 +32,10 @@ fn adm_index(kind: AdmKind) -> usize {
 /// Name of the pool of decode buffers (the `buffer` label).
 pub const INPUT_BUFFER: &str = "input";
 
+/// Why a request was shed (`bidscan_shed_total{reason}`): `concurrency`, no permit of `server.max_concurrency`
+/// was free; `memory`, its bytes did not fit `server.max_inflight_bytes`.
+pub const SHED_REASONS: [&str; 2] = ["concurrency", "memory"];
+
 /// Every outcome of a decode (`bidscan_decode_outcomes_total{outcome}`).
 pub const OUTCOMES: [&str; 9] = [
     "bid",
@@ -60,6 +64,12 @@ pub struct Metrics {
     /// `bidscan_http_send_timeouts_total`: connections reset because the client took no byte of an answer for
     /// `server.send_timeout_secs` ([`crate::transport::conn::send_timeout`]).
     pub send_timeouts: IntCounter,
+    /// `bidscan_shed_total{reason}`: requests answered 503 because a limit was reached, reason in
+    /// [`SHED_REASONS`].
+    pub shed: IntCounterVec,
+    /// `bidscan_inflight_bytes`: bytes held by requests in flight under `server.max_inflight_bytes`
+    /// ([`crate::transport::memory`]); set on each scrape.
+    pub inflight_bytes: IntGauge,
     /// `bidscan_decode_duration_seconds`: the synchronous decode and rendering of one document.
     pub decode_duration: Histogram,
     /// `bidscan_document_bytes`: size of each decoded document (after decompression).
@@ -186,6 +196,17 @@ impl Metrics {
             send_timeouts: register_int_counter_with_registry!(
                 "bidscan_http_send_timeouts_total",
                 "Connections reset because the client took no byte of an answer for server.send_timeout_secs.",
+                r
+            )?,
+            shed: register_int_counter_vec_with_registry!(
+                "bidscan_shed_total",
+                "Requests answered 503 because a limit was reached, by reason (concurrency, memory).",
+                &["reason"],
+                r
+            )?,
+            inflight_bytes: register_int_gauge_with_registry!(
+                "bidscan_inflight_bytes",
+                "Bytes held by requests in flight, under server.max_inflight_bytes.",
                 r
             )?,
             decode_duration: register_histogram_with_registry!(
@@ -391,6 +412,9 @@ impl Metrics {
         }
         for result in ["ok", "error"] {
             self.config_reloads.with_label_values(&[result]);
+        }
+        for reason in SHED_REASONS {
+            self.shed.with_label_values(&[reason]);
         }
         self.buffer_grow.with_label_values(&[INPUT_BUFFER]);
         self.buffer_shrink.with_label_values(&[INPUT_BUFFER]);

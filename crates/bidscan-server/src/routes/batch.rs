@@ -40,6 +40,7 @@ use crate::error::{ApiError, ErrorBody};
 use crate::routes::params::{DecodeParams, invalid_query};
 use crate::routes::state::{AppState, X_BIDDER};
 use crate::transport::body::{self, Accepts, Line, Lines};
+use crate::transport::memory::Reservation;
 
 /// Decodes every line of an NDJSON body, answering one NDJSON line per input line as they are decoded.
 #[utoipa::path(
@@ -93,12 +94,13 @@ pub async fn stream(
         .permits
         .clone()
         .try_acquire_owned()
-        .map_err(|_| ApiError::overloaded(state.config.server.retry_after_secs))?;
+        .map_err(|_| state.shed_concurrency())?;
     let limit = state.config.server.max_body_bytes;
     let mut batch = Batch {
         _permit: permit,
         input: body.into_data_stream().peekable(),
         lines: Lines::new(limit),
+        line_bytes: state.memory.reservation(),
         received: 0,
         answered: 0,
         written: 0,
@@ -147,6 +149,8 @@ struct Batch {
     /// The request body; its first frame is awaited before the answer's head.
     input: Peekable<BodyDataStream>,
     lines: Lines,
+    /// The incomplete line's bytes in `server.max_inflight_bytes`.
+    line_bytes: Reservation,
     /// Bytes of the body received so far, after decompression.
     received: usize,
     /// Lines answered so far (at most `server.max_batch_lines`).
@@ -171,19 +175,26 @@ impl Batch {
         let mut held = Held {
             bytes: 0,
             total: self.state.held_answers.clone(),
+            reservation: self.state.memory.reservation(),
         };
         let cap = self.state.config.server.max_held_answer_bytes;
         let mut chunks = Vec::new();
         let mut capped = false;
         while let Some(chunk) = self.next_chunk().await {
             let before = held.total.fetch_add(chunk.len(), Ordering::Relaxed);
-            // Past the cap, the chunk is replaced by the one `overloaded` line (which is then let through).
-            if before + chunk.len() > cap && !capped {
+            // Past the cap or `server.max_inflight_bytes`, the chunk is replaced by the one `overloaded` line
+            // (which is then let through).
+            let over_cap = before + chunk.len() > cap;
+            if !capped && (over_cap || !held.reservation.cover(held.bytes + chunk.len())) {
                 capped = true;
                 held.total.fetch_sub(chunk.len(), Ordering::Relaxed);
                 // The lines of this chunk were decoded (and counted); their answers are left out.
                 self.out.clear();
-                let e = ApiError::overloaded(self.state.config.server.retry_after_secs);
+                let e = if over_cap {
+                    ApiError::overloaded(self.state.config.server.retry_after_secs)
+                } else {
+                    self.state.shed_memory()
+                };
                 self.state.engine.count_refused(&e);
                 self.fail(e);
                 continue;
@@ -222,6 +233,11 @@ impl Batch {
                     }
                     let lines = self.lines.push(&frame);
                     self.render(lines);
+                    if !self.done && !self.line_bytes.cover(self.lines.pending_len()) {
+                        let e = self.state.shed_memory();
+                        self.fail(e);
+                    }
+                    self.line_bytes.trim(self.lines.pending_len());
                 }
                 Some(Err(e)) => {
                     let limit = self.state.config.server.max_batch_bytes;
@@ -296,10 +312,11 @@ impl Batch {
     }
 }
 
-/// Bytes of held batch answers, counted in the server's total until dropped.
+/// Bytes of held batch answers, counted in the server's total and in `server.max_inflight_bytes` until dropped.
 struct Held {
     bytes: usize,
     total: Arc<AtomicUsize>,
+    reservation: Reservation,
 }
 
 impl Drop for Held {

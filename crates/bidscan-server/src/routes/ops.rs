@@ -76,6 +76,10 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
 )]
 pub async fn metrics(State(state): State<AppState>) -> Result<Response, ApiError> {
     state.gate.update_gauges();
+    state
+        .metrics()
+        .inflight_bytes
+        .set(i64::try_from(state.memory.in_use()).unwrap_or(i64::MAX));
     let text = state
         .metrics()
         .render()

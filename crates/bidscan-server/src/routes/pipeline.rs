@@ -17,13 +17,17 @@
 //! 5. JSON error bodies ([`json_errors`]): every error a client sees has one shape;
 //! 6. `x-openrtb-version` echoed, replacing: callers pair answers with the OpenRTB version they sent;
 //! 7. the concurrency limit: one `try_acquire` on [`AppState::permits`] (shared with the batch routes), none free →
-//!    503 `overloaded` with `Retry-After`, never a queue; the permit is held until the answer is ready;
+//!    503 `overloaded` with `Retry-After` (`bidscan_shed_total{reason="concurrency"}`), never a queue; the permit
+//!    is held until the answer is ready;
 //! 8. the request timeout: 408 `timeout` when the answer is not ready within `server.request_timeout_secs` of the
 //!    permit, so a slow upload cannot hold a permit; the timer is made only if the answer is not ready at once;
 //! 9. the body's size and codings ([`crate::routes::layers::inflate`]'s rules): `Content-Length` over
 //!    `server.max_body_bytes` → 413 at once (outcome `too_large`); a `Content-Encoding` undone by [`Inflated`] (415
 //!    with `Accept-Encoding` for an unknown one); a plain body received straight from the wire under the same
-//!    limit (413);
+//!    limit (413); its bytes reserved in `server.max_inflight_bytes` ([`crate::transport::memory`]) as they
+//!    arrive, a compressed body's `server.max_body_bytes` up front, a `view=full` answer's again until sent: a request
+//!    that cannot reserve is 503 `overloaded` with `Retry-After` at once (before or part-way through its body),
+//!    counted in `bidscan_shed_total{reason="memory"}`;
 //! 10. the method: anything but `POST` is 405 `method_not_allowed`, after the size and codings as the router
 //!     answers its routes; every answer to another method carries `Allow: POST`;
 //! 11. the work: query, `Content-Type`, the body, [`Engine::run`](crate::engine::Engine::run) with the route's
@@ -68,6 +72,7 @@ use crate::routes::params::{DecodeParams, invalid_query};
 use crate::routes::state::{AppState, OPENRTB_VERSION};
 use crate::transport::body::{self, Accepts, Frames};
 use crate::transport::head::Head;
+use crate::transport::memory::{self, Reservation};
 
 /// One document route's stack: see the module docs. Cheap to clone (a path and an `Arc`).
 #[derive(Clone)]
@@ -87,7 +92,6 @@ struct Shared {
     /// `bidscan_decode_outcomes_total{outcome="too_large"}`, for 413s decided from `Content-Length`.
     too_large: IntCounter,
     timeout: Duration,
-    retry_after: u64,
     /// The body's limit, on the wire and after decompression: `server.max_body_bytes`, or for an auction
     /// `server.max_auction_bytes`.
     limit: usize,
@@ -114,7 +118,6 @@ impl Pipeline {
                 route: path,
                 too_large: state.metrics().outcomes.with_label_values(&["too_large"]),
                 timeout: config.request_timeout(),
-                retry_after: config.server.retry_after_secs,
                 limit: match work {
                     Work::Auction => config.server.max_auction_bytes,
                     Work::Decode | Work::Validate => config.server.max_body_bytes,
@@ -247,7 +250,7 @@ where
     } else {
         let version = seen.version.take();
         let mut res = match shared.state.permits.try_acquire() {
-            Err(_) => ApiError::overloaded(shared.retry_after).into_response(),
+            Err(_) => shared.state.shed_concurrency().into_response(),
             Ok(_permit) => {
                 let deadline = tokio::time::Instant::now() + shared.timeout;
                 match prepare(&shared, req, &seen) {
@@ -379,34 +382,70 @@ where
         headers,
     } = pending;
     let limit = shared.limit;
+    let state = &shared.state;
+    // The body's bytes in `server.max_inflight_bytes`: a first step now, before any of it is read (none free:
+    // 503 before the body), then as it grows; a compressed body `server.max_body_bytes` up front (its whole
+    // decompressed limit, but for an auction's, which then grows as a plain body's).
+    let mut reservation = state.memory.reservation();
+    let first = if coded.is_some() {
+        shared.parts.max_part_bytes.min(limit)
+    } else {
+        1
+    };
+    if !reservation.cover(first) {
+        return state.shed_memory().into_response();
+    }
     let frames = match coded {
-        None => collect_plain(wire, limit, read).await,
+        None => collect_plain(wire, limit, &mut reservation, read).await,
         Some(list) => {
             // Rare: boxed, so that the common future does not carry the decompressors' state.
-            let (frames, unread) = Box::pin(collect_coded(wire, list, limit)).await;
+            let (frames, unread) =
+                Box::pin(collect_coded(wire, list, limit, &mut reservation)).await;
             *read |= unread;
             frames
         }
     };
-    let state = &shared.state;
     let frames = match frames {
         Ok(frames) => frames,
         Err(e) => {
+            // The one error with `Retry-After` the body's reading gives: its bytes did not fit.
+            if e.retry_after.is_some() {
+                return state.shed_memory().into_response();
+            }
             state.engine.count_refused_by(&e, options.bidder.as_deref());
             return e.into_response();
         }
     };
+    // A view=full answer echoes the body: its bytes too, until it is sent.
+    let echo = if options.view == View::Full {
+        match state.memory.try_reserve(frames.len) {
+            Some(echo) => Some(echo),
+            None => return state.shed_memory().into_response(),
+        }
+    } else {
+        None
+    };
     let answer = match shared.work {
         // Rare and larger: boxed, so that the common future does not carry the parts' reading.
         Work::Auction => Box::pin(auction(shared, frames, &headers, &options)).await,
-        work => state
-            .engine
-            .run(work, frames.slices(), frames.len, &options),
+        work => {
+            let answer = state
+                .engine
+                .run(work, frames.slices(), frames.len, &options);
+            drop(frames);
+            answer
+        }
     };
+    // The body is gone; the answer holds `echo`, if any.
+    drop(reservation);
     match answer {
         Ok(answer) => {
             let big = compress::compressible(answer.json.len());
-            let mut res = Response::new(Body::from(answer.json));
+            let json = Body::from(answer.json);
+            let mut res = Response::new(match echo {
+                Some(echo) => memory::hold(json, echo),
+                None => json,
+            });
             res.headers_mut().insert(
                 header::CONTENT_TYPE,
                 HeaderValue::from_static("application/json"),
@@ -458,6 +497,7 @@ async fn collect_coded<B>(
     wire: B,
     list: Vec<Coding>,
     limit: usize,
+    reservation: &mut Reservation,
 ) -> (Result<Frames, ApiError>, bool)
 where
     B: http_body::Body<Data = Bytes> + Send + 'static,
@@ -468,14 +508,19 @@ where
     for &coding in list.iter().rev() {
         decoded = Body::new(Inflated::new(decoded, coding));
     }
-    let frames = body::collect(decoded, limit).await;
+    let frames = body::collect(decoded, limit, Some(reservation)).await;
     (frames, flag.load(Ordering::Acquire))
 }
 
 /// The data frames of a body without a coding, straight from the wire, refused (413) past `limit` bytes as
-/// `http_body_util::Limited` refuses them; `read` is set once the body has no more frames (as close-if-unread's
-/// body wrapper sets it).
-async fn collect_plain<B>(wire: B, limit: usize, read: &mut bool) -> Result<Frames, ApiError>
+/// `http_body_util::Limited` refuses them, and (503, an error with `Retry-After`) as soon as `reservation` cannot
+/// cover them; `read` is set once the body has no more frames (as close-if-unread's body wrapper sets it).
+async fn collect_plain<B>(
+    wire: B,
+    limit: usize,
+    reservation: &mut Reservation,
+    read: &mut bool,
+) -> Result<Frames, ApiError>
 where
     B: http_body::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
@@ -496,6 +541,9 @@ where
             frames.len += data.len();
             if frames.len > limit {
                 return Err(ApiError::too_large(limit, "the request body"));
+            }
+            if !reservation.cover(frames.len) {
+                return Err(ApiError::memory(0));
             }
             if !data.is_empty() {
                 frames.chunks.push(data);

@@ -10,8 +10,10 @@ use tokio::sync::Semaphore;
 
 use crate::config::Config;
 use crate::engine::Engine;
+use crate::error::ApiError;
 use crate::gate::Live;
 use crate::metrics::Metrics;
+use crate::transport::memory::MemoryBudget;
 
 /// Header echoed on decode responses when the request sends it.
 pub const OPENRTB_VERSION: HeaderName = HeaderName::from_static("x-openrtb-version");
@@ -39,6 +41,9 @@ pub struct AppState {
     /// Bytes of batch answers held in memory now, by batches under `server.batch_answer_after_body`, at most
     /// `server.max_held_answer_bytes` in all.
     pub held_answers: Arc<AtomicUsize>,
+    /// Bytes held by requests in flight, at most `server.max_inflight_bytes`: bodies, view=full answers, held
+    /// batch answers.
+    pub memory: Arc<MemoryBudget>,
 }
 
 impl AppState {
@@ -56,6 +61,7 @@ impl AppState {
                 .with_gate(gate.gate().clone()),
             gate,
             permits: Arc::new(Semaphore::new(config.server.max_concurrency.max(1))),
+            memory: MemoryBudget::new(config.server.max_inflight_bytes),
             config: Arc::new(config),
             draining: Arc::new(AtomicBool::new(false)),
             held_answers: Arc::new(AtomicUsize::new(0)),
@@ -71,5 +77,22 @@ impl AppState {
     /// Whether the server is draining.
     pub fn is_draining(&self) -> bool {
         self.draining.load(Ordering::SeqCst)
+    }
+
+    /// 503 `overloaded` for a request whose bytes do not fit `server.max_inflight_bytes`, counted in
+    /// `bidscan_shed_total{reason="memory"}`.
+    pub fn shed_memory(&self) -> ApiError {
+        self.metrics().shed.with_label_values(&["memory"]).inc();
+        ApiError::memory(self.config.server.retry_after_secs)
+    }
+
+    /// 503 `overloaded` for a request that found no permit of `server.max_concurrency` free, counted in
+    /// `bidscan_shed_total{reason="concurrency"}`.
+    pub fn shed_concurrency(&self) -> ApiError {
+        self.metrics()
+            .shed
+            .with_label_values(&["concurrency"])
+            .inc();
+        ApiError::overloaded(self.config.server.retry_after_secs)
     }
 }

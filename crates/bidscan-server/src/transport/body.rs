@@ -14,6 +14,7 @@ use bytes::{Bytes, BytesMut};
 use http_body_util::BodyExt;
 
 use crate::error::{ApiError, ErrorCode};
+use crate::transport::memory::Reservation;
 
 /// A body received as the frames it arrived in (reference-counted, not copied).
 #[derive(Debug, Default)]
@@ -31,12 +32,18 @@ impl Frames {
     }
 }
 
-/// Receives all data frames of `body`, refusing with 413 as soon as more than `limit` bytes have arrived.
+/// Receives all data frames of `body`, refusing with 413 as soon as more than `limit` bytes have arrived, and with
+/// 503 (an error with `Retry-After`) as soon as `reservation`, when given, cannot cover them.
 ///
 /// # Errors
 /// 413 past the limit (decompressed here, or on the wire as reported by the limit layer); 400 `bad_encoding` when
-/// the compressed body cannot be inflated; 400 when the body cannot be read (client went away).
-pub async fn collect(body: Body, limit: usize) -> Result<Frames, ApiError> {
+/// the compressed body cannot be inflated; 400 when the body cannot be read (client went away); 503 past the
+/// memory budget.
+pub async fn collect(
+    body: Body,
+    limit: usize,
+    mut reservation: Option<&mut Reservation>,
+) -> Result<Frames, ApiError> {
     let mut body = body;
     let mut frames = Frames::default();
     while let Some(frame) = body.frame().await {
@@ -45,6 +52,11 @@ pub async fn collect(body: Body, limit: usize) -> Result<Frames, ApiError> {
             frames.len += data.len();
             if frames.len > limit {
                 return Err(ApiError::too_large(limit, "the decompressed body"));
+            }
+            if let Some(reservation) = reservation.as_deref_mut()
+                && !reservation.cover(frames.len)
+            {
+                return Err(ApiError::memory(0));
             }
             if !data.is_empty() {
                 frames.chunks.push(data);
@@ -225,6 +237,11 @@ impl Lines {
         }
         self.extend(rest);
         out
+    }
+
+    /// Bytes of the line not yet complete that are held (at most the limit and one).
+    pub fn pending_len(&self) -> usize {
+        self.pending.len()
     }
 
     /// The last line, if the input did not end with `\n`.

@@ -5,11 +5,13 @@
 //!   rejections as JSON, the drain);
 //! - [`tls`]: `[server.tls]`, the rustls configurations a reload swaps, the handshake, the TLS metrics;
 //! - [`head`]: the request headers the pipeline reads, found in one pass;
-//! - [`body`]: request bodies received under the size limits, NDJSON lines, the `Content-Type` rule.
+//! - [`body`]: request bodies received under the size limits, NDJSON lines, the `Content-Type` rule;
+//! - [`memory`]: `server.max_inflight_bytes`, the byte budget of requests in flight.
 
 pub mod body;
 pub mod conn;
 pub(crate) mod head;
+pub mod memory;
 pub mod server;
 pub mod tls;
 pub mod workers;

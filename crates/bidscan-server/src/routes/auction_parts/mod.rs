@@ -236,7 +236,7 @@ pub async fn inflate(
     for &coding in list.iter().rev() {
         body = Body::new(Inflated::new(body, coding));
     }
-    let frames = crate::transport::body::collect(body, limit)
+    let frames = crate::transport::body::collect(body, limit, None)
         .await
         .map_err(|e| {
             if e.status == StatusCode::PAYLOAD_TOO_LARGE {

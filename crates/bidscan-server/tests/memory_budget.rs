@@ -1,0 +1,297 @@
+//! `server.max_inflight_bytes` on a real server: bodies held short of complete reserve their bytes as they arrive;
+//! the request that cannot get its bytes is answered 503 with `Retry-After` (HTTP/1.1: then closed; HTTP/2: its
+//! stream ends, the connection serves on), counted in `bidscan_shed_total{reason="memory"}`; a compressed body
+//! reserves its decompressed limit (`server.max_body_bytes`) up front, a `view=full` answer the body's size again; and every reservation is
+//! given back when its request ends (`bidscan_inflight_bytes` back to 0).
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::common::*;
+
+const MIB: usize = 1024 * 1024;
+const SHED: &str = "bidscan_shed_total{reason=\"memory\"}";
+const INFLIGHT: &str = "bidscan_inflight_bytes";
+
+/// A server whose budget is `mib` MiB.
+async fn budgeted(mib: usize) -> (TestServer, SocketAddr) {
+    let mut c = config();
+    c.server.max_inflight_bytes = mib * MIB;
+    let server = start(c).await;
+    let addr = server.base.trim_start_matches("http://").parse().unwrap();
+    (server, addr)
+}
+
+/// A connection that sent a `/decode` head announcing `len` bytes and all but the last 10 of them.
+async fn hold(addr: SocketAddr, len: usize) -> TcpStream {
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let head = format!("POST /decode HTTP/1.1\r\nHost: t\r\nContent-Length: {len}\r\n\r\n");
+    s.write_all(head.as_bytes()).await.unwrap();
+    s.write_all(&vec![b' '; len - 10]).await.unwrap();
+    s
+}
+
+/// Polls `/metrics` until `series` is `want` (2 s at most); the last value seen.
+async fn settle(server: &TestServer, series: &str, want: impl Fn(f64) -> bool) -> f64 {
+    let until = Instant::now() + Duration::from_secs(2);
+    loop {
+        let v = value(&server.metrics().await, series);
+        if want(v) || Instant::now() > until {
+            return v;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The answer's head (status line and headers, lower-cased) of a connection, and whether the server then closed
+/// it; 5 s at most.
+async fn answer(s: &mut TcpStream) -> (String, bool) {
+    let mut got = Vec::new();
+    let mut buf = vec![0; 64 * 1024];
+    let closed = loop {
+        match tokio::time::timeout(Duration::from_secs(5), s.read(&mut buf)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => break true,
+            Ok(Ok(n)) => got.extend_from_slice(&buf[..n]),
+            Err(_) => break false,
+        }
+    };
+    let text = String::from_utf8_lossy(&got).to_lowercase();
+    let head = text.split("\r\n\r\n").next().unwrap_or("").to_owned();
+    (head, closed)
+}
+
+#[tokio::test]
+async fn bodies_past_the_budget_are_shed_and_the_bytes_come_back() {
+    let (server, addr) = budgeted(8).await;
+    // Two bodies of 3 MiB held 10 bytes short: 6 MiB of the 8 reserved.
+    let mut held = Vec::new();
+    for n in 1..=2 {
+        held.push(hold(addr, 3 * MIB).await);
+        let inflight = settle(&server, INFLIGHT, |v| v >= (3 * n * MIB - 10) as f64).await;
+        assert!(inflight >= (3 * n * MIB - 10) as f64, "{inflight}");
+    }
+    // A third does not fit: 503 part-way, with Retry-After and Connection: close, and the connection is closed.
+    let third = TcpStream::connect(addr).await.unwrap();
+    let (mut read, mut write) = third.into_split();
+    let sender = tokio::spawn(async move {
+        let head = format!(
+            "POST /decode HTTP/1.1\r\nHost: t\r\nContent-Length: {}\r\n\r\n",
+            3 * MIB
+        );
+        let _ = write.write_all(head.as_bytes()).await;
+        let _ = write.write_all(&vec![b' '; 3 * MIB - 10]).await;
+        write
+    });
+    let mut got = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(5), read.read_to_end(&mut got)).await;
+    let text = String::from_utf8_lossy(&got).to_lowercase();
+    assert!(text.starts_with("http/1.1 503"), "{text}");
+    assert!(text.contains("retry-after: 1"), "{text}");
+    assert!(text.contains("connection: close"), "{text}");
+    assert!(text.contains("max_inflight_bytes"), "{text}");
+    drop(sender.await.unwrap());
+    assert_eq!(value(&server.metrics().await, SHED), 1.0);
+    // Small requests are still served from what is left.
+    for _ in 0..3 {
+        let res = server.post("/decode", &[], br#"{"id":"1"}"#.to_vec()).await;
+        assert_eq!(res.status(), 200);
+    }
+    // The held requests end (the clients go away): every byte comes back.
+    drop(held);
+    assert_eq!(settle(&server, INFLIGHT, |v| v == 0.0).await, 0.0);
+    // A finished request gives its bytes back too, and a body the size of the whole budget fits again.
+    let doc = format!(
+        r#"{{"id":"1","ext":{{"pad":"{}"}}}}"#,
+        "a".repeat(4 * MIB - 100)
+    );
+    let res = server.post("/decode", &[], doc.into_bytes()).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(value(&server.metrics().await, INFLIGHT), 0.0);
+}
+
+#[tokio::test]
+async fn a_request_that_finds_the_budget_spent_is_shed_before_its_body() {
+    let (server, addr) = budgeted(1).await;
+    // One body holds the whole MiB.
+    let _held = hold(addr, MIB).await;
+    settle(&server, INFLIGHT, |v| v >= (MIB - 10) as f64).await;
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let head = "POST /decode HTTP/1.1\r\nHost: t\r\nContent-Length: 100000\r\n\r\n";
+    s.write_all(head.as_bytes()).await.unwrap();
+    // Nothing of the body sent: answered all the same.
+    let (head, closed) = answer(&mut s).await;
+    assert!(head.starts_with("http/1.1 503"), "{head}");
+    assert!(head.contains("retry-after: 1"), "{head}");
+    assert!(
+        closed,
+        "the connection stays open after a 503 before the body"
+    );
+    assert_eq!(value(&server.metrics().await, SHED), 1.0);
+}
+
+#[tokio::test]
+async fn a_compressed_body_reserves_its_decompressed_limit_up_front() {
+    // 6 MiB with 3 held: room for a plain body, not for a gzip body's 4 MiB (`server.max_body_bytes`).
+    let (server, addr) = budgeted(6).await;
+    let _held = hold(addr, 3 * MIB).await;
+    settle(&server, INFLIGHT, |v| v >= (3 * MIB - 10) as f64).await;
+    let doc = br#"{"id":"1","seatbid":[]}"#;
+    let res = server
+        .post("/decode", &[("content-encoding", "gzip")], gzip(doc))
+        .await;
+    assert_eq!(res.status(), 503);
+    assert_eq!(res.headers()["retry-after"], "1");
+    let res = server.post("/decode", &[], doc.to_vec()).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(value(&server.metrics().await, SHED), 1.0);
+    // Without the held body, the gzip body fits.
+    drop(_held);
+    settle(&server, INFLIGHT, |v| v == 0.0).await;
+    let res = server
+        .post("/decode", &[("content-encoding", "gzip")], gzip(doc))
+        .await;
+    assert_eq!(res.status(), 200);
+}
+
+#[tokio::test]
+async fn a_full_view_reserves_the_body_again_for_its_answer() {
+    // 6 MiB with 2 held: a 2 MiB body fits (4 MiB), its full answer (6 MiB and more) does not.
+    let (server, addr) = budgeted(6).await;
+    let _held = hold(addr, 2 * MIB).await;
+    settle(&server, INFLIGHT, |v| v >= (2 * MIB - 10) as f64).await;
+    let doc = format!(r#"{{"id":"1","ext":{{"pad":"{}"}}}}"#, "a".repeat(2 * MIB));
+    let res = server
+        .post("/decode?view=full", &[], doc.clone().into_bytes())
+        .await;
+    assert_eq!(res.status(), 503);
+    let res = server
+        .post("/decode?view=summary", &[], doc.into_bytes())
+        .await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(value(&server.metrics().await, SHED), 1.0);
+}
+
+type Chunk = Result<Bytes, std::io::Error>;
+
+/// The chunks sent on `rx`, as a request body's stream that ends when the sender is dropped.
+fn received(
+    rx: tokio::sync::mpsc::Receiver<Chunk>,
+) -> impl futures_util::Stream<Item = Chunk> + Send + 'static {
+    futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|c| (c, rx)) })
+}
+
+#[tokio::test]
+async fn over_h2_the_stream_past_the_budget_ends_and_the_connection_serves_on() {
+    let (server, _) = budgeted(2).await;
+    let h2 = reqwest::Client::builder()
+        .http2_prior_knowledge()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .unwrap();
+    // Stream A: a small body, its last bytes held back.
+    let (tx_a, rx_a) = tokio::sync::mpsc::channel::<Chunk>(4);
+    tx_a.send(Ok(Bytes::from_static(br#"{"id":"a","#)))
+        .await
+        .unwrap();
+    let a = tokio::spawn(
+        h2.post(server.url("/decode"))
+            .body(reqwest::Body::wrap_stream(received(rx_a)))
+            .send(),
+    );
+    // Stream B on the same connection: 3 MiB, sent in 256 KiB frames and never finished.
+    let (tx_b, rx_b) = tokio::sync::mpsc::channel::<Chunk>(64);
+    let b = tokio::spawn(
+        h2.post(server.url("/decode"))
+            .body(reqwest::Body::wrap_stream(received(rx_b)))
+            .send(),
+    );
+    let feeder = tokio::spawn(async move {
+        for _ in 0..12 {
+            if tx_b
+                .send(Ok(Bytes::from(vec![b' '; MIB / 4])))
+                .await
+                .is_err()
+            {
+                break;
+            }
+        }
+        tx_b
+    });
+    // B is answered 503 (or, if the reset overtakes the answer, fails): either way its stream ends part-way.
+    match tokio::time::timeout(Duration::from_secs(10), b)
+        .await
+        .unwrap()
+        .unwrap()
+    {
+        Ok(res) => {
+            assert_eq!(res.status(), 503);
+            assert_eq!(res.headers()["retry-after"], "1");
+        }
+        Err(e) => assert!(e.is_request() || e.is_body(), "{e:?}"),
+    }
+    assert_eq!(settle(&server, SHED, |v| v == 1.0).await, 1.0);
+    drop(feeder.await.unwrap());
+    // A, on the same connection, completes.
+    tx_a.send(Ok(Bytes::from_static(br#""seatbid":[]}"#)))
+        .await
+        .unwrap();
+    drop(tx_a);
+    let res = a.await.unwrap().unwrap();
+    assert_eq!(res.version(), reqwest::Version::HTTP_2);
+    assert_eq!(res.status(), 200);
+    assert_eq!(settle(&server, INFLIGHT, |v| v == 0.0).await, 0.0);
+}
+
+#[tokio::test]
+async fn held_batch_answers_count_in_the_budget() {
+    let mut c = config();
+    c.server.max_inflight_bytes = MIB;
+    c.server.batch_answer_after_body = true;
+    let server = start(c).await;
+    // Each no-bid answer line is a few hundred bytes: 10,000 of them pass 1 MiB.
+    let body = "{}\n".repeat(10_000);
+    let res = server
+        .post(
+            "/decode/batch",
+            &[("content-type", "application/x-ndjson")],
+            body.into_bytes(),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let text = res.text().await.unwrap();
+    let last = text.lines().last().unwrap();
+    assert!(last.contains("max_inflight_bytes"), "{last}");
+    assert!(text.len() < MIB, "{}", text.len());
+    assert_eq!(value(&server.metrics().await, SHED), 1.0);
+    assert_eq!(value(&server.metrics().await, INFLIGHT), 0.0);
+}
+
+#[tokio::test]
+async fn a_batch_line_past_the_budget_ends_the_stream() {
+    let (server, _) = budgeted(1).await;
+    // One line of 2 MiB (under `server.max_body_bytes`) is more than the budget while it is incomplete.
+    let mut body = br#"{"id":"1"}"#.to_vec();
+    body.push(b'\n');
+    body.extend(std::iter::repeat_n(b' ', 2 * MIB));
+    body.extend_from_slice(b"{}\n");
+    // A client of its own: the server closes this connection (the rest of the body is never read).
+    let res = reqwest::Client::new()
+        .post(server.url("/decode/batch"))
+        .header("content-type", "application/x-ndjson")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let text = res.text().await.unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[0].contains("\"status\""), "{}", lines[0]);
+    assert!(lines[1].contains("max_inflight_bytes"), "{}", lines[1]);
+    assert_eq!(value(&server.metrics().await, SHED), 1.0);
+    assert_eq!(settle(&server, INFLIGHT, |v| v == 0.0).await, 0.0);
+}
