@@ -6,9 +6,12 @@
 //! `#[serde(flatten)]`, serialized through a map with a call per key — 39% of an auction over HTTP
 //! (BENCHMARKS.md, "The service: an auction against one call per bidder"). The pieces are the parent module's; the
 //! canonical `response` (full view), the rejected bids under `ext.prebid.bid` and each bid's `adm` object still go
-//! through serde_json, so those rules live in one place.
+//! through serde_json, so those rules live in one place. The answer lists every rejected bid twice (under its
+//! bidder and in the auction's `seatnonbid`); the second list is a copy of the first's bytes when it is equal.
 
-use bidscan_openrtb::rules::{BidStatus, NonBid, SeatNonBid, ValidatedIssue, ValidatedSummary};
+use std::ops::Range;
+
+use bidscan_openrtb::rules::{BidStatus, NonBid, ValidatedIssue, ValidatedSummary};
 use bidscan_openrtb::{AuctionAnswer, BidderAnswer, BidderStatus, Severity};
 
 use super::{bid_summary_members, int, opt_str, status, string};
@@ -18,7 +21,7 @@ use super::{bid_summary_members, int, opt_str, status, string};
 /// # Errors
 /// Only what serde_json reports for a response or a rejected bid (a failing `Serialize` impl; the model has
 /// none).
-pub fn write_auction(out: &mut Vec<u8>, answer: &AuctionAnswer<'_>) -> serde_json::Result<()> {
+pub fn write_auction<'s>(out: &mut Vec<u8>, answer: &AuctionAnswer<'s>) -> serde_json::Result<()> {
     out.extend_from_slice(b"{\"request\":{\"id\":");
     opt_str(out, answer.request.id);
     out.extend_from_slice(b",\"imps\":[");
@@ -29,19 +32,41 @@ pub fn write_auction(out: &mut Vec<u8>, answer: &AuctionAnswer<'_>) -> serde_jso
         opt_str(out, *imp);
     }
     out.extend_from_slice(b"]},\"bidders\":[");
+    // Where each bidder's seats' `nonbid` arrays were written, in order: the answer's own `seatnonbid` holds the
+    // same lists again, and a list equal to the one written there is copied rather than serialized twice.
+    let mut written: Vec<(&[NonBid<'s>], Range<usize>)> = Vec::new();
     for (i, bidder) in answer.bidders.iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
-        bidder_answer(out, bidder)?;
+        bidder_answer(out, bidder, &mut written)?;
     }
-    out.extend_from_slice(b"],\"seatnonbid\":");
-    seatnonbid(out, &answer.seatnonbid)?;
-    out.push(b'}');
+    out.extend_from_slice(b"],\"seatnonbid\":[");
+    for (i, seat) in answer.seatnonbid.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"{\"seat\":");
+        string(out, seat.seat);
+        out.extend_from_slice(b",\"nonbid\":");
+        match written.get(i) {
+            Some((nonbid, range)) if *nonbid == seat.nonbid.as_slice() => {
+                out.extend_from_within(range.clone());
+            }
+            _ => nonbid_list(out, &seat.nonbid)?,
+        }
+        out.push(b'}');
+    }
+    out.extend_from_slice(b"]}");
     Ok(())
 }
 
-fn bidder_answer(out: &mut Vec<u8>, b: &BidderAnswer<'_>) -> serde_json::Result<()> {
+/// `b`, the place of each of its seats' `nonbid` array pushed on `written`.
+fn bidder_answer<'a, 's>(
+    out: &mut Vec<u8>,
+    b: &'a BidderAnswer<'s>,
+    written: &mut Vec<(&'a [NonBid<'s>], Range<usize>)>,
+) -> serde_json::Result<()> {
     out.extend_from_slice(b"{\"bidder\":");
     string(out, b.bidder);
     out.extend_from_slice(b",\"status\":");
@@ -66,9 +91,20 @@ fn bidder_answer(out: &mut Vec<u8>, b: &BidderAnswer<'_>) -> serde_json::Result<
         }
         validated_issue(out, issue);
     }
-    out.extend_from_slice(b"],\"seatnonbid\":");
-    seatnonbid(out, &b.seatnonbid)?;
-    out.push(b'}');
+    out.extend_from_slice(b"],\"seatnonbid\":[");
+    for (i, seat) in b.seatnonbid.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"{\"seat\":");
+        string(out, seat.seat);
+        out.extend_from_slice(b",\"nonbid\":");
+        let start = out.len();
+        nonbid_list(out, &seat.nonbid)?;
+        written.push((&seat.nonbid, start..out.len()));
+        out.push(b'}');
+    }
+    out.extend_from_slice(b"]}");
     Ok(())
 }
 
@@ -129,22 +165,13 @@ fn validated_issue(out: &mut Vec<u8>, v: &ValidatedIssue<'_>) {
     out.push(b'}');
 }
 
-fn seatnonbid(out: &mut Vec<u8>, seats: &[SeatNonBid<'_>]) -> serde_json::Result<()> {
+fn nonbid_list(out: &mut Vec<u8>, nonbid: &[NonBid<'_>]) -> serde_json::Result<()> {
     out.push(b'[');
-    for (i, seat) in seats.iter().enumerate() {
+    for (i, n) in nonbid.iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
-        out.extend_from_slice(b"{\"seat\":");
-        string(out, seat.seat);
-        out.extend_from_slice(b",\"nonbid\":[");
-        for (j, nonbid) in seat.nonbid.iter().enumerate() {
-            if j > 0 {
-                out.push(b',');
-            }
-            nonbid_entry(out, nonbid)?;
-        }
-        out.extend_from_slice(b"]}");
+        nonbid_entry(out, n)?;
     }
     out.push(b']');
     Ok(())
