@@ -94,8 +94,10 @@ fn the_auction_answer_is_what_serde_json_writes_for_every_real_pair() {
     assert!(pairs.len() >= 200, "{} validate pairs", pairs.len());
     let mut reader = Reader::default();
     let mut inspector = Inspector::new();
-    let mut keep_markup = Policy::default();
-    keep_markup.nonbid_markup = true;
+    let keep_markup = Policy {
+        nonbid_markup: true,
+        ..Policy::default()
+    };
     let (mut checked, mut rejected) = (0, 0);
     for (at, (name, request, response)) in pairs.iter().enumerate() {
         // The next pair's response bids on imps of another request: rejected bids, each under `ext.prebid.bid`.

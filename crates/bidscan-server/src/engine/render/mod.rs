@@ -8,7 +8,7 @@
 //! holds nothing to escape. The canonical `response` (full view), the issues and the float `price` still go
 //! through serde_json, so those rules live in one place.
 //!
-//! [`auction`]: `/validate/auction`'s 200 body, from the same pieces.
+//! [`write_auction`]: `/validate/auction`'s 200 body, from the same pieces (`auction.rs`).
 
 mod auction;
 
