@@ -3,7 +3,7 @@
 //! - [`decode`]: [`Engine`] and its per-worker pools of decode state; `/decode`'s answer;
 //! - [`validate`]: a bid response judged against its bid request; `/validate`'s answer;
 //! - [`auction`]: one bid request and every bidder's answer judged together; `/validate/auction`'s answer;
-//! - [`render`]: `/decode`'s 200 body written straight into bytes.
+//! - [`render`]: `/decode`'s and `/validate/auction`'s 200 bodies written straight into bytes.
 
 pub mod auction;
 pub mod decode;

@@ -584,6 +584,8 @@ fn options(
 fn simple_params(query: &str) -> Option<(DecodeParams, Option<&str>)> {
     let mut params = DecodeParams::default();
     let mut bidder = None;
+    // Where `pair` starts in `query`.
+    let mut at = 0;
     // Bytes split by a closure rather than `str::split`'s searcher: the query is a few dozen bytes.
     for pair in query.as_bytes().split(|&b| b == b'&') {
         let eq = pair.iter().position(|&b| b == b'=')?;
@@ -626,10 +628,14 @@ fn simple_params(query: &str) -> Option<(DecodeParams, Option<&str>)> {
                         .iter()
                         .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')) =>
             {
-                bidder = std::str::from_utf8(value).ok();
+                // `query` is a `str` and `value` lies in it between ASCII bytes: sliced, not checked as UTF-8
+                // a second time (a fixed ~70 instructions per request, callgrind).
+                let start = at + eq + 1;
+                bidder = query.get(start..start + value.len());
             }
             _ => return None,
         }
+        at += pair.len() + 1;
     }
     Some((params, bidder))
 }
@@ -682,6 +688,8 @@ mod tests {
         assert_eq!(p.profile.as_deref(), Some("acme.eu-1_x"));
         let (p, bidder) = simple_params("bidder=acme.eu-1_x&view=full").unwrap();
         assert_eq!((p.view, bidder), (Some(View::Full), Some("acme.eu-1_x")));
+        let (_, bidder) = simple_params("view=summary&mode=lenient&bidder=b-2").unwrap();
+        assert_eq!(bidder, Some("b-2"));
         // Anything serde would read differently, or refuse, goes to `Query`.
         for other in [
             "",

@@ -7,6 +7,12 @@
 //! escape loop) costs ~5.6 k instructions per no-bid on it (callgrind) — more than decoding the document. Here keys are literals, integers go through `itoa`, and a string is copied in one piece when it
 //! holds nothing to escape. The canonical `response` (full view), the issues and the float `price` still go
 //! through serde_json, so those rules live in one place.
+//!
+//! [`write_auction`]: `/validate/auction`'s 200 body, from the same pieces (`auction.rs`).
+
+mod auction;
+
+pub use auction::write_auction;
 
 use bidscan_json::Stats;
 use bidscan_openrtb::{BidResponse, BidSummary, Issue, Status, Summary};
@@ -93,6 +99,12 @@ fn summary(out: &mut Vec<u8>, s: &Summary<'_>) {
 }
 
 fn bid_summary(out: &mut Vec<u8>, b: &BidSummary<'_>) {
+    bid_summary_members(out, b);
+    out.push(b'}');
+}
+
+/// `b`'s object without its closing brace: `{"path":…,"adm":{…}`, so that a verdict can follow its members.
+fn bid_summary_members(out: &mut Vec<u8>, b: &BidSummary<'_>) {
     out.extend_from_slice(b"{\"path\":");
     string(out, &b.path);
     out.extend_from_slice(b",\"id\":");
@@ -133,7 +145,6 @@ fn bid_summary(out: &mut Vec<u8>, b: &BidSummary<'_>) {
     // The markup object through its own `Serialize` (its shape depends on the kind and on inspection): one
     // place for its rules, as for the response and the issues.
     serde_json::to_writer(&mut *out, &b.adm).unwrap_or(());
-    out.push(b'}');
 }
 
 fn stats(out: &mut Vec<u8>, s: &Stats) {
