@@ -28,6 +28,8 @@
 //!     answers its routes; every answer to another method carries `Allow: POST`;
 //! 11. the work: query, `Content-Type`, the body, [`Engine::run`](crate::engine::Engine::run) with the route's
 //!     [`Work`] (an auction: its parts read, then `Engine::auction`);
+//! 11a. capture, when `capture.dir` is set: a refused body or a rejected bid handed to [`crate::capture`] (a
+//!     compressed body's wire frames kept while it inflates): what operators look at when a bidder goes bad;
 //! 12. answer compression, innermost: an answer of at least [`compress::COMPRESS_ABOVE`] bytes to a request with
 //!     `Accept-Encoding` goes through [`compress::answer`]; without one it gets `Vary: accept-encoding`.
 //!
@@ -55,6 +57,8 @@ use prometheus::IntCounter;
 use tokio::time::Sleep;
 use tower::BoxError;
 
+use crate::capture::Ticket;
+use crate::capture::tee::Tee;
 use crate::config::ModeName;
 use crate::engine::{Answer, Inspect, Options, View, Work};
 use crate::error::{ApiError, ErrorCode, json_errors, panic_response};
@@ -153,6 +157,7 @@ impl Pipeline {
             _ => request::new_id(),
         };
         let seen = Seen {
+            id: self.shared.state.capture.as_ref().map(|_| id.clone()),
             host_fault: head.host_fault(req.version()),
             version: head.version.cloned(),
             length: head.content_length(),
@@ -216,6 +221,8 @@ where
 
 /// What steps 3 to 11 need of the request's headers, read in one pass by [`Pipeline::call`] ([`Head`]).
 struct Seen {
+    /// The request id, kept only while capture is on.
+    id: Option<HeaderValue>,
     /// How the `Host` rule is broken (RFC 9112 §3.2), if it is.
     host_fault: Option<HostFault>,
     /// The `x-openrtb-version` to echo.
@@ -301,6 +308,8 @@ struct Pending<B> {
     options: Options,
     /// The request's headers: its `Accept-Encoding` is looked up only for an answer long enough to compress.
     headers: HeaderMap,
+    /// What a capture needs of the request, while capture is on.
+    ticket: Option<Ticket>,
 }
 
 /// Steps 9 to 11 on the head: `Content-Length` over the limit (413), the `Content-Encoding` (415), the method
@@ -357,11 +366,22 @@ fn prepare<B>(shared: &Shared, req: Request<B>, seen: &Seen) -> Prepared<B> {
     } else if !plain_json && let Err(e) = body::check_content_type(&parts.headers, Accepts::Json) {
         return Prepared::Answer(e.into_response());
     }
+    let ticket = match (&shared.state.capture, &seen.id) {
+        (Some(capture), Some(id)) => Some(Ticket::new(
+            capture,
+            id.clone(),
+            shared.route,
+            &parts.uri,
+            &parts.headers,
+        )),
+        _ => None,
+    };
     Prepared::Body(Pending {
         wire,
         coded,
         options,
         headers: parts.headers,
+        ticket,
     })
 }
 
@@ -377,11 +397,17 @@ where
         coded,
         options,
         headers,
+        mut ticket,
     } = pending;
     let limit = shared.limit;
     let frames = match coded {
         None => collect_plain(wire, limit, read).await,
         Some(list) => {
+            // The wire frames kept for a capture while they inflate.
+            let wire = match ticket.as_mut() {
+                Some(ticket) => ticket.tee(wire, options.bidder.as_deref()),
+                None => Tee::new(wire, None),
+            };
             // Rare: boxed, so that the common future does not carry the decompressors' state.
             let (frames, unread) = Box::pin(collect_coded(wire, list, limit)).await;
             *read |= unread;
@@ -393,15 +419,24 @@ where
         Ok(frames) => frames,
         Err(e) => {
             state.engine.count_refused_by(&e, options.bidder.as_deref());
+            if let Some(ticket) = ticket {
+                ticket.refused(shared.work, &e, &options);
+            }
             return e.into_response();
         }
     };
     let answer = match shared.work {
         // Rare and larger: boxed, so that the common future does not carry the parts' reading.
-        Work::Auction => Box::pin(auction(shared, frames, &headers, &options)).await,
-        work => state
-            .engine
-            .run(work, frames.slices(), frames.len, &options),
+        Work::Auction => Box::pin(auction(shared, frames, &headers, &options, ticket)).await,
+        work => {
+            let answer = state
+                .engine
+                .run(work, frames.slices(), frames.len, &options);
+            if let Some(ticket) = ticket {
+                ticket.judged(work, &answer, &frames, &options);
+            }
+            answer
+        }
     };
     match answer {
         Ok(answer) => {
@@ -429,13 +464,16 @@ where
 }
 
 /// An auction's body (`frames`, sent with `headers`' `Content-Type`) read into its parts under the part limits,
-/// then judged by [`Engine::auction`](crate::engine::Engine::auction).
+/// then judged by [`Engine::auction`](crate::engine::Engine::auction); its bad bidders' parts handed to `ticket`.
 async fn auction(
     shared: &Shared,
     frames: Frames,
     headers: &HeaderMap,
     options: &Options,
+    ticket: Option<Ticket>,
 ) -> Result<Answer, ApiError> {
+    // The frames are not decoded in place (their copy below is): a capture keeps references to them.
+    let wire = ticket.as_ref().map(|_| frames.chunks.clone());
     let mut bytes = Vec::with_capacity(frames.len);
     for chunk in frames.slices() {
         bytes.extend_from_slice(chunk);
@@ -449,7 +487,11 @@ async fn auction(
         .await
         .map_err(CallError::api_error)?;
     let (request, replies) = parts.replies();
-    shared.state.engine.auction(request, replies, options)
+    let answer = shared.state.engine.auction(request, replies, options);
+    if let (Some(ticket), Some(wire)) = (ticket, wire) {
+        ticket.auction(&answer, &wire, content_type, shared.parts.max_parts);
+    }
+    answer
 }
 
 /// The data frames of a body with the codings `list` (undone last-applied first, RFC 9110 §8.4), refused (413)

@@ -8,6 +8,7 @@ use std::time::Instant;
 use axum::http::HeaderName;
 use tokio::sync::Semaphore;
 
+use crate::capture::Capture;
 use crate::config::Config;
 use crate::engine::Engine;
 use crate::gate::Live;
@@ -39,6 +40,8 @@ pub struct AppState {
     /// Bytes of batch answers held in memory now, by batches under `server.batch_answer_after_body`, at most
     /// `server.max_held_answer_bytes` in all.
     pub held_answers: Arc<AtomicUsize>,
+    /// `[capture]` when `capture.dir` is set (started by `serve`); `None`: off, no body kept for it.
+    pub capture: Option<Arc<Capture>>,
 }
 
 impl AppState {
@@ -59,6 +62,7 @@ impl AppState {
             config: Arc::new(config),
             draining: Arc::new(AtomicBool::new(false)),
             held_answers: Arc::new(AtomicUsize::new(0)),
+            capture: None,
             started: Instant::now(),
         })
     }

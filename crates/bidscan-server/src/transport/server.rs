@@ -52,6 +52,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
 use futures_util::FutureExt;
 
+use crate::capture::Capture;
 use crate::config::reload::Reloads;
 use crate::config::{Config, ServerConfig};
 use crate::metrics::Metrics;
@@ -170,7 +171,13 @@ pub async fn serve_with(
     let workers = Workers::start(config.server.worker_threads)
         .map_err(|e| anyhow::anyhow!("cannot start the worker threads: {e}"))?;
     let running = config.clone();
-    let state = AppState::new(config)?;
+    let mut state = AppState::new(config)?;
+    state.capture = Capture::start(&state.config.capture, state.metrics()).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot capture into capture.dir {:?}: {e}",
+            state.config.capture.dir
+        )
+    })?;
     let tls = match tls {
         Some(tls) => {
             let metrics = TlsMetrics::register(state.metrics().registry(), tls.clone())?;
