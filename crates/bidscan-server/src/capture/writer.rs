@@ -159,9 +159,9 @@ pub fn run(queue: Receiver<Sample>, mut dir: Dir, counters: Counters) {
             }
             Err(WriteError::TooLarge) => counters.too_large.inc(),
             Err(WriteError::Disk(e)) => {
-                counters.disk.inc();
                 tracing::warn!(target: LOG_TARGET, error = %e, dir = %dir.path.display(),
                     "cannot write a capture: dropped");
+                counters.disk.inc();
             }
         }
         counters.bytes.set(dir.total() as i64);
