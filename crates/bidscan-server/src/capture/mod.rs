@@ -19,7 +19,8 @@
 //! A body is captured as received: before its `Content-Encoding` is undone (recorded as the section's
 //! `encoding`), so a body that fails to inflate is captured too. The exception is `/validate` with
 //! `capture.include_request` off: its wire bytes hold the request, so the `response` member of the inflated
-//! envelope is written instead (`encoding` `null`), and an envelope that does not inflate is withheld.
+//! envelope is written instead (`encoding` `null`), and an envelope that does not inflate is withheld, as is an
+//! auction's multipart body that does not inflate.
 
 pub mod config;
 pub mod limit;
@@ -160,10 +161,12 @@ impl Ticket {
         }
     }
 
-    /// `body` (a compressed body, before its codings are undone) with its frames kept for a capture, when
-    /// `bidder`'s budget has room now; otherwise as it is.
-    pub fn tee<B>(&mut self, body: B, bidder: Option<&BidderMetrics>) -> tee::Tee<B> {
-        let room = self.capture.has_room(label(bidder));
+    /// `body` (a compressed body of `work`, before its codings are undone) with its frames kept for a capture,
+    /// when `bidder`'s budget has room now and the wire bytes may be written (they hold the request on
+    /// `/validate` and `/validate/auction`: only with `capture.include_request`); otherwise as it is.
+    pub fn tee<B>(&mut self, work: Work, body: B, bidder: Option<&BidderMetrics>) -> tee::Tee<B> {
+        let wanted = work == Work::Decode || self.capture.include_request;
+        let room = wanted && self.capture.has_room(label(bidder));
         let seen = room.then(tee::Seen::default);
         self.wire = seen.clone();
         tee::Tee::new(body, seen)
@@ -181,9 +184,9 @@ impl Ticket {
         }
         let wire = self.wire_frames();
         let (sections, withheld) = match (work, self.capture.include_request) {
-            (Work::Validate, false) => (
+            (Work::Validate | Work::Auction, false) => (
                 Vec::new(),
-                Some("the envelope did not inflate, and capture.include_request is off"),
+                Some("the body did not inflate, and capture.include_request is off"),
             ),
             _ => (vec![self.wire_section(work, wire)], None),
         };
@@ -412,10 +415,12 @@ fn error_verdict(e: &ApiError) -> Verdict {
     }
 }
 
+/// The name of a whole body's section: `/validate`'s envelope, an auction's multipart body, a response.
 fn section_name(work: Work) -> &'static str {
     match work {
         Work::Validate => "envelope",
-        Work::Decode | Work::Auction => "response",
+        Work::Auction => "multipart",
+        Work::Decode => "response",
     }
 }
 

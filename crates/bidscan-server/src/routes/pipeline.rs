@@ -405,7 +405,7 @@ where
         Some(list) => {
             // The wire frames kept for a capture while they inflate.
             let wire = match ticket.as_mut() {
-                Some(ticket) => ticket.tee(wire, options.bidder.as_deref()),
+                Some(ticket) => ticket.tee(shared.work, wire, options.bidder.as_deref()),
                 None => Tee::new(wire, None),
             };
             // Rare: boxed, so that the common future does not carry the decompressors' state.
