@@ -308,8 +308,8 @@ struct Pending<B> {
     options: Options,
     /// The request's headers: its `Accept-Encoding` is looked up only for an answer long enough to compress.
     headers: HeaderMap,
-    /// What a capture needs of the request, while capture is on.
-    ticket: Option<Ticket>,
+    /// What a capture needs of the request, while capture is on (boxed: the future stays as small when off).
+    ticket: Option<Box<Ticket>>,
 }
 
 /// Steps 9 to 11 on the head: `Content-Length` over the limit (413), the `Content-Encoding` (415), the method
@@ -367,13 +367,13 @@ fn prepare<B>(shared: &Shared, req: Request<B>, seen: &Seen) -> Prepared<B> {
         return Prepared::Answer(e.into_response());
     }
     let ticket = match (&shared.state.capture, &seen.id) {
-        (Some(capture), Some(id)) => Some(Ticket::new(
+        (Some(capture), Some(id)) => Some(Box::new(Ticket::new(
             capture,
             id.clone(),
             shared.route,
             &parts.uri,
             &parts.headers,
-        )),
+        ))),
         _ => None,
     };
     Prepared::Body(Pending {
@@ -470,7 +470,7 @@ async fn auction(
     frames: Frames,
     headers: &HeaderMap,
     options: &Options,
-    ticket: Option<Ticket>,
+    ticket: Option<Box<Ticket>>,
 ) -> Result<Answer, ApiError> {
     // The frames are not decoded in place (their copy below is): a capture keeps references to them.
     let wire = ticket.as_ref().map(|_| frames.chunks.clone());
