@@ -4,11 +4,12 @@
 //!
 //! - [`Capture`]: the per-bidder budget ([`limit`]), the bounded queue (`std::sync::mpsc::sync_channel` of
 //!   `capture.queue`) and the writer thread `bidscan-capture` ([`writer`]) that owns the directory;
-//! - [`Ticket`]: what a request to a document route keeps for a capture, made only while capture is on; the
-//!   pipeline hands it the answer ([`Ticket::judged`], [`Ticket::refused`], [`Ticket::auction`]).
+//! - the pipeline hands a capture each answer ([`Capture::judged`], [`Capture::refused`], [`Capture::auction`]);
+//!   only a bad one makes a `Ticket`: the request's id, query and headers, taken then.
 //!
 //! # What costs what
-//! Off, the pipeline holds `None` and takes no copy. On, a body is never copied on the request path: the
+//! Off, the pipeline holds `None` and takes no copy. On, a good answer costs a match (`/validate`: a look at its
+//! answer's end for `seatnonbid`), and a body is never copied on the request path: the
 //! frames a plain body arrived in are immutable, reference-counted [`Bytes`] (the engine decodes a copy of them,
 //! `Engine::with_input`), so a sample holds references to them. Only a compressed body needs its wire frames
 //! kept while it inflates ([`tee::Tee`]), and only when the bidder's budget has room. The budget is taken when
@@ -43,6 +44,7 @@ use crate::engine::{Answer, Options, Work};
 use crate::error::{ApiError, ErrorCode};
 use crate::metrics::{BidderMetrics, Metrics};
 use crate::routes::auction_parts::multipart;
+use crate::routes::layers::request::current;
 use crate::transport::body::Frames;
 pub use config::CaptureConfig;
 use limit::Limiter;
@@ -118,6 +120,85 @@ impl Capture {
         ok
     }
 
+    /// A sink for a compressed body's wire frames ([`tee::Tee`]) while it inflates, when they may be written
+    /// (on `/validate` and `/validate/auction` they hold the request: only with `capture.include_request`) and
+    /// `bidder`'s budget has room now; `None` otherwise.
+    pub fn wire_sink(&self, work: Work, bidder: Option<&BidderMetrics>) -> Option<tee::Seen> {
+        let wanted = work == Work::Decode || self.include_request;
+        (wanted && self.has_room(label(bidder))).then(tee::Seen::default)
+    }
+
+    /// A body of `work` to `route` refused while it was received (`e`): captured when it failed to inflate (400
+    /// `bad_encoding`), as far as it arrived (`wire`, from [`wire_sink`](Self::wire_sink)). `headers`: the
+    /// request's.
+    pub fn refused(
+        self: &Arc<Self>,
+        route: &'static str,
+        work: Work,
+        e: &ApiError,
+        options: &Options,
+        headers: &HeaderMap,
+        wire: Option<tee::Seen>,
+    ) {
+        if e.code == ErrorCode::BadEncoding && self.take(label(options.bidder.as_deref())) {
+            Ticket::now(self, route, headers, wire).refused(work, e, options);
+        }
+    }
+
+    /// The answer `result` of `work` (`/decode`, `/validate`) to `route` on the body `frames` (its codings undone;
+    /// `wire`, from [`wire_sink`](Self::wire_sink), its wire frames): captured when it is 400 or 422, or
+    /// (`/validate`) a bid was rejected. A good answer costs a match (on `/validate`, a look at its end).
+    #[allow(clippy::too_many_arguments)]
+    pub fn judged(
+        self: &Arc<Self>,
+        route: &'static str,
+        work: Work,
+        result: &Result<Answer, ApiError>,
+        frames: &Frames,
+        options: &Options,
+        headers: &HeaderMap,
+        wire: Option<tee::Seen>,
+    ) {
+        // The budget is taken before anything is made: an over-budget bidder costs a lock and a count.
+        let verdict = match result {
+            Err(e) if e.status.as_u16() == 400 || e.status.as_u16() == 422 => {
+                if !self.take(label(options.bidder.as_deref())) {
+                    return;
+                }
+                error_verdict(e)
+            }
+            Ok(answer) if work == Work::Validate => match rejections(&answer.json) {
+                Some(nonbid) if self.take(label(options.bidder.as_deref())) => Verdict {
+                    status: 200,
+                    nonbid,
+                    ..Verdict::default()
+                },
+                _ => return,
+            },
+            _ => return,
+        };
+        Ticket::now(self, route, headers, wire).judged(work, verdict, frames, options);
+    }
+
+    /// An auction's answer `result` to `route` on its multipart body `wire` (its HTTP codings undone), sent
+    /// with `headers`: see [`Ticket::auction`].
+    pub fn auction(
+        self: &Arc<Self>,
+        route: &'static str,
+        result: &Result<Answer, ApiError>,
+        wire: &[Bytes],
+        headers: &HeaderMap,
+        max_parts: usize,
+    ) {
+        if result.is_ok() {
+            let content_type = headers
+                .get(header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("");
+            Ticket::now(self, route, headers, None).auction(result, wire, content_type, max_parts);
+        }
+    }
+
     /// Queues `sample` for the writer, or counts it `queue_full`.
     fn send(&self, sample: Sample) {
         match self.queue.try_send(sample) {
@@ -128,9 +209,9 @@ impl Capture {
     }
 }
 
-/// What a request to a document route keeps for a capture, while capture is on: the request's id, query and
-/// headers, and the wire frames of a compressed body.
-pub struct Ticket {
+/// What a capture takes of a request once its answer is known to be bad: the request's id and query (from its
+/// scope, `routes::layers::request::current`), headers, and the wire frames of a compressed body.
+struct Ticket {
     capture: Arc<Capture>,
     id: HeaderValue,
     route: &'static str,
@@ -142,46 +223,28 @@ pub struct Ticket {
 }
 
 impl Ticket {
-    /// A ticket for the request `id` to `route`, with `uri` and `headers`.
-    pub fn new(
+    /// The ticket of the request being served on this thread, to `route`, with `headers`.
+    fn now(
         capture: &Arc<Capture>,
-        id: HeaderValue,
         route: &'static str,
-        uri: &Uri,
         headers: &HeaderMap,
+        wire: Option<tee::Seen>,
     ) -> Ticket {
+        let (id, uri) = current().unwrap_or_else(|| (HeaderValue::from_static(""), Uri::default()));
         Ticket {
             capture: capture.clone(),
             id,
             route,
-            uri: uri.clone(),
+            uri,
             x_bidder: headers.get("x-bidder").cloned(),
             content_encoding: headers.get(header::CONTENT_ENCODING).cloned(),
-            wire: None,
+            wire,
         }
     }
 
-    /// `body` (a compressed body of `work`, before its codings are undone) with its frames kept for a capture,
-    /// when `bidder`'s budget has room now and the wire bytes may be written (they hold the request on
-    /// `/validate` and `/validate/auction`: only with `capture.include_request`); otherwise as it is.
-    pub fn tee<B>(&mut self, work: Work, body: B, bidder: Option<&BidderMetrics>) -> tee::Tee<B> {
-        let wanted = work == Work::Decode || self.capture.include_request;
-        let room = wanted && self.capture.has_room(label(bidder));
-        let seen = room.then(tee::Seen::default);
-        self.wire = seen.clone();
-        tee::Tee::new(body, seen)
-    }
-
-    /// A body refused while it was received: captured when it failed to inflate (400 `bad_encoding`), as far as
-    /// it arrived.
-    pub fn refused(self, work: Work, e: &ApiError, options: &Options) {
-        if e.code != ErrorCode::BadEncoding {
-            return;
-        }
+    /// A body that failed to inflate, as far as it arrived; its budget taken.
+    fn refused(self, work: Work, e: &ApiError, options: &Options) {
         let bidder = label(options.bidder.as_deref());
-        if !self.capture.take(bidder) {
-            return;
-        }
         let wire = self.wire_frames();
         let (sections, withheld) = match (work, self.capture.include_request) {
             (Work::Validate | Work::Auction, false) => (
@@ -194,31 +257,10 @@ impl Ticket {
         self.capture.send(sample);
     }
 
-    /// The answer `result` of `work` (`/decode`, `/validate`) on the body `frames` (its codings undone): captured
-    /// when it is 400 or 422, or (`/validate`) a bid was rejected.
-    pub fn judged(
-        self,
-        work: Work,
-        result: &Result<Answer, ApiError>,
-        frames: &Frames,
-        options: &Options,
-    ) {
-        let verdict = match result {
-            Err(e) if e.status.as_u16() == 400 || e.status.as_u16() == 422 => error_verdict(e),
-            Ok(answer) if work == Work::Validate => match rejections(&answer.json) {
-                Some(nonbid) => Verdict {
-                    status: 200,
-                    nonbid,
-                    ..Verdict::default()
-                },
-                None => return,
-            },
-            _ => return,
-        };
+    /// A bad answer of `work` (`/decode`, `/validate`), `verdict`, on the body `frames` (its codings undone); its
+    /// budget taken.
+    fn judged(self, work: Work, verdict: Verdict, frames: &Frames, options: &Options) {
         let bidder = label(options.bidder.as_deref());
-        if !self.capture.take(bidder) {
-            return;
-        }
         let response_only = work == Work::Validate && !self.capture.include_request;
         let section = if response_only {
             Section {
@@ -244,7 +286,7 @@ impl Ticket {
     /// `content_type`: each bidder part that is `invalid` or has a rejected bid is captured under its own budget,
     /// its bytes as in the body (a compressed part still compressed); the `request` part with it only with
     /// `capture.include_request`. A call-level error is not captured.
-    pub fn auction(
+    fn auction(
         self,
         result: &Result<Answer, ApiError>,
         wire: &[Bytes],

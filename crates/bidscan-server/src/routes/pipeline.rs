@@ -57,7 +57,6 @@ use prometheus::IntCounter;
 use tokio::time::Sleep;
 use tower::BoxError;
 
-use crate::capture::Ticket;
 use crate::capture::tee::Tee;
 use crate::config::ModeName;
 use crate::engine::{Answer, Inspect, Options, View, Work};
@@ -157,7 +156,6 @@ impl Pipeline {
             _ => request::new_id(),
         };
         let seen = Seen {
-            id: self.shared.state.capture.as_ref().map(|_| id.clone()),
             host_fault: head.host_fault(req.version()),
             version: head.version.cloned(),
             length: head.content_length(),
@@ -221,8 +219,6 @@ where
 
 /// What steps 3 to 11 need of the request's headers, read in one pass by [`Pipeline::call`] ([`Head`]).
 struct Seen {
-    /// The request id, kept only while capture is on.
-    id: Option<HeaderValue>,
     /// How the `Host` rule is broken (RFC 9112 §3.2), if it is.
     host_fault: Option<HostFault>,
     /// The `x-openrtb-version` to echo.
@@ -308,8 +304,6 @@ struct Pending<B> {
     options: Options,
     /// The request's headers: its `Accept-Encoding` is looked up only for an answer long enough to compress.
     headers: HeaderMap,
-    /// What a capture needs of the request, while capture is on (boxed: the future stays as small when off).
-    ticket: Option<Box<Ticket>>,
 }
 
 /// Steps 9 to 11 on the head: `Content-Length` over the limit (413), the `Content-Encoding` (415), the method
@@ -366,22 +360,11 @@ fn prepare<B>(shared: &Shared, req: Request<B>, seen: &Seen) -> Prepared<B> {
     } else if !plain_json && let Err(e) = body::check_content_type(&parts.headers, Accepts::Json) {
         return Prepared::Answer(e.into_response());
     }
-    let ticket = match (&shared.state.capture, &seen.id) {
-        (Some(capture), Some(id)) => Some(Box::new(Ticket::new(
-            capture,
-            id.clone(),
-            shared.route,
-            &parts.uri,
-            &parts.headers,
-        ))),
-        _ => None,
-    };
     Prepared::Body(Pending {
         wire,
         coded,
         options,
         headers: parts.headers,
-        ticket,
     })
 }
 
@@ -397,17 +380,16 @@ where
         coded,
         options,
         headers,
-        mut ticket,
     } = pending;
     let limit = shared.limit;
+    let capture = shared.state.capture.as_ref();
+    // A compressed body's wire frames, kept for a capture while they inflate.
+    let mut kept = None;
     let frames = match coded {
         None => collect_plain(wire, limit, read).await,
         Some(list) => {
-            // The wire frames kept for a capture while they inflate.
-            let wire = match ticket.as_mut() {
-                Some(ticket) => ticket.tee(shared.work, wire, options.bidder.as_deref()),
-                None => Tee::new(wire, None),
-            };
+            kept = capture.and_then(|c| c.wire_sink(shared.work, options.bidder.as_deref()));
+            let wire = Tee::new(wire, kept.clone());
             // Rare: boxed, so that the common future does not carry the decompressors' state.
             let (frames, unread) = Box::pin(collect_coded(wire, list, limit)).await;
             *read |= unread;
@@ -419,21 +401,29 @@ where
         Ok(frames) => frames,
         Err(e) => {
             state.engine.count_refused_by(&e, options.bidder.as_deref());
-            if let Some(ticket) = ticket {
-                ticket.refused(shared.work, &e, &options);
+            if let Some(c) = capture {
+                c.refused(shared.route, shared.work, &e, &options, &headers, kept);
             }
             return e.into_response();
         }
     };
     let answer = match shared.work {
         // Rare and larger: boxed, so that the common future does not carry the parts' reading.
-        Work::Auction => Box::pin(auction(shared, frames, &headers, &options, ticket)).await,
+        Work::Auction => Box::pin(auction(shared, frames, &headers, &options)).await,
         work => {
             let answer = state
                 .engine
                 .run(work, frames.slices(), frames.len, &options);
-            if let Some(ticket) = ticket {
-                ticket.judged(work, &answer, &frames, &options);
+            if let Some(c) = capture {
+                c.judged(
+                    shared.route,
+                    work,
+                    &answer,
+                    &frames,
+                    &options,
+                    &headers,
+                    kept,
+                );
             }
             answer
         }
@@ -464,16 +454,16 @@ where
 }
 
 /// An auction's body (`frames`, sent with `headers`' `Content-Type`) read into its parts under the part limits,
-/// then judged by [`Engine::auction`](crate::engine::Engine::auction); its bad bidders' parts handed to `ticket`.
+/// then judged by [`Engine::auction`](crate::engine::Engine::auction); the answer handed to a capture, if on.
 async fn auction(
     shared: &Shared,
     frames: Frames,
     headers: &HeaderMap,
     options: &Options,
-    ticket: Option<Box<Ticket>>,
 ) -> Result<Answer, ApiError> {
     // The frames are not decoded in place (their copy below is): a capture keeps references to them.
-    let wire = ticket.as_ref().map(|_| frames.chunks.clone());
+    let capture = shared.state.capture.as_ref();
+    let wire = capture.map(|_| frames.chunks.clone());
     let mut bytes = Vec::with_capacity(frames.len);
     for chunk in frames.slices() {
         bytes.extend_from_slice(chunk);
@@ -488,8 +478,14 @@ async fn auction(
         .map_err(CallError::api_error)?;
     let (request, replies) = parts.replies();
     let answer = shared.state.engine.auction(request, replies, options);
-    if let (Some(ticket), Some(wire)) = (ticket, wire) {
-        ticket.auction(&answer, &wire, content_type, shared.parts.max_parts);
+    if let (Some(c), Some(wire)) = (capture, wire) {
+        c.auction(
+            shared.route,
+            &answer,
+            &wire,
+            headers,
+            shared.parts.max_parts,
+        );
     }
     answer
 }
