@@ -327,7 +327,9 @@ async fn validate_keeps_the_request_out_unless_include_request() {
             .await;
         assert_eq!(res.status(), 200);
         // An accepted bid: nothing.
-        let ok = envelope.replace_price();
+        let ok = String::from_utf8_lossy(&envelope)
+            .replace("\"price\":0.5", "\"price\":1.5")
+            .into_bytes();
         assert_eq!(s.post("/validate", &[], ok).await.status(), 200);
         let c = settled(|| s.metrics(), 1.0).await;
         assert_eq!(c[0], 1.0, "{c:?}");
@@ -354,19 +356,6 @@ async fn validate_keeps_the_request_out_unless_include_request() {
             assert_eq!(meta["sections"][0]["encoding"], Value::Null);
             assert!(!String::from_utf8_lossy(body).contains("user-secret-42"));
         }
-    }
-}
-
-/// The envelope with the bid's price above the floor.
-trait Priced {
-    fn replace_price(&self) -> Vec<u8>;
-}
-
-impl Priced for Vec<u8> {
-    fn replace_price(&self) -> Vec<u8> {
-        String::from_utf8_lossy(self)
-            .replace("\"price\":0.5", "\"price\":1.5")
-            .into_bytes()
     }
 }
 

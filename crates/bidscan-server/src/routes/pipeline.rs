@@ -27,9 +27,9 @@
 //! 10. the method: anything but `POST` is 405 `method_not_allowed`, after the size and codings as the router
 //!     answers its routes; every answer to another method carries `Allow: POST`;
 //! 11. the work: query, `Content-Type`, the body, [`Engine::run`](crate::engine::Engine::run) with the route's
-//!     [`Work`] (an auction: its parts read, then `Engine::auction`);
-//! 11a. capture, when `capture.dir` is set: a refused body or a rejected bid handed to [`crate::capture`] (a
-//!     compressed body's wire frames kept while it inflates): what operators look at when a bidder goes bad;
+//!     [`Work`] (an auction: its parts read, then `Engine::auction`); with `capture.dir` set, the answer handed to
+//!     [`crate::capture`], which keeps a refused body or a rejected bid (a compressed body's wire frames kept
+//!     while it inflates): what operators look at when a bidder goes bad;
 //! 12. answer compression, innermost: an answer of at least [`compress::COMPRESS_ABOVE`] bytes to a request with
 //!     `Accept-Encoding` goes through [`compress::answer`]; without one it gets `Vary: accept-encoding`.
 //!
