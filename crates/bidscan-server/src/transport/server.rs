@@ -173,10 +173,8 @@ pub async fn serve_with(
     let running = config.clone();
     let mut state = AppState::new(config)?;
     state.capture = Capture::start(&state.config.capture, state.metrics()).map_err(|e| {
-        anyhow::anyhow!(
-            "cannot capture into capture.dir {:?}: {e}",
-            state.config.capture.dir
-        )
+        let dir = state.config.capture.dir.clone().unwrap_or_default();
+        anyhow::anyhow!("cannot capture into capture.dir {}: {e}", dir.display())
     })?;
     let tls = match tls {
         Some(tls) => {
