@@ -13,7 +13,9 @@
 #   benches/http/callgrind.sh baseline corpus/bid-responses/vast_020k.json
 #   benches/http/callgrind.sh floor corpus/bid-responses/nobid_nbr.json   # plain hyper, fixed answer (the floor)
 # LOG_LEVEL=info measures bidscan at its default log level (one INFO span per request) instead of warn.
-# QUERY='?view=summary' posts to /decode?view=summary (both servers take it).
+# QUERY='?view=summary' posts to /decode?view=summary (both servers take it). STATUS=400 expects that status of
+# every answer instead of 200 (a malformed document). Other BIDSCAN__… variables reach bidscan, e.g.
+# BIDSCAN__CAPTURE__DIR=/tmp/captures turns [capture] on.
 # VALGRIND_OPTS='--cache-sim=yes --branch-sim=yes --compress-strings=no' adds simulated L1 misses and branch
 # mispredictions (valgrind reads the variable itself); benches/report/cg_self.py gives them per function.
 # Prints "SERVER DOC instructions-per-request"; the callgrind output (the N2 − N1 requests only) stays in $OUT for
@@ -51,17 +53,17 @@ esac
 PID=$!
 trap 'kill -INT $PID 2>/dev/null || true; wait $PID 2>/dev/null || true' EXIT
 
-requests() { # N: N kept-alive POST /decode of $DOC, each answered 200
-    python3 - "$PORT" "$DOC" "$1" "$QUERY" <<'EOF'
+requests() { # N: N kept-alive POST /decode of $DOC, each answered $STATUS
+    python3 - "$PORT" "$DOC" "$1" "$QUERY" "${STATUS:-200}" <<'EOF'
 import http.client, sys
-port, path, n, query = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4]
+port, path, n, query, status = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
 body = open(path, "rb").read()
 c = http.client.HTTPConnection("127.0.0.1", port)
 for _ in range(n):
     c.request("POST", "/decode" + query, body=body, headers={"content-type": "application/json"})
     r = c.getresponse()
     r.read()
-    if r.status != 200:
+    if r.status != status:
         sys.exit("answered %d" % r.status)
 c.close()
 EOF

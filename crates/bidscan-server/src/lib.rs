@@ -20,6 +20,8 @@
 //!   and read with one atomic load per request.
 //! - `metrics/`: the Prometheus registry, the HTTP metrics' per-route handles, the pool observer, the process
 //!   collector.
+//! - `capture/`: `[capture]`, a sample of the bodies of bad answers written to a directory off the request path
+//!   (per-bidder budget, bounded queue, a writer thread keeping the directory within its byte bound).
 //! - `cli/`: `bidscan serve | decode | validate | health` ([`run`]).
 //!
 //! Modules are private; what the binary and the tests use is the `pub use` list below.
@@ -31,6 +33,7 @@
 //! 503); hold a pooled buffer across an `.await`.
 #![forbid(unsafe_code)]
 
+mod capture;
 mod cli;
 mod config;
 #[cfg(test)]

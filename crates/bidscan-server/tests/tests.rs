@@ -12,6 +12,7 @@ mod hostile_common;
 mod auction;
 mod auction_parts;
 mod bidders;
+mod capture;
 mod cli;
 mod clients;
 mod decode;

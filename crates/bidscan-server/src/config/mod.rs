@@ -11,6 +11,7 @@ use figment::Figment;
 use figment::providers::{Env, Format, Toml};
 use serde::{Deserialize, Serialize};
 
+pub use crate::capture::config::CaptureConfig;
 pub use crate::gate::config::ValidateConfig;
 use crate::metrics::bidders::SERIES_PER_BIDDER;
 use crate::transport::tls::{TlsConfig, empty_as_none};
@@ -38,6 +39,9 @@ pub struct Config {
     /// rates source (see `ValidateConfig`). The one section a reload applies live.
     #[serde(default)]
     pub validate: ValidateConfig,
+    /// `[capture]`: sampled capture of bad answers (`crate::capture`); off unless `capture.dir` is set.
+    #[serde(default)]
+    pub capture: CaptureConfig,
 }
 
 /// `[server]`.
@@ -318,6 +322,7 @@ impl Config {
         if let Some((key, _)) = positive.iter().find(|(_, v)| *v == 0) {
             return Err(format!("{key} must be greater than 0"));
         }
+        self.capture.check()?;
         let p = &self.pool;
         let (permits, secs) = (MAX_PERMITS as u64, MAX_SECS);
         let (body, stream) = (MAX_BODY_BYTES as u64, MAX_STREAM_BYTES as u64);

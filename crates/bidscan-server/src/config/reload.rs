@@ -11,7 +11,7 @@
 //! - while TLS stays on, reads the files of `[server.tls]` again (`Tls::reload`): connections accepted from then
 //!   on get the new certificates, open ones keep theirs; files that do not load fail the whole reload;
 //! - logs every other key whose value changed as not applied: those (`server.*`, turning TLS on or off and
-//!   `server.ops_listen` included, `decode.*`, `pool.*`, `log.*`) are read once at start and need a restart.
+//!   `server.ops_listen` included, `decode.*`, `pool.*`, `log.*`, `capture.*`) are read once at start and need a restart.
 //!
 //! A reload that fails (unreadable file, bad TOML, an unknown key, a value out of range) changes nothing and
 //! logs why. Each reload counts in `bidscan_config_reloads_total{result="ok"|"error"}`. Reloads asked for while

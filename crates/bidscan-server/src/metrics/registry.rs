@@ -29,6 +29,9 @@ fn adm_index(kind: AdmKind) -> usize {
     }
 }
 
+/// The `reason` labels of `bidscan_capture_dropped_total` (`crate::capture`), every one a series from the start.
+pub const CAPTURE_DROP_REASONS: [&str; 4] = ["rate", "queue_full", "disk", "too_large"];
+
 /// Name of the pool of decode buffers (the `buffer` label).
 pub const INPUT_BUFFER: &str = "input";
 
@@ -111,6 +114,14 @@ pub struct Metrics {
     pub config_reloads: IntCounterVec,
     /// `bidscan_build_info{version,rustc,target}`: 1, labelled with the build.
     pub build_info: IntGaugeVec,
+    /// `bidscan_capture_written_total`: capture files written (`crate::capture`).
+    pub capture_written: IntCounter,
+    /// `bidscan_capture_dropped_total{reason}`: samples not written, by [`CAPTURE_DROP_REASONS`].
+    pub capture_dropped: IntCounterVec,
+    /// `bidscan_capture_deleted_total`: capture files deleted to keep `capture.max_bytes`.
+    pub capture_deleted: IntCounter,
+    /// `bidscan_capture_bytes`: bytes of the capture directory's capture files now.
+    pub capture_bytes: IntGauge,
     /// The bidder dimension: each `bidder` label value's handles, resolved when `server.bidders` is configured.
     pub bidders: Bidders,
     /// The series of `outcomes`, one per [`OUTCOMES`] entry (in that order), resolved once: counting a decode
@@ -317,6 +328,27 @@ impl Metrics {
                 &["version", "rustc", "target"],
                 r
             )?,
+            capture_written: register_int_counter_with_registry!(
+                "bidscan_capture_written_total",
+                "Capture files written to capture.dir.",
+                r
+            )?,
+            capture_dropped: register_int_counter_vec_with_registry!(
+                "bidscan_capture_dropped_total",
+                "Captures not written, by reason: rate (the bidder's per-minute budget spent), queue_full, disk (a failed write), too_large (larger than capture.max_bytes).",
+                &["reason"],
+                r
+            )?,
+            capture_deleted: register_int_counter_with_registry!(
+                "bidscan_capture_deleted_total",
+                "Capture files deleted, oldest first, to keep capture.max_bytes.",
+                r
+            )?,
+            capture_bytes: register_int_gauge_with_registry!(
+                "bidscan_capture_bytes",
+                "Bytes of the capture files in capture.dir now.",
+                r
+            )?,
             bidders: Bidders::new(bidder_vecs),
             outcome_counters: Vec::new(),
             adm_counters: Vec::new(),
@@ -415,6 +447,9 @@ impl Metrics {
         }
         for reason in SHED_REASONS {
             self.shed.with_label_values(&[reason]);
+        }
+        for reason in CAPTURE_DROP_REASONS {
+            self.capture_dropped.with_label_values(&[reason]);
         }
         self.buffer_grow.with_label_values(&[INPUT_BUFFER]);
         self.buffer_shrink.with_label_values(&[INPUT_BUFFER]);

@@ -31,7 +31,9 @@
 //! 10. the method: anything but `POST` is 405 `method_not_allowed`, after the size and codings as the router
 //!     answers its routes; every answer to another method carries `Allow: POST`;
 //! 11. the work: query, `Content-Type`, the body, [`Engine::run`](crate::engine::Engine::run) with the route's
-//!     [`Work`] (an auction: its parts read, then `Engine::auction`);
+//!     [`Work`] (an auction: its parts read, then `Engine::auction`); with `capture.dir` set, the answer handed to
+//!     [`crate::capture`], which keeps a refused body or a rejected bid (a compressed body's wire frames kept
+//!     while it inflates): what operators look at when a bidder goes bad;
 //! 12. answer compression, innermost: an answer of at least [`compress::COMPRESS_ABOVE`] bytes to a request with
 //!     `Accept-Encoding` goes through [`compress::answer`]; without one it gets `Vary: accept-encoding`.
 //!
@@ -59,6 +61,7 @@ use prometheus::IntCounter;
 use tokio::time::Sleep;
 use tower::BoxError;
 
+use crate::capture::tee::Tee;
 use crate::config::ModeName;
 use crate::engine::{Answer, Inspect, Options, View, Work};
 use crate::error::{ApiError, ErrorCode, json_errors, panic_response};
@@ -395,9 +398,14 @@ where
     if !reservation.cover(first) {
         return state.shed_memory().into_response();
     }
+    let capture = shared.state.capture.as_ref();
+    // A compressed body's wire frames, kept for a capture while they inflate.
+    let mut kept = None;
     let frames = match coded {
         None => collect_plain(wire, limit, &mut reservation, read).await,
         Some(list) => {
+            kept = capture.and_then(|c| c.wire_sink(shared.work, options.bidder.as_deref()));
+            let wire = Tee::new(wire, kept.clone());
             // Rare: boxed, so that the common future does not carry the decompressors' state.
             let (frames, unread) =
                 Box::pin(collect_coded(wire, list, limit, &mut reservation)).await;
@@ -413,6 +421,9 @@ where
                 return state.shed_memory().into_response();
             }
             state.engine.count_refused_by(&e, options.bidder.as_deref());
+            if let Some(c) = capture {
+                c.refused(shared.route, shared.work, &e, &options, &headers, kept);
+            }
             return e.into_response();
         }
     };
@@ -432,6 +443,17 @@ where
             let answer = state
                 .engine
                 .run(work, frames.slices(), frames.len, &options);
+            if let Some(c) = capture {
+                c.judged(
+                    shared.route,
+                    work,
+                    &answer,
+                    &frames,
+                    &options,
+                    &headers,
+                    kept,
+                );
+            }
             drop(frames);
             answer
         }
@@ -468,13 +490,16 @@ where
 }
 
 /// An auction's body (`frames`, sent with `headers`' `Content-Type`) read into its parts under the part limits,
-/// then judged by [`Engine::auction`](crate::engine::Engine::auction).
+/// then judged by [`Engine::auction`](crate::engine::Engine::auction); the answer handed to a capture, if on.
 async fn auction(
     shared: &Shared,
     frames: Frames,
     headers: &HeaderMap,
     options: &Options,
 ) -> Result<Answer, ApiError> {
+    // The frames are not decoded in place (their copy below is): a capture keeps references to them.
+    let capture = shared.state.capture.as_ref();
+    let wire = capture.map(|_| frames.chunks.clone());
     let mut bytes = Vec::with_capacity(frames.len);
     for chunk in frames.slices() {
         bytes.extend_from_slice(chunk);
@@ -488,7 +513,17 @@ async fn auction(
         .await
         .map_err(CallError::api_error)?;
     let (request, replies) = parts.replies();
-    shared.state.engine.auction(request, replies, options)
+    let answer = shared.state.engine.auction(request, replies, options);
+    if let (Some(c), Some(wire)) = (capture, wire) {
+        c.auction(
+            shared.route,
+            &answer,
+            &wire,
+            headers,
+            shared.parts.max_parts,
+        );
+    }
+    answer
 }
 
 /// The data frames of a body with the codings `list` (undone last-applied first, RFC 9110 §8.4), refused (413)

@@ -8,6 +8,7 @@ use std::time::Instant;
 use axum::http::HeaderName;
 use tokio::sync::Semaphore;
 
+use crate::capture::Capture;
 use crate::config::Config;
 use crate::engine::Engine;
 use crate::error::ApiError;
@@ -44,6 +45,8 @@ pub struct AppState {
     /// Bytes held by requests in flight, at most `server.max_inflight_bytes`: bodies, view=full answers, held
     /// batch answers.
     pub memory: Arc<MemoryBudget>,
+    /// `[capture]` when `capture.dir` is set (started by `serve`); `None`: off, no body kept for it.
+    pub capture: Option<Arc<Capture>>,
 }
 
 impl AppState {
@@ -65,6 +68,7 @@ impl AppState {
             config: Arc::new(config),
             draining: Arc::new(AtomicBool::new(false)),
             held_answers: Arc::new(AtomicUsize::new(0)),
+            capture: None,
             started: Instant::now(),
         })
     }

@@ -52,6 +52,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
 use futures_util::FutureExt;
 
+use crate::capture::Capture;
 use crate::config::reload::Reloads;
 use crate::config::{Config, ServerConfig};
 use crate::metrics::Metrics;
@@ -171,7 +172,11 @@ pub async fn serve_with(
     let workers = Workers::start(config.server.worker_threads)
         .map_err(|e| anyhow::anyhow!("cannot start the worker threads: {e}"))?;
     let running = config.clone();
-    let state = AppState::new(config)?;
+    let mut state = AppState::new(config)?;
+    state.capture = Capture::start(&state.config.capture, state.metrics()).map_err(|e| {
+        let dir = state.config.capture.dir.clone().unwrap_or_default();
+        anyhow::anyhow!("cannot capture into capture.dir {}: {e}", dir.display())
+    })?;
     let tls = match tls {
         Some(tls) => {
             let metrics = TlsMetrics::register(state.metrics().registry(), tls.clone())?;

@@ -45,9 +45,14 @@ pub fn spawn(env: &[(&str, &str)]) -> Served {
 
 /// [`spawn`] with more arguments after `serve` (e.g. `--config FILE`).
 pub fn spawn_args(args: &[&str], env: &[(&str, &str)]) -> Served {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bidscan"))
-        .arg("serve")
-        .args(args)
+    let mut command = Command::new(env!("CARGO_BIN_EXE_bidscan"));
+    command.arg("serve").args(args);
+    spawn_command(command, env)
+}
+
+/// [`spawn`] of `command`, which runs `bidscan serve` (under a wrapper such as `prlimit`).
+pub fn spawn_command(mut command: Command, env: &[(&str, &str)]) -> Served {
+    let mut child = command
         .env("BIDSCAN__SERVER__LISTEN", "127.0.0.1:0")
         .env("BIDSCAN__LOG__FORMAT", "json")
         .env("BIDSCAN__LOG__LEVEL", "info")

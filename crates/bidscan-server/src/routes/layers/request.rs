@@ -214,6 +214,17 @@ pub fn in_span<T>(f: impl FnOnce() -> T) -> T {
     }
 }
 
+/// The id and URI of the request being served on this thread (clones: a reference count each), `None` outside
+/// any request. What a capture of a bad answer records (`crate::capture`).
+pub(crate) fn current() -> Option<(HeaderValue, Uri)> {
+    CURRENT.with(|current| {
+        let scope = current.take();
+        let found = scope.as_ref().map(|s| (s.id.clone(), s.uri.clone()));
+        current.set(scope);
+        found
+    })
+}
+
 /// The scope made current by [`Scope::run`]; dropping it (also when `f` panics) puts the scope back where it was
 /// taken from and restores the one it replaced.
 struct Current<'a> {
