@@ -18,7 +18,8 @@
 //!
 //! `protobuf_cost time [ROUNDS]` (default 20): each document timed alone, per_document-style (a batch of ~4 µs
 //! after two untimed decodes; the decoders alternate document by document, round after round; each keeps its
-//! minimum per document); prints the sums of the minima, their ratios, and the spread of per-document ratios.
+//! minimum per document); prints the sums of the minima, their ratios, and the spread of per-document ratios;
+//! `WORST=N` lists on stderr the N documents where protobuf compares worst against JSON and against prost.
 //!
 //! `protobuf_cost alloc`: allocation calls (`alloc` + `realloc`) and bytes requested per document, after 3
 //! warm-up decodes (20 counted), by a counting global allocator (`stats_alloc`; it is in place in every mode and
@@ -271,17 +272,25 @@ fn time(twins: &[Twin], work: &mut Work, rounds: usize) {
             at(1.0)
         );
     }
-    if let Ok(worst) = std::env::var("WORST").map(|w| w.parse::<usize>().unwrap_or(0)) {
+    let worst: usize = std::env::var("WORST")
+        .ok()
+        .and_then(|w| w.parse().ok())
+        .unwrap_or(0);
+    for (label, k) in [("json", 0), ("prost", 2)] {
         let mut order: Vec<usize> = (0..twins.len()).collect();
-        order.sort_by(|&a, &b| (mins[a][2] / mins[a][1]).total_cmp(&(mins[b][2] / mins[b][1])));
-        eprintln!("worst documents (prost ÷ protobuf):");
+        order.sort_by(|&a, &b| (mins[a][k] / mins[a][1]).total_cmp(&(mins[b][k] / mins[b][1])));
+        if worst > 0 {
+            eprintln!("worst documents ({label} ÷ protobuf):");
+        }
         for &i in order.iter().take(worst) {
             eprintln!(
-                "  {:.2}×  {} ({} B pb, {} B json)",
-                mins[i][2] / mins[i][1],
+                "  {:.2}×  {} ({} B protobuf, {} B JSON): protobuf {:.0} ns, {label} {:.0} ns",
+                mins[i][k] / mins[i][1],
                 twins[i].name,
                 twins[i].pb.len(),
-                twins[i].json.len()
+                twins[i].json.len(),
+                mins[i][1],
+                mins[i][k]
             );
         }
     }
