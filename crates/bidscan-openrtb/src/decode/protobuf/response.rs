@@ -147,12 +147,14 @@ pub(crate) fn response<'a>(
             }
             2 => {
                 let si = r.seatbid.len();
+                // Read in place, as a bid is (`seat_bid`).
                 let read = f.message(&state.limits).and_then(|m| {
-                    let mut seat = SeatBid::default();
                     state.count_object(f.offset)?;
-                    seat_bid(m, &mut seat, si, state)?;
-                    r.seatbid.push(seat);
-                    Ok(())
+                    r.seatbid.push(SeatBid::default());
+                    match r.seatbid.last_mut() {
+                        Some(seat) => seat_bid(m, seat, si, state),
+                        None => Ok(()),
+                    }
                 });
                 if let Err(e) = read {
                     return Err(e.within("seatbid", Some(si)));
@@ -222,12 +224,15 @@ fn seat_bid<'a>(
         let (name, result) = match f.number {
             1 => {
                 let bi = seat.bid.len();
+                // Read in place: a `Bid` is large, and moving one into the list costs more than reading most
+                // bids. On an error the whole body is refused, so a half-read bid is never seen.
                 let read = f.message(&state.limits).and_then(|m| {
-                    let mut b = Bid::default();
                     state.count_object(f.offset)?;
-                    bid(m, &mut b, si, bi, state)?;
-                    seat.bid.push(b);
-                    Ok(())
+                    seat.bid.push(Bid::default());
+                    match seat.bid.last_mut() {
+                        Some(b) => bid(m, b, si, bi, state),
+                        None => Ok(()),
+                    }
                 });
                 if let Err(e) = read {
                     return Err(e.within("bid", Some(bi)));
