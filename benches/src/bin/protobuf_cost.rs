@@ -163,7 +163,10 @@ fn twins(work: &mut Work) -> Vec<Twin> {
         .filter(|t| Way::ALL.iter().all(|&w| work.run(w, t).is_some()))
         .collect();
     if out.len() < all {
-        eprintln!("{} of {all} pairs left out: a decoder refused them", all - out.len());
+        eprintln!(
+            "{} of {all} pairs left out: a decoder refused them",
+            all - out.len()
+        );
     }
     out
 }
