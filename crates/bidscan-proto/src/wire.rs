@@ -177,6 +177,7 @@ impl<'a> Field<'a> {
 
     /// A `string` field, borrowed from the body after its UTF-8 check; [`ErrorKind::InvalidUtf8`] at the first
     /// invalid byte otherwise.
+    #[inline(always)]
     pub fn str(&self) -> Result<&'a str, Error> {
         let bytes = self.bytes()?;
         match simdutf8::basic::from_utf8(bytes) {
