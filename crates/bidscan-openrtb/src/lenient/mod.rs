@@ -12,5 +12,5 @@ mod scalar;
 
 pub(crate) use base::*;
 pub use base::{MAX_COERCIONS, MAX_OBJECTS};
-pub(crate) use objects::{object, objects};
+pub(crate) use objects::{ObjList, object, objects};
 pub(crate) use scalar::{Flag, Float, Ident, Int, Text, list, scalar};

@@ -11,7 +11,7 @@ use bidscan_json::RawJson;
 use bidscan_proto::{Error, ErrorKind, Field, Limits, Message};
 
 use crate::checks::issue::{Coercion, CoercionKind};
-use crate::lenient::{MAX_COERCIONS, MAX_OBJECTS};
+use crate::lenient::{MAX_COERCIONS, MAX_OBJECTS, ObjList};
 use crate::model::adm::Adm;
 use crate::model::bid::Bid;
 use crate::model::inline::{InlineItem, InlineVec};
@@ -147,12 +147,10 @@ pub(crate) fn response<'a>(
             }
             2 => {
                 let si = r.seatbid.len();
+                // Read in place, as a bid is (`seat_bid`).
                 let read = f.message(&state.limits).and_then(|m| {
-                    let mut seat = SeatBid::default();
                     state.count_object(f.offset)?;
-                    seat_bid(m, &mut seat, si, state)?;
-                    r.seatbid.push(seat);
-                    Ok(())
+                    seat_bid(m, r.seatbid.add(0), si, state)
                 });
                 if let Err(e) = read {
                     return Err(e.within("seatbid", Some(si)));
@@ -211,6 +209,17 @@ fn pend<'a>(f: &Field<'a>, slot: Slot, state: &mut State<'a>) -> Result<(), Erro
     Ok(())
 }
 
+/// The number of `bid` fields (1) of a `SeatBid` message, at least 1: a look over its tags and lengths, so the
+/// list of bids is allocated once (JSON's reader sizes it from the previous document's count). Stops at a
+/// malformed field: the reading proper reports it.
+fn bid_count(mut m: Message<'_>) -> usize {
+    let mut n = 0;
+    while let Ok(Some(f)) = m.next() {
+        n += usize::from(f.number == 1);
+    }
+    n.clamp(1, MAX_OBJECTS as usize)
+}
+
 fn seat_bid<'a>(
     mut m: Message<'a>,
     seat: &mut SeatBid<'a>,
@@ -218,16 +227,16 @@ fn seat_bid<'a>(
     state: &mut State<'a>,
 ) -> Result<(), Error> {
     let mut bits = 0u64;
+    let bids = bid_count(m.clone());
     while let Some(f) = m.next()? {
         let (name, result) = match f.number {
             1 => {
                 let bi = seat.bid.len();
+                // Read in place (`ObjList`: a `Bid` is large), the list sized once for the seat's bids. On an
+                // error the whole body is refused, so a half-read bid is never seen.
                 let read = f.message(&state.limits).and_then(|m| {
-                    let mut b = Bid::default();
                     state.count_object(f.offset)?;
-                    bid(m, &mut b, si, bi, state)?;
-                    seat.bid.push(b);
-                    Ok(())
+                    bid(m, seat.bid.add(bids), si, bi, state)
                 });
                 if let Err(e) = read {
                     return Err(e.within("bid", Some(bi)));
