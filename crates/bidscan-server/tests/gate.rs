@@ -463,12 +463,19 @@ async fn sighup_reloads_the_policy_keeps_it_on_a_bad_file_and_names_restart_only
         judge(&client, &base, "/validate?profile=strict", below()).await[0].0,
         "rejected"
     );
-    let logs = server.logs();
-    assert!(
-        logs.iter()
-            .any(|l| l.contains("needs a restart") && l.contains("server.max_body_bytes")),
-        "{logs:#?}"
-    );
+    // The log line is read from the child's output by another thread: it may land after the counter moved.
+    let served = &server;
+    eventually(
+        Duration::from_secs(10),
+        "the restart-only key logged",
+        move || async move {
+            served
+                .logs()
+                .iter()
+                .any(|l| l.contains("needs a restart") && l.contains("server.max_body_bytes"))
+        },
+    )
+    .await;
 
     // A bad file: the running configuration stays, the error is counted and logged.
     std::fs::write(&file, "[validate]\nflor = \"enforce\"\n").unwrap();
@@ -485,12 +492,17 @@ async fn sighup_reloads_the_policy_keeps_it_on_a_bad_file_and_names_restart_only
         judge(&client, &base, "/validate?profile=strict", below()).await[0].0,
         "rejected"
     );
-    assert!(
-        server
-            .logs()
-            .iter()
-            .any(|l| l.contains("not reloaded") && l.contains("flor"))
-    );
+    eventually(
+        Duration::from_secs(10),
+        "the bad file logged",
+        move || async move {
+            served
+                .logs()
+                .iter()
+                .any(|l| l.contains("not reloaded") && l.contains("flor"))
+        },
+    )
+    .await;
     assert_eq!(metric(&metrics().await, "ok"), 1.0);
 
     // A reload that adds a rates source: read at once, its rates in force (150 JPY = 1.5 USD here), and a rule
