@@ -227,7 +227,7 @@ async fn sighup_reloads_the_bidders_kept() {
     let file = dir.path().join("bidscan.toml");
     std::fs::write(&file, "[server]\nbidders = [\"acme\"]\n").unwrap();
     let server = hostile_common::spawn_args(&["--config", file.to_str().unwrap()], &[]);
-    let client = reqwest::Client::new();
+    let client = crate::common::client_builder().build().unwrap();
     let metrics = || async {
         client
             .get(server.url("/metrics"))

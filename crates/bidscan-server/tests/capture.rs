@@ -497,7 +497,7 @@ async fn a_failed_write_drops_the_sample_and_leaves_no_partial_file() {
             ("BIDSCAN__CAPTURE__PER_MINUTE", "100"),
         ],
     );
-    let client = reqwest::Client::new();
+    let client = crate::common::client_builder().build().unwrap();
     let post = async |body: Vec<u8>| {
         let res = client.post(served.url("/decode")).body(body).send().await;
         res.unwrap().status().as_u16()

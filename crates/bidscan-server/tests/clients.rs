@@ -291,7 +291,7 @@ async fn an_h2_header_list_over_64_kib_is_a_json_431() {
     let big = "a".repeat(70_000);
     let url = server.url("/healthz");
 
-    let h2 = reqwest::Client::builder()
+    let h2 = crate::common::client_builder()
         .http2_prior_knowledge()
         .build()
         .unwrap();
@@ -349,7 +349,7 @@ async fn an_h2_header_list_over_64_kib_is_a_json_431() {
 #[tokio::test]
 async fn an_unread_h2_body_is_discarded_for_2_s_at_most() {
     let server = start(config()).await;
-    let h2 = reqwest::Client::builder()
+    let h2 = crate::common::client_builder()
         .http2_prior_knowledge()
         .build()
         .unwrap();

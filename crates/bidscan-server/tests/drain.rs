@@ -55,7 +55,7 @@ async fn sigterm_under_load_loses_no_accepted_request() {
         ("BIDSCAN__SERVER__MAX_CONCURRENCY", "256"),
     ]);
     let clients = env_or("BIDSCAN_DRAIN_CLIENTS", 8) as usize;
-    let client = reqwest::Client::builder()
+    let client = crate::common::client_builder()
         .timeout(Duration::from_secs(15))
         .pool_max_idle_per_host(0) // a fresh connection per request
         .build()
@@ -112,7 +112,7 @@ async fn sigterm_under_load_loses_no_accepted_request() {
         .collect();
 
     // Readiness, polled every 10 ms on its own connections.
-    let ready_client = reqwest::Client::builder()
+    let ready_client = crate::common::client_builder()
         .timeout(Duration::from_secs(2))
         .build()
         .unwrap();

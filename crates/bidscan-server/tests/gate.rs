@@ -420,7 +420,7 @@ async fn sighup_reloads_the_policy_keeps_it_on_a_bad_file_and_names_restart_only
     let file = dir.path().join("bidscan.toml");
     std::fs::write(&file, "[validate]\nfloor = \"enforce\"\n").unwrap();
     let server = hostile_common::spawn_args(&["--config", file.to_str().unwrap()], &[]);
-    let client = reqwest::Client::new();
+    let client = crate::common::client_builder().build().unwrap();
     let base = server.base.clone();
     let metric = |text: &str, result: &str| {
         value(

@@ -274,7 +274,7 @@ async fn a_batch_of_newlines_is_held_to_the_line_bound() {
     let newlines = vec![b'\n'; MIB];
     // A batch answered before its body was read to the end closes its connection after the answer; a client
     // reusing it could send the next request into that close, so each request here has a connection of its own.
-    let fresh = reqwest::Client::builder()
+    let fresh = crate::common::client_builder()
         .pool_max_idle_per_host(0)
         .build()
         .unwrap();

@@ -55,7 +55,7 @@ async fn slowloris_connections_do_not_block_other_clients() {
         ("BIDSCAN__SERVER__MAX_CONNECTIONS", &cap),
         ("BIDSCAN__SERVER__HEADER_READ_TIMEOUT_SECS", "600"),
     ]);
-    let client = reqwest::Client::builder()
+    let client = crate::common::client_builder()
         .timeout(Duration::from_secs(10))
         .build()
         .unwrap();
@@ -333,7 +333,7 @@ async fn the_connection_cap_holds_and_the_service_answers_after_the_flood() {
 
     // A normal client is not refused: its connection waits in the queue, and its request is answered once the
     // flood goes away.
-    let client = reqwest::Client::builder()
+    let client = crate::common::client_builder()
         .timeout(Duration::from_secs(60))
         .build()
         .unwrap();

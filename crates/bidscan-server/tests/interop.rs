@@ -501,7 +501,7 @@ async fn refused_heads_have_the_error_shape_and_are_counted() {
 #[tokio::test]
 async fn h2c_prior_knowledge_is_served() {
     let server = start(config()).await;
-    let h2 = reqwest::Client::builder()
+    let h2 = crate::common::client_builder()
         .http2_prior_knowledge()
         .build()
         .unwrap();

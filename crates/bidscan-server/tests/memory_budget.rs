@@ -187,7 +187,7 @@ fn received(
 #[tokio::test]
 async fn over_h2_the_stream_past_the_budget_ends_and_the_connection_serves_on() {
     let (server, _) = budgeted(2).await;
-    let h2 = reqwest::Client::builder()
+    let h2 = crate::common::client_builder()
         .http2_prior_knowledge()
         .timeout(Duration::from_secs(10))
         .build()
@@ -279,7 +279,9 @@ async fn a_batch_line_past_the_budget_ends_the_stream() {
     body.extend(std::iter::repeat_n(b' ', 2 * MIB));
     body.extend_from_slice(b"{}\n");
     // A client of its own: the server closes this connection (the rest of the body is never read).
-    let res = reqwest::Client::new()
+    let res = crate::common::client_builder()
+        .build()
+        .unwrap()
         .post(server.url("/decode/batch"))
         .header("content-type", "application/x-ndjson")
         .body(body)

@@ -215,7 +215,7 @@ async fn overload_figures() {
         ("BIDSCAN__SERVER__WORKER_THREADS", "1"),
         ("RUST_LOG", QUIET),
     ]);
-    let client = reqwest::Client::builder()
+    let client = crate::common::client_builder()
         .timeout(Duration::from_secs(30))
         .pool_max_idle_per_host(4096)
         .build()

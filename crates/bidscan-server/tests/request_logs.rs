@@ -22,7 +22,7 @@ fn request_id(line: &Value) -> Option<&str> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_warning_of_a_request_carries_its_request_id_in_json_logs() {
     let served = spawn(&[("BIDSCAN__SERVER__MAX_CONCURRENCY", "1")]);
-    let client = reqwest::Client::new();
+    let client = crate::common::client_builder().build().unwrap();
     let doc = Bytes::from(corpus_file("banner_go_004k.json"));
     // The one decode permit, held for a second.
     let holder = tokio::spawn({

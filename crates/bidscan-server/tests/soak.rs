@@ -138,7 +138,7 @@ async fn sample_point(
 /// Runs `total` requests of the mix with `clients` concurrent clients, sampling every `every`; returns the curve.
 async fn soak(total: usize, every: usize, clients: usize, env: &[(&str, &str)]) -> Vec<Point> {
     let served = spawn(env);
-    let client = reqwest::Client::builder()
+    let client = crate::common::client_builder()
         .timeout(Duration::from_secs(30))
         .build()
         .unwrap();

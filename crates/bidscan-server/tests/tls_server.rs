@@ -1,5 +1,6 @@
 //! TLS on a real server (`serve_with`, and `bidscan serve` for the start-up error): certificates made here by
-//! rcgen; curl (`--cacert`, HTTP/1.1 and `--http2`) and a Rust client (hyper over tokio-rustls, h1 and h2)
+//! rcgen; curl (`--cacert`, HTTP/1.1 and `--http2`) and Rust clients (hyper over tokio-rustls, and reqwest with
+//! rustls; h1 and h2)
 //! against `/decode`; client certificates required on `server.listen`, not on `server.ops_listen`; a certificate
 //! reload under load; the TLS metrics in a real scrape; handshakes that time out or are not TLS, and
 //! `server.ops_listen` while draining.
@@ -426,6 +427,74 @@ async fn tls_mtls_ops_listener_reload_under_load_and_metrics_on_a_real_server() 
     );
 
     let _ = stop.send(());
+    task.await.unwrap().unwrap();
+}
+
+/// reqwest with rustls (ring as the process's provider, `common::client_builder`), trusting only the test's CA:
+/// `/decode` over HTTP/1.1 and over HTTP/2 (ALPN) with a client certificate from `server.tls.client_ca`; without
+/// one, or with one from another CA, the request fails in the handshake.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reqwest_with_rustls_over_h1_and_h2_with_client_certificates() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let ca = Ca::new("bidscan test CA");
+    let clients = Ca::new("bidscan clients CA");
+    let stranger = Ca::new("another CA");
+    let server = ca.leaf("server", ExtendedKeyUsagePurpose::ServerAuth);
+    let good = clients.leaf("exchange", ExtendedKeyUsagePurpose::ClientAuth);
+    let wrong = stranger.leaf("exchange", ExtendedKeyUsagePurpose::ClientAuth);
+    let mut config = common::config();
+    config.server.tls.cert = Some(write(d, "tls.crt", &server.pem));
+    config.server.tls.key = Some(write(d, "tls.key", &server.key));
+    config.server.tls.client_ca = Some(write(d, "clients.crt", &clients.0.pem()));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(bidscan_server::serve(config, listener, async move {
+        let _ = stopped.await;
+    }));
+
+    let root = reqwest::Certificate::from_pem(ca.0.pem().as_bytes()).unwrap();
+    let client = |identity: Option<&Leaf>, h1: bool| {
+        let mut b = common::client_builder()
+            .tls_certs_only([root.clone()])
+            .timeout(Duration::from_secs(10));
+        if let Some(leaf) = identity {
+            let pem = format!("{}{}", leaf.pem, leaf.key);
+            b = b.identity(reqwest::Identity::from_pem(pem.as_bytes()).unwrap());
+        }
+        if h1 {
+            b = b.http1_only();
+        }
+        b.build().unwrap()
+    };
+    let url = format!("https://localhost:{port}/decode");
+    let body = common::corpus_file("banner_go_004k.json");
+    let send = |c: reqwest::Client| {
+        let (url, body) = (url.clone(), body.clone());
+        async move {
+            c.post(url)
+                .header("content-type", "application/json")
+                .body(body)
+                .send()
+                .await
+        }
+    };
+    for (h1, version) in [
+        (true, reqwest::Version::HTTP_11),
+        (false, reqwest::Version::HTTP_2),
+    ] {
+        let res = send(client(Some(&good), h1)).await.unwrap();
+        assert_eq!((res.status().as_u16(), res.version()), (200, version));
+        let answer: serde_json::Value =
+            serde_json::from_slice(&res.bytes().await.unwrap()).unwrap();
+        assert_eq!(answer["status"], "bid", "{answer}");
+        let none = send(client(None, h1)).await;
+        assert!(none.is_err(), "no client certificate: {none:?}");
+        let other = send(client(Some(&wrong), h1)).await;
+        assert!(other.is_err(), "a certificate from another CA: {other:?}");
+    }
+    stop.send(()).unwrap();
     task.await.unwrap().unwrap();
 }
 

@@ -56,7 +56,7 @@ async fn two_workers_each_decode_their_share_of_requests_over_many_connections()
         let url = server.url("/decode?view=summary");
         let doc = doc.clone();
         tasks.push(tokio::spawn(async move {
-            let client = reqwest::Client::builder()
+            let client = crate::common::client_builder()
                 .pool_max_idle_per_host(1)
                 .build()
                 .unwrap();

@@ -30,7 +30,16 @@ pub fn config() -> Config {
     c
 }
 
+/// A reqwest client builder. reqwest is built with rustls but without a crypto provider of its own (its default,
+/// aws-lc-rs, carries the OpenSSL licence `deny.toml` does not allow), so ring, the server's provider, is
+/// installed as the process default first: every reqwest client of the tests is made here.
+pub fn client_builder() -> reqwest::ClientBuilder {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+}
+
 /// Starts a server with `config` on an ephemeral port.
+
 pub async fn start(config: Config) -> TestServer {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -40,7 +49,7 @@ pub async fn start(config: Config) -> TestServer {
     }));
     TestServer {
         base: format!("http://{addr}"),
-        client: reqwest::Client::builder()
+        client: client_builder()
             .timeout(Duration::from_secs(60))
             .build()
             .unwrap(),
