@@ -39,7 +39,6 @@ pub fn client_builder() -> reqwest::ClientBuilder {
 }
 
 /// Starts a server with `config` on an ephemeral port.
-
 pub async fn start(config: Config) -> TestServer {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
