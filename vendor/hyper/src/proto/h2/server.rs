@@ -263,6 +263,15 @@ where
                 match ready!(self.conn.poll_accept(cx)) {
                     Some(Ok((req, mut respond))) => {
                         trace!("incoming request");
+                        // BIDSCAN-PATCH (hyperium/hyper#2743): answer `Expect: 100-continue`
+                        // with a 100 at once, so an h2 client waiting for it sends its body.
+                        if req.headers().get(http::header::EXPECT).map_or(false, |v| {
+                            v.as_bytes().eq_ignore_ascii_case(b"100-continue")
+                        }) {
+                            let mut continue_ = Response::new(());
+                            *continue_.status_mut() = http::StatusCode::CONTINUE;
+                            let _ = respond.send_informational(continue_);
+                        }
                         let content_length = headers::content_length_parse_all(req.headers());
                         let ping = self
                             .ping
