@@ -22,7 +22,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SKIP_DIRS = {"target", ".git", "node_modules"}
+# vendor/: third-party crates as published (vendor/hyper), whose comments are not ours to keep.
+SKIP_DIRS = {"target", ".git", "node_modules", "vendor"}
 # Cited by name, not in this repository.
 EXTERNAL = {
     "extensions/community_extensions/seat-non-bid.md",  # IAB Tech Lab's openrtb repository

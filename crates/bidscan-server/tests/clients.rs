@@ -10,7 +10,8 @@
 //! What they show:
 //! - `Expect: 100-continue` over HTTP/1.1 gets `100 Continue` from the batch routes before their answer, as from
 //!   `/decode` (curl asks for it on every body over 1 MiB and otherwise waits 1 s; Go waits
-//!   `ExpectContinueTimeout`);
+//!   `ExpectContinueTimeout`), and over HTTP/2 every POST route answers it with `100` at once (curl over h2c, Go
+//!   over TLS h2);
 //! - an answer given before an h2 request body was read (413 from `Content-Length`, 415, a gzip bomb's 413)
 //!   reaches curl and httpx over h2c as a readable answer, and a body still sent 2 s later is reset (reqwest);
 //! - an h2 header list over the limit gets the JSON 431 that HTTP/1.1 gets, counted.
@@ -174,6 +175,112 @@ async fn batch_routes_answer_expect_100_continue_over_http1() {
             let text = v["body"].as_str().unwrap();
             assert_eq!(text.lines().count(), 70, "{client}");
         }
+    }
+}
+
+/// Over HTTP/2 an explicit `Expect: 100-continue` gets `HTTP/2 100` at once on every POST route (the patch of
+/// vendor/hyper/BIDSCAN-PATCH.md), so a client waiting for it sends the body without waiting its timeout: curl
+/// over h2c to `/decode` and `/decode/batch` (it waits 1 s by default, here 10 s, and prints the 100 in its
+/// trace), and Go over TLS with ALPN h2 and `ExpectContinueTimeout` to `/decode/batch` (`Got100Continue`).
+#[tokio::test]
+async fn expect_100_continue_over_h2_is_answered_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let batch = dir.path().join("batch.ndjson");
+    std::fs::write(&batch, batch_of(3)).unwrap();
+    let doc = dir.path().join("doc.json");
+    std::fs::write(&doc, corpus_file("vast_020k.json")).unwrap();
+
+    let server = start(config()).await;
+    for (route, body, content_type, lines) in [
+        ("/decode", &doc, "application/json", 0),
+        ("/decode/batch", &batch, "application/x-ndjson", 3),
+    ] {
+        let answer = dir.path().join("answer");
+        let Some(out) = run(
+            "curl",
+            &[
+                "-sS",
+                "-v",
+                "--http2-prior-knowledge",
+                "--expect100-timeout",
+                "10",
+                "-H",
+                "expect: 100-continue",
+                "-H",
+                &format!("content-type: {content_type}"),
+                "--data-binary",
+                &format!("@{}", body.display()),
+                "-o",
+                answer.to_str().unwrap(),
+                "-w",
+                "%{http_version} %{http_code}",
+                &server.url(route),
+            ],
+        )
+        .await
+        else {
+            break;
+        };
+        let trace = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{route}: {trace}");
+        assert!(trace.contains("> expect: 100-continue"), "{route}: {trace}");
+        let continued = trace.find("< HTTP/2 100");
+        let answered = trace.find("< HTTP/2 200");
+        assert!(continued.is_some(), "{route}: no 100: {trace}");
+        assert!(continued < answered, "{route}: {trace}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "2 200", "{route}");
+        let answer = std::fs::read(&answer).unwrap();
+        if lines > 0 {
+            assert_eq!(answer.iter().filter(|&&b| b == b'\n').count(), lines);
+        } else {
+            let v: serde_json::Value = serde_json::from_slice(&answer).unwrap();
+            assert!(v.is_object(), "{route}: {v}");
+        }
+    }
+    drop(server);
+
+    // Go's bundled h2 (ALPN over TLS; Go does not speak h2c) waits `ExpectContinueTimeout` (5 s) for the 100.
+    let ca = rcgen::CertifiedIssuer::self_signed(
+        {
+            let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+            params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+            params
+        },
+        rcgen::KeyPair::generate().unwrap(),
+    )
+    .unwrap();
+    let key = rcgen::KeyPair::generate().unwrap();
+    let leaf = rcgen::CertificateParams::new(vec!["localhost".to_owned()])
+        .unwrap()
+        .signed_by(&key, &ca)
+        .unwrap();
+    let pem = |name: &str, text: String| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let ca_file = pem("ca.crt", ca.pem());
+    let mut tls = config();
+    tls.server.tls.cert = Some(pem("tls.crt", leaf.pem()));
+    tls.server.tls.key = Some(pem("tls.key", key.serialize_pem()));
+    let server = start(tls).await;
+    let url = server
+        .url("/decode/batch")
+        .replacen("http://127.0.0.1", "https://localhost", 1);
+    let args = [
+        "run",
+        &script("expect.go"),
+        &url,
+        batch.to_str().unwrap(),
+        ca_file.to_str().unwrap(),
+    ];
+    if let Some(out) = run("go", &args).await {
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("expect.go: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+        assert_eq!(v["proto"], "HTTP/2.0", "{v}");
+        assert_eq!(v["got100"], true, "{v}");
+        assert_eq!(v["status"], 200, "{v}");
+        assert_eq!(v["lines"], 3, "{v}");
     }
 }
 
