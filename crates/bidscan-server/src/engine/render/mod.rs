@@ -187,6 +187,12 @@ fn string(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
     out.reserve(bytes.len() + 2);
     out.push(b'"');
+    // Most strings (ids, paths, currencies, domains, messages) hold nothing to escape: one scan, one copy.
+    if !any_needs_escape(bytes) {
+        out.extend_from_slice(bytes);
+        out.push(b'"');
+        return;
+    }
     let mut plain = 0;
     let mut i = 0;
     while i < bytes.len() {
@@ -228,6 +234,31 @@ fn string(out: &mut Vec<u8>, s: &str) {
     }
     out.extend_from_slice(&bytes[plain..]);
     out.push(b'"');
+}
+
+/// Whether any byte of `bytes` needs an escape: eight bytes at a time, the last (partial) word read as words
+/// overlapping bytes already seen, so a string of any length costs no byte-by-byte loop.
+fn any_needs_escape(bytes: &[u8]) -> bool {
+    let n = bytes.len();
+    match n {
+        0 => false,
+        1..=3 => {
+            // Bytes 0, n/2 and n-1 cover every byte of a string of one to three.
+            let spread = [bytes[0], bytes[n / 2], bytes[n - 1]];
+            spread.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\')
+        }
+        4..=7 => {
+            let head = bytes.first_chunk::<4>().copied().unwrap_or_default();
+            let tail = bytes.last_chunk::<4>().copied().unwrap_or_default();
+            let word = u64::from(u32::from_le_bytes(head)) | u64::from(u32::from_le_bytes(tail)) << 32;
+            needs_escape(word)
+        }
+        _ => {
+            let clean = |w: &[u8; 8]| !needs_escape(u64::from_le_bytes(*w));
+            !(bytes.chunks_exact(8).all(|c| c.first_chunk::<8>().is_some_and(clean))
+                && bytes.last_chunk::<8>().is_some_and(clean))
+        }
+    }
 }
 
 /// Whether any of the eight bytes of `word` is a control character (below 0x20), `"` or `\\` (exact: the
