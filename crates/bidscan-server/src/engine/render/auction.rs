@@ -7,7 +7,7 @@
 //! `#[serde(flatten)]`, serialized through a map with a call per key, and a rejected bid's canonical copy is a
 //! call per member. Nor is [`Auction::answer`] built: its lists (each bid's verdict, each issue's code, every
 //! rejected bid, a copy of a bid without its `adm`) are walked where they lie. The pieces are the parent
-//! module's; the canonical `response` (full view), each bid's `adm` object and a rejected bid's `adm` (kept by
+//! module's; the canonical `response` (full view) and a rejected bid's `adm` (kept by
 //! the policy's `nonbid_markup`) still go through serde_json, so those rules live in one place. The answer lists
 //! every rejected bid twice (under its bidder and in the auction's `seatnonbid`); the second list is a copy of
 //! the first's bytes.
@@ -138,7 +138,9 @@ fn rejected_bids<'a>(
     let name = |seat: &'a SeatBid<'_>| seat.seat.as_deref().unwrap_or("");
     // The code of bid `k` (in document order over every seat) when rejected; bids beyond the verdicts have none.
     let code = |k: usize| b.verdicts.get(k).and_then(|v| v.statuscode());
-    let rejects = |first: usize, seat: &SeatBid<'_>| (first..first + seat.bid.len()).any(|k| code(k).is_some());
+    let rejects = |first: usize, seat: &SeatBid<'_>| {
+        (first..first + seat.bid.len()).any(|k| code(k).is_some())
+    };
     let mut first = 0; // the index of the first bid of seatbid `i`
     let mut seats = 0;
     for (i, seat) in seatbids.iter().enumerate() {
@@ -182,7 +184,11 @@ fn rejected_bids<'a>(
             }
         }
         out.push(b']');
-        let auction_seat = if seat_name.is_empty() { b.bidder.as_str() } else { seat_name };
+        let auction_seat = if seat_name.is_empty() {
+            b.bidder.as_str()
+        } else {
+            seat_name
+        };
         written.push((auction_seat, start..out.len()));
         out.push(b'}');
     }
@@ -190,7 +196,11 @@ fn rejected_bids<'a>(
 
 /// `ValidatedSummary`: the response's summary, each bid with its verdict, and the counts of accepted and
 /// rejected bids (`rules::view::summary`).
-fn summary(out: &mut Vec<u8>, decoded: &Decoded<'_>, verdicts: &Verdicts) -> serde_json::Result<()> {
+fn summary(
+    out: &mut Vec<u8>,
+    decoded: &Decoded<'_>,
+    verdicts: &Verdicts,
+) -> serde_json::Result<()> {
     let s = decoded.summary();
     let judged = s.bids.len().min(verdicts.len());
     let rejected = verdicts
