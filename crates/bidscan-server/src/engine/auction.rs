@@ -123,7 +123,7 @@ impl Engine {
             }
         }
         let mut json = Vec::with_capacity(1024 * (1 + auction.bidders.len()));
-        render::write_auction(&mut json, &auction, options.view == View::Full)
+        render::write_auction(&mut json, auction, options.view == View::Full)
             .map_err(render_failed)?;
         Ok(Answer {
             json,
