@@ -249,11 +249,18 @@ fn string(out: &mut Vec<u8>, s: &str) {
     out.reserve(bytes.len() + 2);
     out.push(b'"');
     // Most strings (ids, paths, currencies, domains, messages) hold nothing to escape: one scan, one copy.
-    if !any_needs_escape(bytes) {
+    if any_needs_escape(bytes) {
+        escaped(out, bytes);
+    } else {
         out.extend_from_slice(bytes);
-        out.push(b'"');
-        return;
     }
+    out.push(b'"');
+}
+
+/// The body of a string holding a byte to escape (the opening quote written, the closing one not).
+#[cold]
+#[inline(never)]
+fn escaped(out: &mut Vec<u8>, bytes: &[u8]) {
     let mut plain = 0;
     let mut i = 0;
     while i < bytes.len() {
@@ -294,7 +301,6 @@ fn string(out: &mut Vec<u8>, s: &str) {
         plain = i;
     }
     out.extend_from_slice(&bytes[plain..]);
-    out.push(b'"');
 }
 
 /// Whether any byte of `bytes` needs an escape: eight bytes at a time, the last (partial) word read as words
