@@ -5,7 +5,7 @@
 //! [`Engine::auction`] then checks out this thread's pooled reader and markup inspector once, decodes the request
 //! once (`bidscan_openrtb::Auction::decode_request`) and adds every bidder with them
 //! (`Auction::add`: each body decoded in place where the route read it, inspected and judged as `/validate` judges a
-//! response), and renders `Auction::answer` (`render::write_auction`). The state is checked back in before the call returns.
+//! response), and renders its answer (`render::write_auction`, what `Auction::answer` serializes to). The state is checked back in before the call returns.
 //!
 //! As on `/validate`, the markup is always inspected; `inspect=none` only trims the summaries' `adm` objects.
 
@@ -122,9 +122,9 @@ impl Engine {
                 bidder.decoded.markup.clear();
             }
         }
-        let answer = auction.answer(options.view == View::Full);
         let mut json = Vec::with_capacity(1024 * (1 + auction.bidders.len()));
-        render::write_auction(&mut json, &answer).map_err(render_failed)?;
+        render::write_auction(&mut json, auction, options.view == View::Full)
+            .map_err(render_failed)?;
         Ok(Answer {
             json,
             status,

@@ -5,8 +5,8 @@
 //! Why not serde_json for all of it: the envelope of a no-bid is ~290 bytes of short keys, small integers and
 //! short strings, and serde_json's derive path (a call per key through the `Serializer` traits, a byte-by-byte
 //! escape loop) costs ~5.6 k instructions per no-bid on it (callgrind) — more than decoding the document. Here keys are literals, integers go through `itoa`, and a string is copied in one piece when it
-//! holds nothing to escape. The canonical `response` (full view), the issues and the float `price` still go
-//! through serde_json, so those rules live in one place.
+//! holds nothing to escape. The canonical `response` (full view), the issues and the floats still go through
+//! serde_json, so those rules live in one place.
 //!
 //! [`write_auction`]: `/validate/auction`'s 200 body, from the same pieces (`auction.rs`).
 
@@ -15,7 +15,8 @@ mod auction;
 pub use auction::write_auction;
 
 use bidscan_json::Stats;
-use bidscan_openrtb::{BidResponse, BidSummary, Issue, Status, Summary};
+use bidscan_openrtb::markup::{AdmSummary, Markup};
+use bidscan_openrtb::{AdmKind, BidResponse, BidSummary, Issue, Status, Summary};
 use serde::Serialize;
 
 /// The 200 body. `response` is omitted with `view=summary`. Rendered by [`write()`]; `Serialize` is the reference
@@ -112,11 +113,7 @@ fn bid_summary_members(out: &mut Vec<u8>, b: &BidSummary<'_>) {
     out.extend_from_slice(b",\"impid\":");
     opt_str(out, b.impid);
     out.extend_from_slice(b",\"price\":");
-    match b.price {
-        // serde_json's float formatting (shortest round-trip; non-finite as null), not a copy of it.
-        Some(price) => serde_json::to_writer(&mut *out, &price).unwrap_or(()),
-        None => out.extend_from_slice(b"null"),
-    }
+    opt_float(out, b.price);
     out.extend_from_slice(b",\"cur\":");
     string(out, b.cur);
     out.extend_from_slice(b",\"seat\":");
@@ -142,9 +139,73 @@ fn bid_summary_members(out: &mut Vec<u8>, b: &BidSummary<'_>) {
     out.extend_from_slice(b",\"h\":");
     opt_int(out, b.h);
     out.extend_from_slice(b",\"adm\":");
-    // The markup object through its own `Serialize` (its shape depends on the kind and on inspection): one
-    // place for its rules, as for the response and the issues.
-    serde_json::to_writer(&mut *out, &b.adm).unwrap_or(());
+    adm_summary(out, &b.adm);
+}
+
+/// The summary's `adm` object as its `Serialize` (`bidscan_openrtb::markup::AdmSummary`) writes it: `kind` and
+/// `bytes`, then the members of what inspection found.
+fn adm_summary(out: &mut Vec<u8>, a: &AdmSummary<'_>) {
+    out.extend_from_slice(match a.kind {
+        AdmKind::Vast => b"{\"kind\":\"vast\",\"bytes\":",
+        AdmKind::Html => b"{\"kind\":\"html\",\"bytes\":",
+        AdmKind::Native => b"{\"kind\":\"native\",\"bytes\":",
+        AdmKind::None => b"{\"kind\":\"none\",\"bytes\":",
+    });
+    int(out, a.bytes);
+    match a.markup {
+        Some(Markup::Vast(v)) => {
+            out.extend_from_slice(b",\"version\":");
+            opt_str(out, v.version);
+            out.extend_from_slice(b",\"well_formed\":");
+            boolean(out, v.well_formed);
+            out.extend_from_slice(b",\"ads\":");
+            int(out, v.ads);
+            out.extend_from_slice(b",\"wrapper\":");
+            boolean(out, v.wrapper);
+            out.extend_from_slice(b",\"wrapper_uri\":");
+            opt_str(out, v.wrapper_uri.as_deref());
+            out.extend_from_slice(b",\"duration_secs\":");
+            opt_float(out, v.duration_secs);
+            out.extend_from_slice(b",\"media_files\":");
+            int(out, v.media_files);
+            out.extend_from_slice(b",\"impressions\":");
+            int(out, v.impressions);
+            out.extend_from_slice(b",\"error_urls\":");
+            int(out, v.error_urls);
+        }
+        Some(Markup::Native(n)) => {
+            out.extend_from_slice(b",\"well_formed\":");
+            boolean(out, n.well_formed);
+            out.extend_from_slice(b",\"ver\":");
+            opt_str(out, n.ver.as_deref());
+            out.extend_from_slice(b",\"assets\":");
+            int(out, n.assets);
+            out.extend_from_slice(b",\"link\":");
+            boolean(out, n.link);
+            out.extend_from_slice(b",\"trackers\":");
+            int(out, n.trackers);
+        }
+        Some(Markup::Html(h)) => {
+            out.extend_from_slice(b",\"secure\":");
+            boolean(out, h.secure);
+            out.extend_from_slice(b",\"scripts\":");
+            int(out, h.scripts);
+        }
+        Some(Markup::None) | None => {}
+    }
+    out.push(b'}');
+}
+
+fn boolean(out: &mut Vec<u8>, b: bool) {
+    out.extend_from_slice(if b { b"true" } else { b"false" });
+}
+
+/// serde_json's float formatting (shortest round-trip; non-finite as null), not a copy of it.
+fn opt_float(out: &mut Vec<u8>, f: Option<f64>) {
+    match f {
+        Some(f) => serde_json::to_writer(&mut *out, &f).unwrap_or(()),
+        None => out.extend_from_slice(b"null"),
+    }
 }
 
 fn stats(out: &mut Vec<u8>, s: &Stats) {
@@ -187,6 +248,19 @@ fn string(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
     out.reserve(bytes.len() + 2);
     out.push(b'"');
+    // Most strings (ids, paths, currencies, domains, messages) hold nothing to escape: one scan, one copy.
+    if any_needs_escape(bytes) {
+        escaped(out, bytes);
+    } else {
+        out.extend_from_slice(bytes);
+    }
+    out.push(b'"');
+}
+
+/// The body of a string holding a byte to escape (the opening quote written, the closing one not).
+#[cold]
+#[inline(never)]
+fn escaped(out: &mut Vec<u8>, bytes: &[u8]) {
     let mut plain = 0;
     let mut i = 0;
     while i < bytes.len() {
@@ -227,7 +301,34 @@ fn string(out: &mut Vec<u8>, s: &str) {
         plain = i;
     }
     out.extend_from_slice(&bytes[plain..]);
-    out.push(b'"');
+}
+
+/// Whether any byte of `bytes` needs an escape: eight bytes at a time, the last (partial) word read as words
+/// overlapping bytes already seen, so a string of any length costs no byte-by-byte loop.
+fn any_needs_escape(bytes: &[u8]) -> bool {
+    let n = bytes.len();
+    match n {
+        0 => false,
+        1..=3 => {
+            // Bytes 0, n/2 and n-1 cover every byte of a string of one to three.
+            let spread = [bytes[0], bytes[n / 2], bytes[n - 1]];
+            spread.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\')
+        }
+        4..=7 => {
+            let head = bytes.first_chunk::<4>().copied().unwrap_or_default();
+            let tail = bytes.last_chunk::<4>().copied().unwrap_or_default();
+            let word =
+                u64::from(u32::from_le_bytes(head)) | u64::from(u32::from_le_bytes(tail)) << 32;
+            needs_escape(word)
+        }
+        _ => {
+            let clean = |w: &[u8; 8]| !needs_escape(u64::from_le_bytes(*w));
+            !(bytes
+                .chunks_exact(8)
+                .all(|c| c.first_chunk::<8>().is_some_and(clean))
+                && bytes.last_chunk::<8>().is_some_and(clean))
+        }
+    }
 }
 
 /// Whether any of the eight bytes of `word` is a control character (below 0x20), `"` or `\\` (exact: the
