@@ -209,3 +209,65 @@ async fn validate_and_the_batch_routes_refuse_protobuf_by_name() {
         assert!(message.contains(names), "{path}: {message}");
     }
 }
+
+/// `bidscan` with `args`, `stdin` piped in.
+fn bidscan(args: &[&str], stdin: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bidscan"))
+        .args(args)
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[tokio::test]
+async fn cli_decode_reads_pb_files_and_encoding_overrides() {
+    let server = start(config()).await;
+    let (name, pb, _) = twins(97).into_iter().nth(1).unwrap();
+    let http = server
+        .post(
+            "/decode",
+            &[("content-type", "application/x-protobuf")],
+            pb.clone(),
+        )
+        .await
+        .bytes()
+        .await
+        .unwrap();
+    let path = format!("{TWINS}/{name}.pb");
+    let (by_name, by_flag, as_json, validate) = tokio::task::spawn_blocking(move || {
+        (
+            bidscan(&["decode", &path], b""),
+            bidscan(&["decode", "--encoding", "protobuf", "-"], &pb),
+            bidscan(&["decode", "--encoding", "json", &path], b""),
+            bidscan(&["validate", "--encoding", "protobuf", &path], b""),
+        )
+    })
+    .await
+    .unwrap();
+    for (what, out) in [("FILE.pb", &by_name), ("--encoding protobuf -", &by_flag)] {
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{what}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            out.stdout.strip_suffix(b"\n").unwrap(),
+            &http[..],
+            "{what}: same bytes as POST /decode with a protobuf Content-Type"
+        );
+    }
+    assert_eq!(
+        as_json.status.code(),
+        Some(1),
+        "a .pb file read as JSON fails"
+    );
+    assert_eq!(validate.status.code(), Some(2), "validate reads JSON only");
+}

@@ -61,8 +61,13 @@ pub fn run(args: &DecodeArgs, work: Work) -> ExitCode {
     let docs = match gather(&args.input, args.ndjson, work, forced) {
         Ok(docs) if docs.is_empty() && args.input.is_dir() => {
             eprintln!(
-                "bidscan: {}: no *.json, *.ndjson, *.jsonl (decode: *.pb, *.bin) documents in the directory",
-                args.input.display()
+                "bidscan: {}: no *.json, *.ndjson or *.jsonl documents{} in the directory",
+                args.input.display(),
+                if work == Work::Decode {
+                    " (nor *.pb, *.bin)"
+                } else {
+                    ""
+                }
             );
             return ExitCode::from(EXIT_USAGE);
         }
