@@ -185,7 +185,7 @@ async fn malformed_protobuf_is_400_with_offset_and_path_and_octet_stream_stays_j
 async fn validate_and_the_batch_routes_refuse_protobuf_by_name() {
     let server = start(config()).await;
     for (path, names) in [
-        ("/validate", "/validate/auction"),
+        ("/validate", "/decode"),
         ("/decode/batch", "/decode"),
         ("/validate/batch", "/decode"),
     ] {

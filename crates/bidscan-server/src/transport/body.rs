@@ -156,8 +156,7 @@ pub fn check_content_type(headers: &HeaderMap, accepts: Accepts) -> Result<(), A
             raw,
             match accepts {
                 Accepts::Json => {
-                    "/validate reads a JSON envelope; send a protobuf bid request and responses as parts of \
-                     /validate/auction (each part's own Content-Type), or a response to /decode"
+                    "/validate reads a JSON envelope; protobuf bid responses are read by /decode"
                 }
                 Accepts::Ndjson => {
                     "the batch routes read NDJSON (one JSON document a line); send protobuf bid responses one \
