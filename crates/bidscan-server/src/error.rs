@@ -10,7 +10,7 @@ use axum::Json;
 use axum::body::Body;
 use axum::http::{HeaderValue, Response, StatusCode, header};
 use axum::response::IntoResponse;
-use bidscan_openrtb::DecodeError;
+use bidscan_openrtb::{DecodeError, ProtobufError};
 use serde::Serialize;
 
 pub use crate::error_code::ErrorCode;
@@ -136,6 +136,15 @@ impl ApiError {
         )
     }
 
+    /// 415 for a protobuf body (`found`, its `Content-Type`) on a route that reads JSON only; `instead` says where
+    /// protobuf is read.
+    pub fn protobuf_not_here(found: &str, instead: &str) -> ApiError {
+        ApiError::new(
+            ErrorCode::UnsupportedMediaType,
+            format!("Content-Type {found:?} (protobuf) is not accepted here; {instead}"),
+        )
+    }
+
     /// 415 for a request with more than one `Content-Type` line (a singleton field, RFC 9110 §5.3, §8.3).
     pub fn repeated_media_type() -> ApiError {
         ApiError::new(
@@ -222,6 +231,27 @@ impl From<DecodeError> for ApiError {
                 })),
                 ..ApiError::new(ErrorCode::of_decode(&e), e.to_string())
             },
+        }
+    }
+}
+
+impl From<ProtobufError> for ApiError {
+    /// 400 `malformed_protobuf` for a wire error (with its byte offset and field path, no line or column), else
+    /// as the [`DecodeError`] inside.
+    fn from(e: ProtobufError) -> ApiError {
+        match e {
+            ProtobufError::Malformed(wire) => ApiError {
+                position: Some(Box::new(Position {
+                    byte: Some(wire.offset()),
+                    path: Some(wire.path().to_owned()),
+                    ..Position::default()
+                })),
+                ..ApiError::new(
+                    ErrorCode::MalformedProtobuf,
+                    format!("malformed protobuf: {wire}"),
+                )
+            },
+            ProtobufError::Decode(e) => ApiError::from(e),
         }
     }
 }

@@ -11,6 +11,9 @@ use bidscan_openrtb::DecodeError;
 pub enum ErrorCode {
     /// 400: the body is not JSON (RFC 8259), or starts with a byte order mark in strict mode.
     MalformedJson,
+    /// 400: a protobuf body (`Content-Type: application/x-protobuf`) that breaks the wire format or the
+    /// `BidResponse` schema's wire types (`bidscan_openrtb::ProtobufError::Malformed`), with its byte offset and path.
+    MalformedProtobuf,
     /// 400: a compressed body that does not inflate, or has bytes after its end.
     BadEncoding,
     /// 400: the body could not be read.
@@ -85,6 +88,7 @@ impl ErrorCode {
         use ErrorCode::*;
         &[
             MalformedJson,
+            MalformedProtobuf,
             BadEncoding,
             BadBody,
             BadHost,
@@ -122,9 +126,11 @@ impl ErrorCode {
     pub const fn status(self) -> StatusCode {
         use ErrorCode::*;
         match self {
-            MalformedJson | BadEncoding | BadBody | BadHost | BadRequest | InvalidQuery
-            | UnknownProfile | NotMultipart | MalformedMultipart | TooManyParts | BadBidderName
-            | DuplicateBidder | MissingRequest | BadBidderStatus => StatusCode::BAD_REQUEST,
+            MalformedJson | MalformedProtobuf | BadEncoding | BadBody | BadHost | BadRequest
+            | InvalidQuery | UnknownProfile | NotMultipart | MalformedMultipart | TooManyParts
+            | BadBidderName | DuplicateBidder | MissingRequest | BadBidderStatus => {
+                StatusCode::BAD_REQUEST
+            }
             NotFound => StatusCode::NOT_FOUND,
             MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Timeout => StatusCode::REQUEST_TIMEOUT,
@@ -144,6 +150,7 @@ impl ErrorCode {
         use ErrorCode::*;
         match self {
             MalformedJson => "malformed_json",
+            MalformedProtobuf => "malformed_protobuf",
             BadEncoding => "bad_encoding",
             BadBody => "bad_body",
             BadHost => "bad_host",
@@ -182,7 +189,7 @@ impl ErrorCode {
     pub const fn outcome(self) -> Option<&'static str> {
         use ErrorCode::*;
         match self {
-            MalformedJson => Some("malformed"),
+            MalformedJson | MalformedProtobuf => Some("malformed"),
             NotABidResponse => Some("not_a_bid_response"),
             Openrtb3NotSupported => Some("openrtb3_not_supported"),
             NotAnEnvelope | NotABidRequest | RequestWithoutImp => Some("invalid_envelope"),
@@ -197,6 +204,7 @@ impl ErrorCode {
         use ErrorCode::*;
         match self {
             MalformedJson => "the body is not JSON",
+            MalformedProtobuf => "the body is not a well-formed protobuf BidResponse",
             BadEncoding => "the body could not be decompressed",
             BadBody => "the body could not be read",
             BadHost => {
@@ -280,36 +288,37 @@ mod tests {
         use ErrorCode::*;
         match code {
             MalformedJson => 0,
-            BadEncoding => 1,
-            BadBody => 2,
-            BadHost => 3,
-            BadRequest => 4,
-            InvalidQuery => 5,
-            UnknownProfile => 6,
-            NotMultipart => 7,
-            MalformedMultipart => 8,
-            TooManyParts => 9,
-            BadBidderName => 10,
-            DuplicateBidder => 11,
-            MissingRequest => 12,
-            BadBidderStatus => 13,
-            NotFound => 14,
-            MethodNotAllowed => 15,
-            Timeout => 16,
-            PayloadTooLarge => 17,
-            UriTooLong => 18,
-            UnsupportedMediaType => 19,
-            UnsupportedEncoding => 20,
-            NotABidResponse => 21,
-            Openrtb3NotSupported => 22,
-            NotAnEnvelope => 23,
-            NotABidRequest => 24,
-            RequestWithoutImp => 25,
-            Strict(_) => 26,
-            HeaderFieldsTooLarge => 27,
-            Internal => 28,
-            Overloaded => 29,
-            Draining => 30,
+            MalformedProtobuf => 1,
+            BadEncoding => 2,
+            BadBody => 3,
+            BadHost => 4,
+            BadRequest => 5,
+            InvalidQuery => 6,
+            UnknownProfile => 7,
+            NotMultipart => 8,
+            MalformedMultipart => 9,
+            TooManyParts => 10,
+            BadBidderName => 11,
+            DuplicateBidder => 12,
+            MissingRequest => 13,
+            BadBidderStatus => 14,
+            NotFound => 15,
+            MethodNotAllowed => 16,
+            Timeout => 17,
+            PayloadTooLarge => 18,
+            UriTooLong => 19,
+            UnsupportedMediaType => 20,
+            UnsupportedEncoding => 21,
+            NotABidResponse => 22,
+            Openrtb3NotSupported => 23,
+            NotAnEnvelope => 24,
+            NotABidRequest => 25,
+            RequestWithoutImp => 26,
+            Strict(_) => 27,
+            HeaderFieldsTooLarge => 28,
+            Internal => 29,
+            Overloaded => 30,
+            Draining => 31,
         }
     }
 

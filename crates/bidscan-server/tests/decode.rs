@@ -124,7 +124,7 @@ async fn small_gzip_inflating_past_the_limit_is_413() {
     assert_eq!(
         value(
             &metrics,
-            "bidscan_decode_outcomes_total{outcome=\"too_large\"}"
+            "bidscan_decode_outcomes_total{encoding=\"json\",outcome=\"too_large\"}"
         ),
         1.0
     );
@@ -310,11 +310,11 @@ async fn bodies_that_are_not_bid_responses_are_422_with_their_codes() {
     let metrics = server.metrics().await;
     for (series, count) in [
         (
-            "bidscan_decode_outcomes_total{outcome=\"not_a_bid_response\"}",
+            "bidscan_decode_outcomes_total{encoding=\"json\",outcome=\"not_a_bid_response\"}",
             2.0,
         ),
         (
-            "bidscan_decode_outcomes_total{outcome=\"openrtb3_not_supported\"}",
+            "bidscan_decode_outcomes_total{encoding=\"json\",outcome=\"openrtb3_not_supported\"}",
             2.0,
         ),
         (

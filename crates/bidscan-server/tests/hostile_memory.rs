@@ -85,7 +85,10 @@ async fn gzip_bomb_of_1_gb_is_413_with_bounded_memory() {
     // The refusal is counted, and nothing is retained beyond the limit.
     let m = server.metrics().await;
     assert_eq!(
-        value(&m, "bidscan_decode_outcomes_total{outcome=\"too_large\"}"),
+        value(
+            &m,
+            "bidscan_decode_outcomes_total{encoding=\"json\",outcome=\"too_large\"}"
+        ),
         2.0
     );
 }
@@ -259,7 +262,12 @@ async fn a_batch_that_inflates_past_the_batch_limit_ends_with_an_error_line() {
         );
     }
     let m = server.metrics().await;
-    assert!(value(&m, "bidscan_decode_outcomes_total{outcome=\"too_large\"}") >= 2.0);
+    assert!(
+        value(
+            &m,
+            "bidscan_decode_outcomes_total{encoding=\"json\",outcome=\"too_large\"}"
+        ) >= 2.0
+    );
 }
 
 /// An empty line is 1 byte in and a whole no-bid answer out, so a batch is held to `server.max_batch_lines`
@@ -338,8 +346,13 @@ async fn a_batch_whose_answer_outgrows_its_body_is_held_to_the_answer_bound() {
     let line = format!(r#"{{"id":"r","seatbid":[{{"bid":[{bids}]}}]}}"#);
     // 2,000 such lines: 1.2 MB in, 10 KB gzipped; ~370 MB of answer without the bound.
     let envelope = format!(r#"{{"request":{{"id":"q","imp":[{{"id":"1"}}]}},"response":{line}}}"#);
-    let too_large =
-        |m: &str| sample(m, "bidscan_decode_outcomes_total{outcome=\"too_large\"}").unwrap_or(0.0);
+    let too_large = |m: &str| {
+        sample(
+            m,
+            "bidscan_decode_outcomes_total{encoding=\"json\",outcome=\"too_large\"}",
+        )
+        .unwrap_or(0.0)
+    };
     let before = too_large(&server.metrics().await);
     for (route, line) in [("/decode/batch", &line), ("/validate/batch", &envelope)] {
         let body = gzip(format!("{line}\n").repeat(2000).as_bytes());

@@ -154,7 +154,7 @@ async fn content_length_413_counts_as_too_large() {
     let (code, v) = json(res).await;
     assert_eq!(code, 413, "{v}");
     assert_eq!(v["error"]["code"], "payload_too_large");
-    let series = "bidscan_decode_outcomes_total{outcome=\"too_large\"}";
+    let series = "bidscan_decode_outcomes_total{encoding=\"json\",outcome=\"too_large\"}";
     assert_eq!(value(&server.metrics().await, series), 1.0);
     // Chunked (no Content-Length): refused while reading, counted once as well.
     let stream = futures_util::stream::iter(

@@ -153,13 +153,16 @@ async fn metrics_are_prometheus_text_with_every_design_metric() {
         1.0
     );
     assert_eq!(
-        value(&text, "bidscan_decode_outcomes_total{outcome=\"bid\"}"),
+        value(
+            &text,
+            "bidscan_decode_outcomes_total{encoding=\"json\",outcome=\"bid\"}"
+        ),
         4.0
     );
     assert_eq!(
         value(
             &text,
-            "bidscan_decode_outcomes_total{outcome=\"malformed\"}"
+            "bidscan_decode_outcomes_total{encoding=\"json\",outcome=\"malformed\"}"
         ),
         1.0
     );

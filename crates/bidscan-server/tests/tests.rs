@@ -26,6 +26,7 @@ mod interop;
 mod markup;
 mod memory_budget;
 mod pool;
+mod protobuf;
 mod render;
 mod request_logs;
 mod send_timeout;

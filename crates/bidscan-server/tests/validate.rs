@@ -193,7 +193,7 @@ async fn errors_point_into_the_request_or_the_response() {
     assert_eq!(
         value(
             &metrics,
-            "bidscan_decode_outcomes_total{outcome=\"invalid_envelope\"}"
+            "bidscan_decode_outcomes_total{encoding=\"json\",outcome=\"invalid_envelope\"}"
         ),
         3.0
     );

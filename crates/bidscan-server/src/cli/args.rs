@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::engine::{Inspect, View};
+use crate::engine::{Encoding, Inspect, View};
 
 /// Exit status for usage errors (bad arguments, configuration or input path).
 pub const EXIT_USAGE: u8 = 2;
@@ -67,6 +67,10 @@ pub struct DecodeArgs {
     /// Read stdin (or any file) as NDJSON: one document per line.
     #[arg(long)]
     pub ndjson: bool,
+    /// `decode`: how the documents are encoded, for every input (stdin included). Without it, files ending in
+    /// .pb or .bin are protobuf `BidResponse`s, the others JSON.
+    #[arg(long, value_enum, value_name = "json|protobuf")]
+    pub encoding: Option<EncodingArg>,
     /// Exit 1 when any document has validation issues, not only when one fails to decode.
     #[arg(long)]
     pub fail_on_issues: bool,
@@ -93,6 +97,24 @@ impl From<ViewArg> for View {
         match v {
             ViewArg::Full => View::Full,
             ViewArg::Summary => View::Summary,
+        }
+    }
+}
+
+/// `--encoding` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum EncodingArg {
+    /// JSON (as `POST /decode` with `Content-Type: application/json`).
+    Json,
+    /// A protobuf `BidResponse` (as `POST /decode` with `Content-Type: application/x-protobuf`).
+    Protobuf,
+}
+
+impl From<EncodingArg> for Encoding {
+    fn from(v: EncodingArg) -> Encoding {
+        match v {
+            EncodingArg::Json => Encoding::Json,
+            EncodingArg::Protobuf => Encoding::Protobuf,
         }
     }
 }

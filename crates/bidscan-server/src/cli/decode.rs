@@ -3,7 +3,8 @@
 //!
 //! Output on stdout is exactly what the service answers, one compact JSON line per document: the `/decode`
 //! (or `/validate`) answer, or `{"error": ...}` for a document that fails. Documents come in a stable order: a directory's files
-//! sorted by name (`*.json`, `*.ndjson`, `*.jsonl`), the lines of an NDJSON input in order. For `validate`, a
+//! sorted by name (`*.json`, `*.ndjson`, `*.jsonl`; for `decode`, protobuf `BidResponse`s `*.pb`, `*.bin` too,
+//! read as `POST /decode` reads a protobuf `Content-Type`; `--encoding` decides for every input), the lines of an NDJSON input in order. For `validate`, a
 //! directory's subdirectories holding a `request.json` are auctions, in the same name order: the bid request and
 //! one `BIDDER.json` per bidder (the file's stem the bidder, as a `/validate/auction` part's name), answered as
 //! `/validate/auction` answers. A one-line note per
@@ -24,7 +25,7 @@ use super::args::{DecodeArgs, EXIT_USAGE};
 use crate::config::Config;
 use bidscan_openrtb::Reply;
 
-use crate::engine::{Engine, Options, Work};
+use crate::engine::{Encoding, Engine, Options, Work};
 use crate::error::ApiError;
 use crate::gate::{self, Gate};
 use crate::metrics::Metrics;
@@ -39,6 +40,8 @@ struct Doc {
     bytes: Vec<u8>,
     /// An auction's bidders, `(name, body)` by name; `bytes` then is its bid request.
     auction: Option<Vec<(String, Vec<u8>)>>,
+    /// How `bytes` is encoded: `--encoding`, else the file's extension (`.pb`, `.bin`: protobuf).
+    encoding: Encoding,
 }
 
 /// Runs `bidscan decode` (`work` = decode) or `bidscan validate`.
@@ -50,11 +53,21 @@ pub fn run(args: &DecodeArgs, work: Work) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let docs = match gather(&args.input, args.ndjson, work) {
+    let forced = args.encoding.map(Encoding::from);
+    if work != Work::Decode && forced == Some(Encoding::Protobuf) {
+        eprintln!("bidscan: --encoding protobuf: only `bidscan decode` reads protobuf bodies");
+        return ExitCode::from(EXIT_USAGE);
+    }
+    let docs = match gather(&args.input, args.ndjson, work, forced) {
         Ok(docs) if docs.is_empty() && args.input.is_dir() => {
             eprintln!(
-                "bidscan: {}: no *.json, *.ndjson or *.jsonl documents in the directory",
-                args.input.display()
+                "bidscan: {}: no *.json, *.ndjson or *.jsonl documents{} in the directory",
+                args.input.display(),
+                if work == Work::Decode {
+                    " (nor *.pb, *.bin)"
+                } else {
+                    ""
+                }
             );
             return ExitCode::from(EXIT_USAGE);
         }
@@ -97,6 +110,7 @@ pub fn run(args: &DecodeArgs, work: Work) -> ExitCode {
         inspect: args.inspect.into(),
         policy,
         bidder: None,
+        encoding: Encoding::Json,
     };
     let tally = decode_all(&engine, &docs, &options, work);
     if let Some(e) = &tally.write_error {
@@ -146,6 +160,13 @@ fn decode_all(engine: &Engine, docs: &[Doc], options: &Options, work: Work) -> T
         tally.done += 1;
         let answered = match &doc.auction {
             Some(bidders) => auction(engine, doc, bidders, options),
+            None if doc.encoding != options.encoding => {
+                let options = Options {
+                    encoding: doc.encoding,
+                    ..options.clone()
+                };
+                engine.run(work, [doc.bytes.as_slice()], doc.bytes.len(), &options)
+            }
             None => engine.run(work, [doc.bytes.as_slice()], doc.bytes.len(), options),
         };
         let line = match answered {
@@ -205,25 +226,33 @@ fn progress(len: usize) -> ProgressBar {
 }
 
 /// Reads the documents of `input` (for [`Work::Validate`], a directory's auctions too).
-fn gather(input: &Path, ndjson: bool, work: Work) -> Result<Vec<Doc>, String> {
+/// `forced`: `--encoding`, for every document; without it, a file's extension decides (`decode` only).
+fn gather(
+    input: &Path,
+    ndjson: bool,
+    work: Work,
+    forced: Option<Encoding>,
+) -> Result<Vec<Doc>, String> {
     if input == Path::new("-") {
         let mut bytes = Vec::new();
         std::io::stdin()
             .read_to_end(&mut bytes)
             .map_err(|e| format!("stdin: {e}"))?;
-        return Ok(split("stdin", bytes, ndjson));
+        return Ok(split("stdin", bytes, ndjson, forced.unwrap_or_default()));
     }
     let meta = std::fs::metadata(input).map_err(|e| format!("{}: {e}", input.display()))?;
     if !meta.is_dir() {
-        return read_file(input, ndjson);
+        return read_file(input, ndjson, work, forced);
     }
     let mut files: Vec<PathBuf> = std::fs::read_dir(input)
         .map_err(|e| format!("{}: {e}", input.display()))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         // Every entry named as a document: one that cannot be read as a file (a dangling link, a directory
         // named `x.json`) is an error naming it, not skipped.
-        .filter(|p| {
-            extension(p).is_some() || (work == Work::Validate && p.join("request.json").is_file())
+        .filter(|p| match extension(p) {
+            Some("protobuf") => work == Work::Decode,
+            Some(_) => true,
+            None => work == Work::Validate && p.join("request.json").is_file(),
         })
         .collect();
     files.sort();
@@ -232,7 +261,7 @@ fn gather(input: &Path, ndjson: bool, work: Work) -> Result<Vec<Doc>, String> {
         if extension(&file).is_none() {
             docs.push(read_auction(&file)?);
         } else {
-            docs.extend(read_file(&file, ndjson)?);
+            docs.extend(read_file(&file, ndjson, work, forced)?);
         }
     }
     Ok(docs)
@@ -263,31 +292,48 @@ fn read_auction(dir: &Path) -> Result<Doc, String> {
         name: dir.display().to_string(),
         bytes,
         auction: Some(bidders),
+        encoding: Encoding::Json,
     })
 }
 
-/// `json` or `ndjson` for the extensions a directory scan takes.
+/// `json`, `ndjson` or `protobuf` for the extensions a directory scan takes.
 fn extension(path: &Path) -> Option<&'static str> {
     match path.extension()?.to_str()? {
         "json" => Some("json"),
         "ndjson" | "jsonl" => Some("ndjson"),
+        "pb" | "bin" => Some("protobuf"),
         _ => None,
     }
 }
 
-fn read_file(path: &Path, ndjson: bool) -> Result<Vec<Doc>, String> {
+/// The documents of the file `path`: one protobuf body (`decode` of a `.pb`/`.bin` file, or `--encoding
+/// protobuf`), else one JSON document or one per line.
+fn read_file(
+    path: &Path,
+    ndjson: bool,
+    work: Work,
+    forced: Option<Encoding>,
+) -> Result<Vec<Doc>, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let lines = ndjson || extension(path) == Some("ndjson");
-    Ok(split(&path.display().to_string(), bytes, lines))
+    let encoding = forced.unwrap_or(
+        if work == Work::Decode && extension(path) == Some("protobuf") {
+            Encoding::Protobuf
+        } else {
+            Encoding::Json
+        },
+    );
+    let lines = encoding == Encoding::Json && (ndjson || extension(path) == Some("ndjson"));
+    Ok(split(&path.display().to_string(), bytes, lines, encoding))
 }
 
 /// One document, or one per line (a trailing newline does not make an extra empty document).
-fn split(name: &str, bytes: Vec<u8>, lines: bool) -> Vec<Doc> {
+fn split(name: &str, bytes: Vec<u8>, lines: bool, encoding: Encoding) -> Vec<Doc> {
     if !lines {
         return vec![Doc {
             name: name.to_owned(),
             bytes,
             auction: None,
+            encoding,
         }];
     }
     let body = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
@@ -297,6 +343,7 @@ fn split(name: &str, bytes: Vec<u8>, lines: bool) -> Vec<Doc> {
             name: format!("{name}:{}", i + 1),
             bytes: line.strip_suffix(b"\r").unwrap_or(line).to_vec(),
             auction: None,
+            encoding,
         })
         .collect()
 }
@@ -307,17 +354,23 @@ mod tests {
 
     #[test]
     fn ndjson_split_keeps_one_document_per_line() {
-        let docs = split("x", b"{}\r\n\n{\"id\":\"1\"}\n".to_vec(), true);
+        let docs = split(
+            "x",
+            b"{}\r\n\n{\"id\":\"1\"}\n".to_vec(),
+            true,
+            Encoding::Json,
+        );
         let lines: Vec<&[u8]> = docs.iter().map(|d| d.bytes.as_slice()).collect();
         assert_eq!(lines, vec![&b"{}"[..], b"", b"{\"id\":\"1\"}"]);
         assert_eq!(docs[2].name, "x:3");
-        assert_eq!(split("x", b"{}\n".to_vec(), false).len(), 1);
+        assert_eq!(split("x", b"{}\n".to_vec(), false, Encoding::Json).len(), 1);
     }
 
     #[test]
     fn directory_scan_takes_json_files_only() {
         assert_eq!(extension(Path::new("a/b.json")), Some("json"));
         assert_eq!(extension(Path::new("a/b.jsonl")), Some("ndjson"));
+        assert_eq!(extension(Path::new("a/b.pb")), Some("protobuf"));
         assert_eq!(extension(Path::new("a/MANIFEST.tsv")), None);
     }
 }

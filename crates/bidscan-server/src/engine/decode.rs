@@ -24,7 +24,7 @@ use std::time::Instant;
 
 use bidscan_json::{Reader, ReaderConfig, Stats};
 use bidscan_openrtb::rules::Policy;
-use bidscan_openrtb::{Decoded, Inspector, Mode, Status};
+use bidscan_openrtb::{Decoded, Inspector, Mode, ProtobufLimits, Status};
 use bidscan_pool::{Budget, Pool, PoolConfig, Reusable};
 use serde::{Deserialize, Serialize};
 
@@ -59,6 +59,26 @@ pub enum Inspect {
     None,
 }
 
+/// How a document is encoded, from its `Content-Type` (`routes::pipeline`) or its file name (`bidscan decode`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Encoding {
+    /// JSON (RFC 8259): [`bidscan_openrtb::decode`].
+    #[default]
+    Json,
+    /// A protobuf `BidResponse` (IAB Tech Lab's OpenRTB 2.6 schema): [`bidscan_openrtb::decode_protobuf`].
+    Protobuf,
+}
+
+impl Encoding {
+    /// The `encoding` label of `bidscan_decode_outcomes_total`: `json` or `protobuf`.
+    pub const fn label(self) -> &'static str {
+        match self {
+            Encoding::Json => "json",
+            Encoding::Protobuf => "protobuf",
+        }
+    }
+}
+
 /// What a decode should do.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Options {
@@ -75,6 +95,8 @@ pub struct Options {
     /// The handles of the request's bidder (`?bidder=`, `X-Bidder`: `unknown` when it names none), resolved
     /// when the request's head was read; `None` (the command line): nothing is counted by bidder.
     pub bidder: Option<Arc<BidderMetrics>>,
+    /// How the body is encoded (`/decode` only; `/validate` and the batch routes read JSON).
+    pub encoding: Encoding,
 }
 
 /// The answer of a successful decode, as rendered: the JSON bytes plus what callers count.
@@ -97,6 +119,9 @@ pub struct DecodeState {
     inspector: Inspector,
     /// The document; strings are decoded over their escaped form, so it is rewritten by each decode.
     input: Vec<u8>,
+    /// A protobuf document's `ext` and `adm_native` rendered to JSON (`decode_protobuf`'s `rendered`), which
+    /// the model borrows; empty for JSON documents.
+    rendered: String,
     /// Length of the last document, kept across `reset` for the retention policy.
     needed: usize,
 }
@@ -107,6 +132,7 @@ impl DecodeState {
             reader: Reader::default(),
             inspector: Inspector::new(),
             input: Vec::new(),
+            rendered: String::new(),
             needed: 0,
         }
     }
@@ -114,16 +140,19 @@ impl DecodeState {
 
 impl Reusable for DecodeState {
     fn capacity_bytes(&self) -> usize {
-        self.input.capacity()
+        self.input.capacity() + self.rendered.capacity()
     }
     fn needed_bytes(&self) -> usize {
         self.needed
     }
     fn shrink_to(&mut self, bytes: usize) {
         self.input.shrink_to(bytes);
+        self.rendered
+            .shrink_to(bytes.saturating_sub(self.input.capacity()));
     }
     fn reset(&mut self) {
         self.input.clear();
+        self.rendered.clear();
     }
 }
 
@@ -222,6 +251,9 @@ impl Engine {
         len: usize,
         options: &Options,
     ) -> Result<Answer, ApiError> {
+        if options.encoding == Encoding::Protobuf {
+            return self.answer_protobuf(chunks, len, options);
+        }
         let result = self.with_input(chunks, len, |reader, inspector, input| {
             // bidscan_openrtb::decode resets the reader's stats when it answers without running it (blank body,
             // `{}`, XML/HTML, a strict-mode BOM), so they are always this document's. The inspector has a reader of its own.
@@ -232,6 +264,50 @@ impl Engine {
                 Inspect::None => bidscan_openrtb::decode(reader, input, options.mode),
             };
             let stats = reader.stats();
+            let result = result.map_err(ApiError::from).and_then(|decoded| {
+                self.observe(&decoded);
+                if let Some(bidder) = &options.bidder {
+                    self.observe_prices(bidder, &decoded.response, options.policy.as_deref());
+                }
+                render(&decoded, stats, options)
+            });
+            (result, stats)
+        });
+        self.count_bidder(options, &result, len);
+        result
+    }
+
+    /// [`answer`](Self::answer) for a protobuf `BidResponse`: decoded by `decode_protobuf(_inspected)` from the
+    /// pooled input buffer (its `ext` and `adm_native` rendered into the pooled `rendered` string), then answered,
+    /// counted and rendered as a JSON document is. `stats` holds the body's `bytes` (and `buffer_bytes_needed`);
+    /// the string counters are JSON's and stay 0.
+    fn answer_protobuf<'c>(
+        &self,
+        chunks: impl IntoIterator<Item = &'c [u8]>,
+        len: usize,
+        options: &Options,
+    ) -> Result<Answer, ApiError> {
+        let result = self.with_input_rendered(chunks, len, |inspector, input, rendered| {
+            let stats = Stats {
+                bytes: input.len(),
+                buffer_bytes_needed: input.len(),
+                ..Stats::default()
+            };
+            let body: &[u8] = input;
+            // The body's end bounds every length: the body limit was applied as it was received.
+            let limits = ProtobufLimits::default();
+            let result = match options.inspect {
+                Inspect::All => bidscan_openrtb::decode_protobuf_inspected(
+                    body,
+                    rendered,
+                    options.mode,
+                    limits,
+                    inspector,
+                ),
+                Inspect::None => {
+                    bidscan_openrtb::decode_protobuf(body, rendered, options.mode, limits)
+                }
+            };
             let result = result.map_err(ApiError::from).and_then(|decoded| {
                 self.observe(&decoded);
                 if let Some(bidder) = &options.bidder {
@@ -297,6 +373,7 @@ impl Engine {
             inspector,
             input,
             needed,
+            ..
         } = &mut *state;
         input.clear();
         input.reserve(len);
@@ -307,6 +384,42 @@ impl Engine {
         let (result, stats) = work(reader, inspector, input);
         drop(state);
         self.count(&result, stats, started);
+        result
+    }
+
+    /// [`with_input`](Self::with_input) for a protobuf document: `work` gets the inspector, the input buffer and
+    /// the pooled string a protobuf document's `ext` and `adm_native` are rendered into (no reader: the wire
+    /// reader keeps no state).
+    fn with_input_rendered<'c>(
+        &self,
+        chunks: impl IntoIterator<Item = &'c [u8]>,
+        len: usize,
+        work: impl FnOnce(
+            &mut Inspector,
+            &mut Vec<u8>,
+            &mut String,
+        ) -> (Result<Answer, ApiError>, Stats),
+    ) -> Result<Answer, ApiError> {
+        let started = Instant::now();
+        let pool = self.pool();
+        let mut state = pool.checkout();
+        let DecodeState {
+            inspector,
+            input,
+            rendered,
+            needed,
+            ..
+        } = &mut *state;
+        input.clear();
+        input.reserve(len);
+        for chunk in chunks {
+            input.extend_from_slice(chunk);
+        }
+        *needed = input.len();
+        let (result, stats) = work(inspector, input, rendered);
+        *needed += rendered.len();
+        drop(state);
+        self.count_encoded(&result, stats, started, Encoding::Protobuf);
         result
     }
 
@@ -325,25 +438,46 @@ impl Engine {
     }
 
     pub(crate) fn count(&self, result: &Result<Answer, ApiError>, stats: Stats, started: Instant) {
+        self.count_encoded(result, stats, started, Encoding::Json);
+    }
+
+    /// [`count`](Self::count) for a document of `encoding`: the outcome counted under its `encoding` label.
+    pub(crate) fn count_encoded(
+        &self,
+        result: &Result<Answer, ApiError>,
+        stats: Stats,
+        started: Instant,
+        encoding: Encoding,
+    ) {
         let m = &self.metrics;
         m.decode_duration.observe(started.elapsed().as_secs_f64());
         m.document_bytes.observe(stats.bytes as f64);
         m.document_escapes.observe(stats.escapes as f64);
-        m.count_outcome(outcome(result));
+        m.count_outcome(outcome(result), encoding.label());
     }
 
     /// Counts a document refused before or instead of decoding (too large, a batch past its bounds) under its
     /// error's outcome ([`ErrorCode::outcome`]); an error that is no decode outcome (a timeout, bad
     /// compression) is not counted.
     pub fn count_refused(&self, e: &ApiError) {
+        self.count_refused_as(e, Encoding::Json);
+    }
+
+    /// [`count_refused`](Self::count_refused) for a document in `encoding`.
+    fn count_refused_as(&self, e: &ApiError, encoding: Encoding) {
         if let Some(outcome) = e.outcome() {
-            self.metrics.count_outcome(outcome);
+            self.metrics.count_outcome(outcome, encoding.label());
         }
     }
 
-    /// [`count_refused`](Self::count_refused), and under `bidder` too.
-    pub fn count_refused_by(&self, e: &ApiError, bidder: Option<&BidderMetrics>) {
-        self.count_refused(e);
+    /// [`count_refused`](Self::count_refused) for a document in `encoding`, and under `bidder` too.
+    pub fn count_refused_by(
+        &self,
+        e: &ApiError,
+        bidder: Option<&BidderMetrics>,
+        encoding: Encoding,
+    ) {
+        self.count_refused_as(e, encoding);
         if let (Some(outcome), Some(bidder)) = (e.outcome(), bidder) {
             bidder.observe_outcome(outcome);
         }
@@ -467,7 +601,9 @@ mod tests {
         );
         let m = e.metrics();
         assert_eq!(
-            m.outcomes.with_label_values(&["not_a_bid_response"]).get(),
+            m.outcomes
+                .with_label_values(&["not_a_bid_response", "json"])
+                .get(),
             1
         );
         assert_eq!(m.document_escapes.get_sample_sum(), 2.0);

@@ -10,7 +10,7 @@ pub mod decode;
 pub mod render;
 pub mod validate;
 
-pub use decode::{Answer, Engine, Inspect, Options, View};
+pub use decode::{Answer, Encoding, Engine, Inspect, Options, View};
 
 use crate::error::{ApiError, ErrorCode};
 

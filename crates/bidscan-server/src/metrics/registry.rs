@@ -39,6 +39,10 @@ pub const INPUT_BUFFER: &str = "input";
 /// was free; `memory`, its bytes did not fit `server.max_inflight_bytes`.
 pub const SHED_REASONS: [&str; 2] = ["concurrency", "memory"];
 
+/// How a decoded document was encoded (`bidscan_decode_outcomes_total{encoding}`): its `Content-Type`'s
+/// reading (`engine::Encoding::label`).
+pub const ENCODINGS: [&str; 2] = ["json", "protobuf"];
+
 /// Every outcome of a decode (`bidscan_decode_outcomes_total{outcome}`).
 pub const OUTCOMES: [&str; 9] = [
     "bid",
@@ -79,7 +83,7 @@ pub struct Metrics {
     pub document_bytes: Histogram,
     /// `bidscan_document_escapes`: escapes in each decoded document.
     pub document_escapes: Histogram,
-    /// `bidscan_decode_outcomes_total{outcome}`, outcome in [`OUTCOMES`].
+    /// `bidscan_decode_outcomes_total{outcome,encoding}`, outcome in [`OUTCOMES`], encoding in [`ENCODINGS`].
     pub outcomes: IntCounterVec,
     /// `bidscan_bids_total`: bids in successfully decoded documents.
     pub bids: IntCounter,
@@ -124,7 +128,8 @@ pub struct Metrics {
     pub capture_bytes: IntGauge,
     /// The bidder dimension: each `bidder` label value's handles, resolved when `server.bidders` is configured.
     pub bidders: Bidders,
-    /// The series of `outcomes`, one per [`OUTCOMES`] entry (in that order), resolved once: counting a decode
+    /// The series of `outcomes`, one per [`OUTCOMES`] entry (in that order) and, within it, per [`ENCODINGS`]
+    /// entry, resolved once: counting a decode
     /// then hashes no label.
     outcome_counters: Vec<IntCounter>,
     /// The series of `adm`, two per [`ADM_KINDS`] entry (well-formed, then not), resolved once: counting a bid's
@@ -240,8 +245,8 @@ impl Metrics {
             )?,
             outcomes: register_int_counter_vec_with_registry!(
                 "bidscan_decode_outcomes_total",
-                "Decode results by outcome.",
-                &["outcome"],
+                "Decode results by outcome and body encoding.",
+                &["outcome", "encoding"],
                 r
             )?,
             bids: register_int_counter_with_registry!(
@@ -369,7 +374,8 @@ impl Metrics {
             .set(1);
         m.outcome_counters = OUTCOMES
             .iter()
-            .map(|o| m.outcomes.with_label_values(&[o]))
+            .flat_map(|o| ENCODINGS.map(|e| (o, e)))
+            .map(|(o, e)| m.outcomes.with_label_values(&[o, e]))
             .collect();
         m.adm_counters = ADM_KINDS
             .iter()
@@ -386,11 +392,15 @@ impl Metrics {
         self.bidders.resolve(name)
     }
 
-    /// Counts one decode with `outcome` (one of [`OUTCOMES`]; another name goes through the label lookup).
-    pub fn count_outcome(&self, outcome: &str) {
-        match OUTCOMES.iter().position(|&o| o == outcome) {
-            Some(i) => self.outcome_counters[i].inc(),
-            None => self.outcomes.with_label_values(&[outcome]).inc(),
+    /// Counts one decode with `outcome` (one of [`OUTCOMES`]; another name goes through the label lookup) of a
+    /// body in `encoding` (one of [`ENCODINGS`]).
+    pub fn count_outcome(&self, outcome: &str, encoding: &str) {
+        match (
+            OUTCOMES.iter().position(|&o| o == outcome),
+            ENCODINGS.iter().position(|&e| e == encoding),
+        ) {
+            (Some(i), Some(j)) => self.outcome_counters[i * ENCODINGS.len() + j].inc(),
+            _ => self.outcomes.with_label_values(&[outcome, encoding]).inc(),
         }
     }
 
@@ -437,7 +447,9 @@ impl Metrics {
     /// Creates the known label sets at zero, so every series exists from the first scrape.
     fn initialize_labels(&self) {
         for outcome in OUTCOMES {
-            self.outcomes.with_label_values(&[outcome]);
+            for encoding in ENCODINGS {
+                self.outcomes.with_label_values(&[outcome, encoding]);
+            }
         }
         for result in crate::gate::fetch::RESULTS {
             self.rates_fetches.with_label_values(&[result]);
@@ -542,21 +554,23 @@ mod tests {
         m.count_issue("missing_crid", Severity::Warning);
         m.count_issue("missing_crid", Severity::Warning);
         m.count_issue("missing_crid", Severity::Error);
-        m.count_outcome("nobid");
-        m.count_outcome("nobid");
-        m.count_outcome("too_large");
-        m.count_outcome("not_in_the_list");
+        m.count_outcome("nobid", "json");
+        m.count_outcome("nobid", "json");
+        m.count_outcome("too_large", "json");
+        m.count_outcome("not_in_the_list", "json");
+        m.count_outcome("bid", "protobuf");
         let issues = |severity| {
             m.issues
                 .with_label_values(&["missing_crid", severity])
                 .get()
         };
         assert_eq!((issues("warning"), issues("error")), (2, 1));
-        let outcome = |o| m.outcomes.with_label_values(&[o]).get();
+        let outcome = |o| m.outcomes.with_label_values(&[o, "json"]).get();
         assert_eq!(outcome("nobid"), 2);
         assert_eq!(outcome("too_large"), 1);
         assert_eq!(outcome("not_in_the_list"), 1);
         assert_eq!(outcome("bid"), 0);
+        assert_eq!(m.outcomes.with_label_values(&["bid", "protobuf"]).get(), 1);
     }
 
     #[test]

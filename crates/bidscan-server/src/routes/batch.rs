@@ -58,7 +58,7 @@ use crate::transport::memory::Reservation;
         (status = 400, description = "Bad query, or a request breaking the Host rule (RFC 9112 §3.2)", body = ErrorBody),
         (status = 408, description = "Body not received in time", body = ErrorBody),
         (status = 413, description = "Body too large on the wire (Content-Length)", body = ErrorBody),
-        (status = 415, description = "Unsupported Content-Type or Content-Encoding", body = ErrorBody),
+        (status = 415, description = "Unsupported Content-Type (a protobuf one included: send protobuf bodies one at a time to /decode) or Content-Encoding", body = ErrorBody),
         (status = 503, description = "Overloaded; see Retry-After", body = ErrorBody),
     )
 )]

@@ -19,10 +19,10 @@ use crate::routes::params::DecodeParams;
     ),
     responses(
         (status = 200, description = "Decoded: bid or no-bid", body = DecodeAnswerDoc),
-        (status = 400, description = "Malformed JSON (with byte, line, column, path), bad query, bad encoding, or a request breaking the Host rule (RFC 9112 §3.2: HTTP/1.1 without one Host, two Host lines, a Host value not host[:port])", body = ErrorBody),
+        (status = 400, description = "Malformed JSON (with byte, line, column, path), malformed protobuf (a protobuf Content-Type; with byte and path), bad query, bad encoding, or a request breaking the Host rule (RFC 9112 §3.2: HTTP/1.1 without one Host, two Host lines, a Host value not host[:port])", body = ErrorBody),
         (status = 408, description = "Body not received in time", body = ErrorBody),
         (status = 413, description = "Body too large on the wire or after decompression", body = ErrorBody),
-        (status = 415, description = "Unsupported Content-Type or Content-Encoding", body = ErrorBody),
+        (status = 415, description = "Unsupported Content-Type (not JSON, text or protobuf) or Content-Encoding", body = ErrorBody),
         (status = 422, description = "not_a_bid_response (JSON that is not a bid response: not an object, a wrongly typed seatbid, XML, or an object with neither seatbid nor nbr and a member that is no bid response's, such as a bidder's {\"error\": ...}), openrtb3_not_supported (an OpenRTB 3.0 document: a top-level openrtb member), or a strict-mode failure (the issue's code)", body = ErrorBody),
         (status = 503, description = "Overloaded; see Retry-After", body = ErrorBody),
     )

@@ -405,9 +405,19 @@ fn request_body(batch: bool) -> Value {
         "description": format!("One OpenRTB 2.5/2.6 bid response. An empty body is a no-bid (200, status \
             `nobid`), as `{{}}` is. Content-Type application/json, application/*+json, text/plain, \
             application/octet-stream, application/x-www-form-urlencoded (what curl --data-binary sends) or \
-            none: the body is read as JSON whatever the label. {encodings}"),
+            none: the body is read as JSON whatever the label. Content-Type application/x-protobuf (also \
+            application/protobuf, application/vnd.google.protobuf, parameters allowed): a protobuf BidResponse \
+            of IAB Tech Lab's OpenRTB 2.6 schema, answered as the JSON rendered from it (400 \
+            malformed_protobuf with byte and path for a body that breaks the wire format; docs/api.md, \
+            \"Protobuf bodies\"). {encodings}"),
         "content": {
-            "application/json": {"schema": schema, "example": example_request()}
+            "application/json": {"schema": schema, "example": example_request()},
+            "application/x-protobuf": {"schema": {
+                "type": "string",
+                "format": "binary",
+                "description": "A protobuf BidResponse (OpenRTB 2.6 schema, \
+                    crates/bidscan-proto/proto/bidresponse.proto)."
+            }}
         }
     })
 }

@@ -8,7 +8,7 @@ use bidscan_openrtb::rules::Policy;
 use serde::Deserialize;
 
 use crate::config::ModeName;
-use crate::engine::{Inspect, Options, View, Work};
+use crate::engine::{Encoding, Inspect, Options, View, Work};
 use crate::error::{ApiError, ErrorCode};
 use crate::routes::state::AppState;
 
@@ -64,6 +64,7 @@ impl DecodeParams {
             inspect: self.inspect.unwrap_or_default(),
             policy,
             bidder: Some(state.metrics().bidder(bidder)),
+            encoding: Encoding::Json,
         })
     }
 }

@@ -63,7 +63,7 @@ use tower::BoxError;
 
 use crate::capture::tee::Tee;
 use crate::config::ModeName;
-use crate::engine::{Answer, Inspect, Options, View, Work};
+use crate::engine::{Answer, Encoding, Inspect, Options, View, Work};
 use crate::error::{ApiError, ErrorCode, json_errors, panic_response};
 use crate::metrics::HttpMetrics;
 use crate::routes::auction_parts::{AuctionParts, CallError, Limits};
@@ -92,8 +92,9 @@ struct Shared {
     route: &'static str,
     state: AppState,
     http: Arc<HttpMetrics>,
-    /// `bidscan_decode_outcomes_total{outcome="too_large"}`, for 413s decided from `Content-Length`.
-    too_large: IntCounter,
+    /// `bidscan_decode_outcomes_total{outcome="too_large"}` with `encoding` `json`, then `protobuf`, for 413s
+    /// decided from `Content-Length`.
+    too_large: [IntCounter; 2],
     timeout: Duration,
     /// The body's limit, on the wire and after decompression: `server.max_body_bytes`, or for an auction
     /// `server.max_auction_bytes`.
@@ -119,7 +120,12 @@ impl Pipeline {
             shared: Arc::new(Shared {
                 work,
                 route: path,
-                too_large: state.metrics().outcomes.with_label_values(&["too_large"]),
+                too_large: [Encoding::Json, Encoding::Protobuf].map(|encoding| {
+                    state
+                        .metrics()
+                        .outcomes
+                        .with_label_values(&["too_large", encoding.label()])
+                }),
                 timeout: config.request_timeout(),
                 limit: match work {
                     Work::Auction => config.server.max_auction_bytes,
@@ -315,7 +321,7 @@ fn prepare<B>(shared: &Shared, req: Request<B>, seen: &Seen) -> Prepared<B> {
     let limit = shared.limit;
     let (coded, plain_json, post) = (seen.coded, seen.plain_json, seen.post);
     if seen.length.is_some_and(|n| n > limit as u64) {
-        shared.too_large.inc();
+        shared.too_large[usize::from(body::protobuf_type(req.headers()).is_some())].inc();
         // Rare: the query is read only to count the refusal under the request's bidder.
         if let Ok(options) = options(req.uri(), &shared.state, Work::Decode, seen.bidder.as_ref())
             && let Some(bidder) = options.bidder
@@ -345,7 +351,7 @@ fn prepare<B>(shared: &Shared, req: Request<B>, seen: &Seen) -> Prepared<B> {
         *res.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
         return Prepared::Answer(res);
     }
-    let options = match options(&parts.uri, &shared.state, shared.work, seen.bidder.as_ref()) {
+    let mut options = match options(&parts.uri, &shared.state, shared.work, seen.bidder.as_ref()) {
         Ok(options) => options,
         Err(e) => return Prepared::Answer(e.into_response()),
     };
@@ -360,8 +366,16 @@ fn prepare<B>(shared: &Shared, req: Request<B>, seen: &Seen) -> Prepared<B> {
         {
             return Prepared::Answer(ApiError::repeated_media_type().into_response());
         }
-    } else if !plain_json && let Err(e) = body::check_content_type(&parts.headers, Accepts::Json) {
-        return Prepared::Answer(e.into_response());
+    } else if !plain_json {
+        // `/decode` reads a protobuf `BidResponse` under a protobuf media type; `/validate` refuses one by name.
+        match body::protobuf_type(&parts.headers) {
+            Some(_) if shared.work == Work::Decode => options.encoding = Encoding::Protobuf,
+            _ => {
+                if let Err(e) = body::check_content_type(&parts.headers, Accepts::Json) {
+                    return Prepared::Answer(e.into_response());
+                }
+            }
+        }
     }
     Prepared::Body(Pending {
         wire,
@@ -420,7 +434,9 @@ where
             if e.retry_after.is_some() {
                 return state.shed_memory().into_response();
             }
-            state.engine.count_refused_by(&e, options.bidder.as_deref());
+            state
+                .engine
+                .count_refused_by(&e, options.bidder.as_deref(), options.encoding);
             if let Some(c) = capture {
                 c.refused(shared.route, shared.work, &e, &options, &headers, kept);
             }

@@ -79,7 +79,7 @@ pub struct ValidateAnswerDoc {
         (status = 400, description = "Malformed JSON (path under /request or /response when the fault is inside one, else the reader's path in the envelope), bad query, unknown_profile (?profile= names no configured profile), bad encoding, or a request breaking the Host rule (RFC 9112 §3.2)", body = ErrorBody),
         (status = 408, description = "Body not received in time", body = ErrorBody),
         (status = 413, description = "Body too large on the wire or after decompression", body = ErrorBody),
-        (status = 415, description = "Unsupported Content-Type or Content-Encoding", body = ErrorBody),
+        (status = 415, description = "Unsupported Content-Type (a protobuf one included: protobuf is read by /decode) or Content-Encoding", body = ErrorBody),
         (status = 422, description = "not_an_envelope, not_a_bid_request, request_without_imp, not_a_bid_response (the response is not a bid response, e.g. a bidder's {\"error\": ...}), openrtb3_not_supported (the response is an OpenRTB 3.0 document), or a strict-mode failure", body = ErrorBody),
         (status = 503, description = "Overloaded; see Retry-After", body = ErrorBody),
     )
@@ -148,7 +148,7 @@ fn validate_auction() {}
         (status = 400, description = "Bad query, unknown_profile (?profile= names no configured profile), or a request breaking the Host rule (RFC 9112 §3.2)", body = ErrorBody),
         (status = 408, description = "Body not received in time", body = ErrorBody),
         (status = 413, description = "Body too large on the wire (Content-Length)", body = ErrorBody),
-        (status = 415, description = "Unsupported Content-Type or Content-Encoding", body = ErrorBody),
+        (status = 415, description = "Unsupported Content-Type (a protobuf one included: protobuf is read by /decode) or Content-Encoding", body = ErrorBody),
         (status = 503, description = "Overloaded; see Retry-After", body = ErrorBody),
     )
 )]

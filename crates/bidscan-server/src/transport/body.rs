@@ -151,6 +151,20 @@ pub fn check_content_type(headers: &HeaderMap, accepts: Accepts) -> Result<(), A
     }) {
         return Err(ApiError::charset(charset));
     }
+    if is_protobuf_essence(essence) {
+        return Err(ApiError::protobuf_not_here(
+            raw,
+            match accepts {
+                Accepts::Json => {
+                    "/validate reads a JSON envelope; protobuf bid responses are read by /decode"
+                }
+                Accepts::Ndjson => {
+                    "the batch routes read NDJSON (one JSON document a line); send protobuf bid responses one \
+                     at a time to /decode"
+                }
+            },
+        ));
+    }
     let is = |name: &str| essence.eq_ignore_ascii_case(name);
     let json_like = is("application/json")
         || is_structured_json(essence)
@@ -174,6 +188,35 @@ pub fn check_content_type(headers: &HeaderMap, accepts: Accepts) -> Result<(), A
     } else {
         Err(ApiError::media_type(raw))
     }
+}
+
+/// The protobuf media types a body is read as a protobuf message under, compared case-insensitively (RFC 9110
+/// §8.3.1), parameters allowed: `application/x-protobuf` (what most OpenRTB exchanges send),
+/// `application/protobuf` (the IETF draft `draft-ietf-dispatch-mime-protobuf`) and
+/// `application/vnd.google.protobuf`.
+pub const PROTOBUF_TYPES: [&str; 3] = [
+    "application/x-protobuf",
+    "application/protobuf",
+    "application/vnd.google.protobuf",
+];
+
+/// Whether a media type's essence (its type/subtype, parameters removed) is one of [`PROTOBUF_TYPES`].
+fn is_protobuf_essence(essence: &str) -> bool {
+    PROTOBUF_TYPES
+        .iter()
+        .any(|name| essence.trim().eq_ignore_ascii_case(name))
+}
+
+/// The `Content-Type` of `headers` when it is one line naming a protobuf media type ([`PROTOBUF_TYPES`], any
+/// parameters), else `None` (no line, two lines, or any other type: [`check_content_type`] answers those).
+pub fn protobuf_type(headers: &HeaderMap) -> Option<&str> {
+    let mut values = headers.get_all(header::CONTENT_TYPE).iter();
+    let value = values.next()?;
+    if values.next().is_some() {
+        return None;
+    }
+    let raw = value.to_str().ok()?;
+    is_protobuf_essence(raw.split(';').next().unwrap_or("")).then_some(raw)
 }
 
 /// Whether `essence` is `application/<name>+json` (RFC 6839 §3.1, the `+json` structured syntax suffix),
