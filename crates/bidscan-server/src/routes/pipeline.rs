@@ -525,9 +525,17 @@ async fn auction(
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    let mut parts = AuctionParts::read(bytes, content_type, shared.parts)
-        .await
-        .map_err(CallError::api_error)?;
+    let mut parts = AuctionParts::read_within(
+        bytes,
+        content_type,
+        shared.parts,
+        Some(&shared.state.memory),
+    )
+    .await
+    .map_err(|e| match e {
+        CallError::Memory => shared.state.shed_memory(),
+        e => e.api_error(),
+    })?;
     let (request, replies) = parts.replies();
     let answer = shared.state.engine.auction(request, replies, options);
     if let (Some(c), Some(wire)) = (capture, wire) {

@@ -8,12 +8,17 @@
 //! ([`Reply::Unreadable`], IAB seat-non-bid code 102), never the call. A compressed request that cannot be inflated
 //! within the limit fails the call (400 `bad_encoding`, 413).
 //!
+//! An inflated part's bytes are reserved in `server.max_inflight_bytes` as they grow, when the caller gives the
+//! budget ([`AuctionParts::read_within`]); a part that cannot get them fails the call with 503 `overloaded`
+//! ([`CallError::Memory`]): the server's state, not the bidder's answer, so never a 102.
+//!
 //! Inflation reuses the server's decoders and limits: `routes::layers::inflate::codings` reads a part's
 //! `Content-Encoding`, `Inflated` undoes each coding, `transport::body::collect` bounds the output.
 
 pub mod multipart;
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -22,6 +27,7 @@ use bytes::Bytes;
 
 use crate::error::{ApiError, ErrorCode};
 use crate::routes::layers::inflate::{Inflated, codings};
+use crate::transport::memory::{MemoryBudget, Reservation};
 use multipart::{BidderStatus, Parts};
 
 /// The limits of one auction's parts.
@@ -59,6 +65,9 @@ pub enum CallError {
         /// What was wrong.
         message: String,
     },
+    /// A compressed part's inflated bytes did not fit in `server.max_inflight_bytes` (503 `overloaded`, with
+    /// `Retry-After`; the caller counts it in `bidscan_shed_total{reason="memory"}`).
+    Memory,
 }
 
 impl CallError {
@@ -86,6 +95,7 @@ impl CallError {
                 };
                 ApiError::new(code, format!("the request part: {message}"))
             }
+            CallError::Memory => ApiError::memory(0),
         }
     }
 
@@ -94,6 +104,7 @@ impl CallError {
         match self {
             CallError::Multipart(_) => StatusCode::BAD_REQUEST,
             CallError::Request { status, .. } => *status,
+            CallError::Memory => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 }
@@ -104,6 +115,8 @@ pub struct AuctionParts {
     body: Vec<u8>,
     request: Content,
     bidders: Vec<(String, Content)>,
+    /// The inflated parts' bytes in `server.max_inflight_bytes`, held (for their `Drop`) as long as the parts.
+    _reserved: Vec<Reservation>,
 }
 
 impl AuctionParts {
@@ -117,6 +130,20 @@ impl AuctionParts {
         content_type: &str,
         limits: Limits,
     ) -> Result<AuctionParts, CallError> {
+        Self::read_within(body, content_type, limits, None).await
+    }
+
+    /// [`read`](Self::read), each inflated part's bytes reserved in `budget` as they grow.
+    ///
+    /// # Errors
+    /// As [`read`](Self::read), and [`CallError::Memory`] when `budget` cannot cover an inflated part.
+    pub(crate) async fn read_within(
+        body: Vec<u8>,
+        content_type: &str,
+        limits: Limits,
+        budget: Option<&Arc<MemoryBudget>>,
+    ) -> Result<AuctionParts, CallError> {
+        let mut reserved = Vec::new();
         let boundary = multipart::boundary(content_type).map_err(CallError::Multipart)?;
         let Parts {
             request,
@@ -125,8 +152,17 @@ impl AuctionParts {
         } = multipart::read(&body, boundary, limits.max_parts).map_err(CallError::Multipart)?;
         let request = match request_encoding {
             None => Content::InBody(request),
-            Some(coding) => match inflate(&body[request], &coding, limits.max_part_bytes).await {
+            Some(coding) => match inflate_within(
+                &body[request],
+                &coding,
+                limits.max_part_bytes,
+                budget,
+                &mut reserved,
+            )
+            .await
+            {
                 Ok(bytes) => Content::Inflated(bytes),
+                Err(("overloaded", _)) => return Err(CallError::Memory),
                 Err((code, message)) => {
                     let status = match code {
                         "body_too_large" => StatusCode::PAYLOAD_TOO_LARGE,
@@ -144,8 +180,17 @@ impl AuctionParts {
             } else if part.content.len() > limits.max_part_bytes {
                 Content::Unreadable("body_too_large", too_large(limits.max_part_bytes))
             } else if let Some(coding) = &part.content_encoding {
-                match inflate(&body[part.content.clone()], coding, limits.max_part_bytes).await {
+                match inflate_within(
+                    &body[part.content.clone()],
+                    coding,
+                    limits.max_part_bytes,
+                    budget,
+                    &mut reserved,
+                )
+                .await
+                {
                     Ok(bytes) => Content::Inflated(bytes),
+                    Err(("overloaded", _)) => return Err(CallError::Memory),
                     Err((code, message)) => Content::Unreadable(code, message),
                 }
             } else {
@@ -157,6 +202,7 @@ impl AuctionParts {
             body,
             request,
             bidders: judged,
+            _reserved: reserved,
         })
     }
 
@@ -167,6 +213,7 @@ impl AuctionParts {
             body,
             request,
             bidders,
+            ..
         } = self;
         // The ranges of the body the parts use, in ascending order (the order sent).
         let mut ranges: Vec<Range<usize>> = Vec::with_capacity(bidders.len() + 1);
@@ -223,6 +270,18 @@ pub async fn inflate(
     content_encoding: &str,
     limit: usize,
 ) -> Result<Vec<u8>, (&'static str, String)> {
+    inflate_within(content, content_encoding, limit, None, &mut Vec::new()).await
+}
+
+/// [`inflate`], its output reserved in `budget` as it grows, the reservation pushed on `reserved` on success;
+/// `("overloaded", _)` when `budget` cannot cover it.
+async fn inflate_within(
+    content: &[u8],
+    content_encoding: &str,
+    limit: usize,
+    budget: Option<&Arc<MemoryBudget>>,
+    reserved: &mut Vec<Reservation>,
+) -> Result<Vec<u8>, (&'static str, String)> {
     let mut headers = HeaderMap::new();
     let value = HeaderValue::from_str(content_encoding).map_err(|_| {
         (
@@ -236,10 +295,13 @@ pub async fn inflate(
     for &coding in list.iter().rev() {
         body = Body::new(Inflated::new(body, coding));
     }
-    let frames = crate::transport::body::collect(body, limit, None)
+    let mut reservation = budget.map(|b| b.reservation());
+    let frames = crate::transport::body::collect(body, limit, reservation.as_mut())
         .await
         .map_err(|e| {
-            if e.status == StatusCode::PAYLOAD_TOO_LARGE {
+            if e.retry_after.is_some() {
+                ("overloaded", e.message)
+            } else if e.status == StatusCode::PAYLOAD_TOO_LARGE {
                 ("body_too_large", too_large(limit))
             } else {
                 ("bad_encoding", e.message)
@@ -249,5 +311,6 @@ pub async fn inflate(
     for chunk in frames.slices() {
         out.extend_from_slice(chunk);
     }
+    reserved.extend(reservation);
     Ok(out)
 }
