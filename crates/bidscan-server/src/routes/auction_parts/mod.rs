@@ -9,7 +9,7 @@
 //! within the limit fails the call (400 `bad_encoding`, 413).
 //!
 //! An inflated part's bytes are reserved in `server.max_inflight_bytes` as they grow, when the caller gives the
-//! budget ([`AuctionParts::read_within`]); a part that cannot get them fails the call with 503 `overloaded`
+//! budget (`AuctionParts::read_within`); a part that cannot get them fails the call with 503 `overloaded`
 //! ([`CallError::Memory`]): the server's state, not the bidder's answer, so never a 102.
 //!
 //! Inflation reuses the server's decoders and limits: `routes::layers::inflate::codings` reads a part's
