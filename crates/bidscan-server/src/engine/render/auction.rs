@@ -18,7 +18,7 @@ use bidscan_openrtb::compact::compact;
 use bidscan_openrtb::rules::{BidStatus, Verdicts};
 use bidscan_openrtb::{Auction, Bid, Bidder, BidderStatus, Decoded, Issue, SeatBid, Severity};
 
-use super::{bid_summary_members, int, opt_str, status, string};
+use super::{bid_summary_members, int, opt_str, string, summary_head};
 
 /// Appends the answer of `auction` as compact JSON to `out`: what `serde_json::to_writer` makes of
 /// `auction.answer(echo_response)`.
@@ -207,25 +207,7 @@ fn summary(
         .iter()
         .filter(|v| v.status == BidStatus::Rejected)
         .count();
-    out.extend_from_slice(b"{\"status\":");
-    status(out, s.status);
-    out.extend_from_slice(b",\"id\":");
-    opt_str(out, s.id);
-    out.extend_from_slice(b",\"cur\":");
-    string(out, s.cur);
-    out.extend_from_slice(b",\"nbr\":");
-    match s.nbr {
-        Some(nbr) => int(out, nbr.0),
-        None => out.extend_from_slice(b"null"),
-    }
-    out.extend_from_slice(b",\"seats\":");
-    int(out, s.seats);
-    out.extend_from_slice(b",\"bid_count\":");
-    int(out, s.bid_count);
-    out.extend_from_slice(b",\"errors\":");
-    int(out, s.errors);
-    out.extend_from_slice(b",\"warnings\":");
-    int(out, s.warnings);
+    summary_head(out, &s);
     out.extend_from_slice(b",\"accepted\":");
     int(out, judged.saturating_sub(rejected));
     out.extend_from_slice(b",\"rejected\":");

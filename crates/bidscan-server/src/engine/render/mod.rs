@@ -69,7 +69,9 @@ fn status(out: &mut Vec<u8>, status: Status) {
     });
 }
 
-fn summary(out: &mut Vec<u8>, s: &Summary<'_>) {
+/// A `Summary`'s members before its bids (`{"status"` to `"warnings"`), shared by `/decode`'s summary and the
+/// auction's `ValidatedSummary`, which adds its counts of verdicts after them.
+fn summary_head(out: &mut Vec<u8>, s: &Summary<'_>) {
     out.extend_from_slice(b"{\"status\":");
     status(out, s.status);
     out.extend_from_slice(b",\"id\":");
@@ -89,6 +91,10 @@ fn summary(out: &mut Vec<u8>, s: &Summary<'_>) {
     int(out, s.errors);
     out.extend_from_slice(b",\"warnings\":");
     int(out, s.warnings);
+}
+
+fn summary(out: &mut Vec<u8>, s: &Summary<'_>) {
+    summary_head(out, s);
     out.extend_from_slice(b",\"bids\":[");
     for (i, bid) in s.bids.iter().enumerate() {
         if i > 0 {
