@@ -9,6 +9,7 @@ mod common;
 mod pair_common;
 
 mod auction;
+mod auction_protobuf;
 mod bom;
 mod corpus;
 mod fuzz_regressions;

@@ -6,15 +6,22 @@
 //! - a body is decoded as [`decode_inspected`](crate::decode_inspected) decodes it (an empty body, `{}` and an
 //!   `nbr` are no-bids), then judged by the rules of the [`Policy`]: `bid` (whatever the rules rejected) or
 //!   `nobid`; its findings, verdicts and non-bids are those `/validate` gives the same request and response;
-//! - a body that is not JSON, not a bid response (`not_a_bid_response`, `openrtb3_not_supported`) or fails strict
-//!   mode, or that could not be read ([`Reply::Unreadable`]: too large, not decompressable), is `invalid`:
-//!   IAB seat-non-bid code 102 ("Error - Invalid Bid Response") for every imp of the request, and one finding,
-//!   the decode error's code, message and path;
+//! - a protobuf body ([`Reply::Protobuf`], IAB Tech Lab's OpenRTB 2.6 schema) is decoded as
+//!   [`decode_protobuf_inspected`](crate::decode_protobuf_inspected) decodes it, then judged the same way: the
+//!   findings and verdicts of the JSON rendered from the same `BidResponse`;
+//! - a body that is not JSON, not well-formed protobuf (`malformed_protobuf`, with the byte offset and field
+//!   path), not a bid response (`not_a_bid_response`, `openrtb3_not_supported`) or fails strict mode, or that
+//!   could not be read ([`Reply::Unreadable`]: too large, not decompressable), is `invalid`: IAB seat-non-bid
+//!   code 102 ("Error - Invalid Bid Response") for every imp of the request, and one finding, the decode error's
+//!   code, message and path;
 //! - no body: [`Reply::Timeout`] is `timeout` with 101 ("Error - Timed Out") for every imp,
 //!   [`Reply::Unreachable`] `unreachable` with 103 ("Error - Bidder Unreachable"), [`Reply::HttpStatus`] `error`
 //!   with 100 ("Error - General"), but 204 No Content, a no-bid (OpenRTB 2.6 §7.1).
 //!
 //! The seat-non-bid codes are the openrtb `extensions/community_extensions/seat-non-bid.md` list.
+//!
+//! The request is JSON ([`Auction::decode_request`]) or protobuf ([`Auction::decode_request_protobuf`]); either
+//! way the bidders' bodies may be either.
 //!
 //! Between the bidders, rule `duplicate_id_across_bidders` (302, `warn` by default): a bid `id` an earlier
 //! bidder used is a finding on the later bid.
@@ -25,10 +32,14 @@ use std::collections::HashMap;
 
 use bidscan_json::Reader;
 use bidscan_markup::Inspector;
+use bidscan_proto::Limits;
 use serde::Serialize;
 
 use crate::checks::issue::{Issue, Severity, Unlisted};
-use crate::decode::pair::fill_request;
+use crate::decode::pair::{fill_request, without_imp};
+use crate::decode::protobuf::{
+    ProtobufError, decode_protobuf, decode_protobuf_inspected, decode_request_protobuf,
+};
 use crate::decode::{self, DecodeError, Decoded, Mode};
 use crate::model::request::BidRequest;
 use crate::model::response::BidResponse;
@@ -43,6 +54,17 @@ pub enum Reply<'a> {
     /// The response body as received, its `Content-Encoding` undone; decoded in place (strings borrow from it).
     /// An empty body is a no-bid.
     Body(&'a mut [u8]),
+    /// A protobuf `BidResponse` (IAB Tech Lab's OpenRTB 2.6 schema) as received, its `Content-Encoding` undone:
+    /// decoded by [`decode_protobuf_inspected`](crate::decode_protobuf_inspected) under the default
+    /// [`ProtobufLimits`](crate::ProtobufLimits) (nesting 128; lengths bounded by the body's end, so the caller
+    /// bounds the body), strings borrowed from `body`. An empty body is the empty message: a no-bid.
+    Protobuf {
+        /// The body.
+        body: &'a [u8],
+        /// Where the body's `ext` and `adm_native` are rendered as JSON (cleared first; allocates only for
+        /// them), which the bidder's response borrows.
+        rendered: &'a mut String,
+    },
     /// The bidder did not answer in time: 101 for every imp.
     Timeout,
     /// The bidder could not be reached (refused connection, failed name lookup, TLS): 103 for every imp.
@@ -144,6 +166,32 @@ impl<'a> Auction<'a> {
         Ok(auction)
     }
 
+    /// Decodes the protobuf `BidRequest` in `input` (IAB Tech Lab's OpenRTB 2.6 schema) with
+    /// [`decode_request_protobuf`](crate::decode_request_protobuf) under `limits`: an auction with no bidder yet,
+    /// its request the same as the JSON rendered from the same `BidRequest` gives [`decode_request`](Self::decode_request).
+    /// Never panics on input.
+    ///
+    /// # Errors
+    /// With paths relative to the request: [`ProtobufError::Malformed`] (not well-formed protobuf, with the byte
+    /// offset and field path; a server answers 400, as for malformed JSON), and [`DecodeError::InvalidEnvelope`]
+    /// (in [`ProtobufError::Decode`]) with code `not_a_bid_request` (more than [`MAX_OBJECTS`](crate::MAX_OBJECTS)
+    /// impressions, formats and deals) or `request_without_imp` (no impression; OpenRTB 2.6 §3.2.1), as for
+    /// JSON (a server answers 422). An empty body is the empty message, so `request_without_imp`.
+    pub fn decode_request_protobuf(
+        input: &'a [u8],
+        limits: Limits,
+    ) -> Result<Auction<'a>, ProtobufError> {
+        let request = decode_request_protobuf(input, limits)?;
+        if request.imp.is_empty() {
+            return Err(ProtobufError::Decode(without_imp(None, "")));
+        }
+        Ok(Auction {
+            request,
+            bidders: Vec::new(),
+            ids: HashMap::new(),
+        })
+    }
+
     /// Judges `reply`, bidder `bidder`'s answer, and adds it: a body is decoded with `reader` in `mode` (with
     /// `inspector`, every bid's markup inspected, as the server's `/validate` does), then judged by `policy`'s
     /// rules against the request, then by `duplicate_id_across_bidders` against the bidders added before.
@@ -167,33 +215,22 @@ impl<'a> Auction<'a> {
         };
         match reply {
             Reply::Body(input) => match decode::decode_with(reader, input, mode, inspector) {
-                Ok(decoded) => {
-                    judged.decoded = decoded;
-                    crate::rules::judge(
-                        &self.request,
-                        &mut judged.decoded,
-                        &mut judged.statuscodes,
-                        &mut judged.verdicts,
-                        policy,
-                    );
-                    if judged.decoded.status == Status::Bid {
-                        judged.status = BidderStatus::Bid;
-                        let (ids, bidders) = (&self.ids, &self.bidders);
-                        crate::rules::duplicate_ids(
-                            &mut judged.decoded,
-                            &mut judged.statuscodes,
-                            &mut judged.verdicts,
-                            policy,
-                            |id| ids.get(id).map(|&k| bidders[k].bidder.as_str()),
-                        );
-                        self.remember_ids(&judged.decoded.response);
-                    }
-                }
-                Err(e) => {
-                    let path = e.path().unwrap_or("").to_owned();
-                    judged.finding(BidderStatus::Invalid, path, e.code(), e.to_string());
-                }
+                Ok(decoded) => self.judge(&mut judged, decoded, policy),
+                Err(e) => judged.refused(e.path(), e.code(), e.to_string()),
             },
+            Reply::Protobuf { body, rendered } => {
+                let limits = Limits::default();
+                let result = match inspector {
+                    Some(inspector) => {
+                        decode_protobuf_inspected(body, rendered, mode, limits, inspector)
+                    }
+                    None => decode_protobuf(body, rendered, mode, limits),
+                };
+                match result {
+                    Ok(decoded) => self.judge(&mut judged, decoded, policy),
+                    Err(e) => judged.refused(e.path(), e.code(), e.to_string()),
+                }
+            }
             Reply::Timeout => judged.finding(
                 BidderStatus::Timeout,
                 String::new(),
@@ -221,6 +258,31 @@ impl<'a> Auction<'a> {
         &self.bidders[self.bidders.len() - 1]
     }
 
+    /// Judges `decoded`, `judged`'s response, by `policy`'s rules against the request, then (when it bids) by
+    /// `duplicate_id_across_bidders` against the bidders added before, and remembers its bid ids.
+    fn judge(&mut self, judged: &mut Bidder<'a>, decoded: Decoded<'a>, policy: &Policy) {
+        judged.decoded = decoded;
+        crate::rules::judge(
+            &self.request,
+            &mut judged.decoded,
+            &mut judged.statuscodes,
+            &mut judged.verdicts,
+            policy,
+        );
+        if judged.decoded.status == Status::Bid {
+            judged.status = BidderStatus::Bid;
+            let (ids, bidders) = (&self.ids, &self.bidders);
+            crate::rules::duplicate_ids(
+                &mut judged.decoded,
+                &mut judged.statuscodes,
+                &mut judged.verdicts,
+                policy,
+                |id| ids.get(id).map(|&k| bidders[k].bidder.as_str()),
+            );
+            self.remember_ids(&judged.decoded.response);
+        }
+    }
+
     /// The bid ids of the latest bidder's `response`, each kept with that bidder's index unless an earlier
     /// bidder sent it first.
     fn remember_ids(&mut self, response: &BidResponse<'_>) {
@@ -236,6 +298,13 @@ impl<'a> Auction<'a> {
 }
 
 impl Bidder<'_> {
+    /// The bidder's body could not be decoded: `invalid`, its one finding the decode error's `code` and `message`
+    /// at `path` (the error's, relative to the response; the document's root when `None`).
+    fn refused(&mut self, path: Option<&str>, code: &'static str, message: String) {
+        let path = path.unwrap_or("").to_owned();
+        self.finding(BidderStatus::Invalid, path, code, message);
+    }
+
     /// The bidder gets `status` (one with a code for every imp) and one error finding, `code` at `path` with
     /// `message`, with that code.
     fn finding(&mut self, status: BidderStatus, path: String, code: &'static str, message: String) {

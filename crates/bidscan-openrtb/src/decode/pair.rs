@@ -195,7 +195,7 @@ pub(crate) fn fill_request<'a>(
 
 /// The `request_without_imp` error: no `imp`, an empty one, or one whose values are not impressions (`fault`
 /// names the first of them, and the error points at it, under `prefix`: the request's own pointer).
-fn without_imp(fault: Option<ImpFault>, prefix: &str) -> DecodeError {
+pub(crate) fn without_imp(fault: Option<ImpFault>, prefix: &str) -> DecodeError {
     const RULE: &str = "OpenRTB 2.6 §3.2.1: imp is required, 1+";
     let (message, path) = match fault {
         None => (
