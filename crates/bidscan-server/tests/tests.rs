@@ -11,6 +11,7 @@ mod hostile_common;
 
 mod auction;
 mod auction_parts;
+mod auction_protobuf;
 mod bidders;
 mod capture;
 mod cli;

@@ -40,12 +40,12 @@ use bytes::Bytes;
 use prometheus::IntCounter;
 use serde::Deserialize;
 
-use crate::engine::{Answer, Options, Work};
+use crate::engine::{Answer, Encoding, Options, Work};
 use crate::error::{ApiError, ErrorCode};
 use crate::metrics::{BidderMetrics, Metrics};
-use crate::routes::auction_parts::multipart;
+use crate::routes::auction_parts::{multipart, part_encoding};
 use crate::routes::layers::request::current;
-use crate::transport::body::Frames;
+use crate::transport::body::{Frames, protobuf_type};
 pub use config::CaptureConfig;
 use limit::Limiter;
 use sample::{NonBid, Sample, Section, Verdict};
@@ -218,6 +218,8 @@ struct Ticket {
     uri: Uri,
     x_bidder: Option<HeaderValue>,
     content_encoding: Option<HeaderValue>,
+    /// The body's format: protobuf under a protobuf `Content-Type` (`/decode`), else JSON.
+    format: Encoding,
     /// A compressed body's wire frames, kept by [`tee::Tee`] when the budget had room.
     wire: Option<tee::Seen>,
 }
@@ -238,6 +240,10 @@ impl Ticket {
             uri,
             x_bidder: headers.get("x-bidder").cloned(),
             content_encoding: headers.get(header::CONTENT_ENCODING).cloned(),
+            format: match protobuf_type(headers) {
+                Some(_) => Encoding::Protobuf,
+                None => Encoding::Json,
+            },
             wire,
         }
     }
@@ -266,6 +272,7 @@ impl Ticket {
             Section {
                 name: "envelope",
                 encoding: None,
+                format: Encoding::Json,
                 chunks: frames.chunks.clone(),
             }
         } else {
@@ -274,6 +281,7 @@ impl Ticket {
                 None => Section {
                     name: section_name(work),
                     encoding: None,
+                    format: self.format,
                     chunks: frames.chunks.clone(),
                 },
             }
@@ -342,12 +350,14 @@ impl Ticket {
                 sections.push(Section {
                     name: "request",
                     encoding: parts.request_encoding.clone(),
+                    format: part_encoding(&body, parts.request_content_type.as_ref()),
                     chunks: vec![body.slice(parts.request.clone())],
                 });
             }
             sections.push(Section {
                 name: "response",
                 encoding: part.content_encoding.clone(),
+                format: part_encoding(&body, part.content_type.as_ref()),
                 chunks: vec![body.slice(part.content.clone())],
             });
             let verdict = Verdict {
@@ -374,6 +384,7 @@ impl Ticket {
         Section {
             name: section_name(work),
             encoding: self.content_encoding.as_ref().map(text),
+            format: self.format,
             chunks: wire.unwrap_or_default(),
         }
     }

@@ -4,7 +4,8 @@
 //!
 //! # The file
 //! One line of JSON (the metadata, below), a `\n`, then each section's bytes exactly as captured, one after the
-//! other; the metadata's `sections` give each one's `name`, `encoding` (the `Content-Encoding` its bytes are in;
+//! other; the metadata's `sections` give each one's `name`, `format` (`"protobuf"` for a protobuf body, absent for
+//! JSON), `encoding` (the `Content-Encoding` its bytes are in;
 //! `null`: none) and length in `bytes`, in file order. The raw bytes need not be UTF-8, hence not in the JSON.
 //!
 //! ```text
@@ -18,6 +19,8 @@ use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
+use crate::engine::Encoding;
+
 /// One captured body's part: the bid response, `/validate`'s envelope, an auction's request part.
 #[derive(Debug)]
 pub struct Section {
@@ -25,6 +28,9 @@ pub struct Section {
     pub name: &'static str,
     /// The `Content-Encoding` the bytes are in (`None`: as decoded JSON).
     pub encoding: Option<String>,
+    /// How the body is encoded once its `Content-Encoding` is undone: JSON, or protobuf (a body sent with a
+    /// protobuf `Content-Type`: `/decode`'s, an auction part's).
+    pub format: Encoding,
     /// The bytes, in order.
     pub chunks: Vec<Bytes>,
 }
@@ -102,6 +108,9 @@ struct Meta<'a> {
 #[derive(Serialize)]
 struct SectionMeta<'a> {
     name: &'a str,
+    /// `"protobuf"` for a protobuf body; absent for JSON.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    format: Option<&'a str>,
     encoding: Option<&'a str>,
     bytes: usize,
 }
@@ -155,6 +164,7 @@ impl Sample {
                 .iter()
                 .map(|s| SectionMeta {
                     name: s.name,
+                    format: (s.format == Encoding::Protobuf).then_some(s.format.label()),
                     encoding: s.encoding.as_deref(),
                     bytes: s.chunks.iter().map(Bytes::len).sum(),
                 })
@@ -231,6 +241,7 @@ mod tests {
             vec![Section {
                 name: "envelope",
                 encoding: None,
+                format: Encoding::Json,
                 chunks,
             }],
             true,
@@ -246,6 +257,7 @@ mod tests {
             vec![Section {
                 name: "envelope",
                 encoding: None,
+                format: Encoding::Json,
                 chunks: vec![Bytes::from_static(b"{\"request\":{\"user\":1},")],
             }],
             true,

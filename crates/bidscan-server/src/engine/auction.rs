@@ -7,15 +7,21 @@
 //! (`Auction::add`: each body decoded in place where the route read it, inspected and judged as `/validate` judges a
 //! response), and renders its answer (`render::write_auction`, what `Auction::answer` serializes to). The state is checked back in before the call returns.
 //!
+//! The request part and each bidder's part are JSON or protobuf, by their own `Content-Type`
+//! (`routes::auction_parts`): a protobuf request is decoded by `Auction::decode_request_protobuf`, a protobuf body
+//! reaches `Auction::add` as `Reply::Protobuf`. The call counts once in `bidscan_decode_outcomes_total` under
+//! its request part's `encoding`; each bidder counts in `bidscan_bidder_outcomes_total`, which has no `encoding`
+//! label (as on `/decode`).
+//!
 //! As on `/validate`, the markup is always inspected; `inspect=none` only trims the summaries' `adm` objects.
 
 use std::time::Instant;
 
 use bidscan_json::Stats;
 use bidscan_openrtb::rules::Policy;
-use bidscan_openrtb::{Auction, BidderStatus, Reply, Status};
+use bidscan_openrtb::{Auction, BidderStatus, ProtobufLimits, Reply, Status};
 
-use crate::engine::decode::{Answer, Engine, Inspect, Options, View, render_failed};
+use crate::engine::decode::{Answer, Encoding, Engine, Inspect, Options, View, render_failed};
 use crate::engine::render;
 use crate::error::ApiError;
 
@@ -39,6 +45,23 @@ impl Engine {
         replies: Vec<(&str, Reply<'_>)>,
         options: &Options,
     ) -> Result<Answer, ApiError> {
+        self.auction_encoded(request, Encoding::Json, replies, options)
+    }
+
+    /// [`auction`](Self::auction) of a request in `encoding`: JSON, or a protobuf `BidRequest` (IAB Tech Lab's
+    /// OpenRTB 2.6 schema, `Auction::decode_request_protobuf`; every length bounded by the part's end). The call
+    /// counts in the decode outcomes under `encoding`.
+    ///
+    /// # Errors
+    /// As [`auction`](Self::auction); for a protobuf request, 400 `malformed_protobuf` (with the byte offset and
+    /// field path) where JSON has `malformed_json`, and the same 422s.
+    pub fn auction_encoded(
+        &self,
+        request: &mut [u8],
+        encoding: Encoding,
+        replies: Vec<(&str, Reply<'_>)>,
+        options: &Options,
+    ) -> Result<Answer, ApiError> {
         let started = Instant::now();
         let loaded;
         let policy: &Policy = match &options.policy {
@@ -54,6 +77,7 @@ impl Engine {
             .iter()
             .map(|(_, reply)| match reply {
                 Reply::Body(body) => Some(body.len()),
+                Reply::Protobuf { body, .. } => Some(body.len()),
                 _ => None,
             })
             .collect();
@@ -63,7 +87,15 @@ impl Engine {
             ..Stats::default()
         };
         let result = self.with_state(|reader, inspector| {
-            let mut auction = Auction::decode_request(reader, request).map_err(ApiError::from)?;
+            let mut auction = match encoding {
+                Encoding::Json => {
+                    Auction::decode_request(reader, request).map_err(ApiError::from)?
+                }
+                Encoding::Protobuf => {
+                    Auction::decode_request_protobuf(request, ProtobufLimits::default())
+                        .map_err(ApiError::from)?
+                }
+            };
             for (bidder, reply) in replies {
                 auction.add(
                     reader,
@@ -77,7 +109,7 @@ impl Engine {
             Ok(self.finish(&mut auction, &sizes, policy, options))
         });
         let result = result.and_then(|r| r);
-        self.count(&result, stats, started);
+        self.count_encoded(&result, stats, started, encoding);
         result
     }
 

@@ -348,9 +348,14 @@ fn auction_body() -> Value {
         "description": "multipart/form-data (RFC 7578). The part named `request` is the OpenRTB 2.5/2.6 bid \
             request; every other part is one bidder's response exactly as received, the part's name the bidder \
             (1-64 of A-Z a-z 0-9 _ . -, each once). A part may carry Content-Encoding gzip, deflate, br or zstd, \
-            and a bidder's part X-Bidder-Status: timeout, unreachable or http-NNN instead of a body. At most \
-            server.max_auction_parts parts and server.max_auction_bytes bytes; each part at most \
-            server.max_body_bytes (past it the bidder is invalid).",
+            and a bidder's part X-Bidder-Status: timeout, unreachable or http-NNN instead of a body. Each part \
+            is JSON unless its own Content-Type is application/x-protobuf, application/protobuf or \
+            application/vnd.google.protobuf (case and parameters ignored): then it is the protobuf encoding \
+            of IAB Tech Lab's OpenRTB 2.6 schema (a BidResponse, for the request part a BidRequest), judged as \
+            the JSON rendered from it; a malformed protobuf body makes its bidder invalid, a malformed protobuf \
+            request part is 400 malformed_protobuf. At most server.max_auction_parts parts and \
+            server.max_auction_bytes bytes; each part at most server.max_body_bytes (past it the bidder is \
+            invalid).",
         "content": {
             "multipart/form-data": {
                 "schema": {
@@ -359,8 +364,8 @@ fn auction_body() -> Value {
                     "properties": {
                         "request": {
                             "type": "object",
-                            "description": "The bid request (at least one imp; one without is 422 \
-                                request_without_imp)."
+                            "description": "The bid request, JSON, or protobuf under a protobuf part \
+                                Content-Type (at least one imp; one without is 422 request_without_imp)."
                         }
                     },
                     "propertyNames": {"pattern": "^[A-Za-z0-9_.-]{1,64}$"},
@@ -368,7 +373,8 @@ fn auction_body() -> Value {
                     // A form value that is an array is sent as one part per element, under one name: two
                     // parts of one name fail the call (`duplicate_bidder`), so a bidder is at most one element.
                     "additionalProperties": {
-                        "description": "A bidder's response body as received, any bytes (empty: a no-bid).",
+                        "description": "A bidder's response body as received, any bytes (empty: a no-bid); \
+                            protobuf under a protobuf part Content-Type, else JSON.",
                         "anyOf": [{"not": {"type": "array"}}, {"type": "array", "maxItems": 1}]
                     }
                 },

@@ -73,6 +73,7 @@ use crate::routes::layers::request;
 use crate::routes::layers::{compress, unread};
 use crate::routes::params::{DecodeParams, invalid_query};
 use crate::routes::state::{AppState, OPENRTB_VERSION};
+use crate::routes::validate;
 use crate::transport::body::{self, Accepts, Frames};
 use crate::transport::head::Head;
 use crate::transport::memory::{self, Reservation};
@@ -367,9 +368,14 @@ fn prepare<B>(shared: &Shared, req: Request<B>, seen: &Seen) -> Prepared<B> {
             return Prepared::Answer(ApiError::repeated_media_type().into_response());
         }
     } else if !plain_json {
-        // `/decode` reads a protobuf `BidResponse` under a protobuf media type; `/validate` refuses one by name.
+        // `/decode` reads a protobuf `BidResponse` under a protobuf media type; `/validate` refuses one by name,
+        // pointing at `/validate/auction`, whose parts may be protobuf.
         match body::protobuf_type(&parts.headers) {
             Some(_) if shared.work == Work::Decode => options.encoding = Encoding::Protobuf,
+            Some(found) if shared.work == Work::Validate => {
+                let e = ApiError::protobuf_not_here(found, validate::PROTOBUF_INSTEAD);
+                return Prepared::Answer(e.into_response());
+            }
             _ => {
                 if let Err(e) = body::check_content_type(&parts.headers, Accepts::Json) {
                     return Prepared::Answer(e.into_response());
@@ -536,8 +542,9 @@ async fn auction(
         CallError::Memory => shared.state.shed_memory(),
         e => e.api_error(),
     })?;
+    let encoding = parts.request_encoding();
     let (request, replies) = parts.replies();
-    let answer = shared.state.engine.auction(request, replies, options);
+    let answer = (shared.state.engine).auction_encoded(request, encoding, replies, options);
     if let (Some(c), Some(wire)) = (capture, wire) {
         c.auction(
             shared.route,

@@ -21,6 +21,11 @@ use crate::routes::batch;
 use crate::routes::params::DecodeParams;
 use crate::routes::state::AppState;
 
+/// What `/validate`'s 415 to a protobuf `Content-Type` says after naming it: where protobuf is read.
+pub(crate) const PROTOBUF_INSTEAD: &str = "/validate reads a JSON envelope; send a protobuf bid response and its \
+     bid request to POST /validate/auction, one multipart part each, every part with its own protobuf Content-Type \
+     (a protobuf bid response alone is read by /decode)";
+
 /// Shape of the `/validate` body (for the document only).
 #[derive(utoipa::ToSchema)]
 #[allow(dead_code)]
@@ -79,7 +84,7 @@ pub struct ValidateAnswerDoc {
         (status = 400, description = "Malformed JSON (path under /request or /response when the fault is inside one, else the reader's path in the envelope), bad query, unknown_profile (?profile= names no configured profile), bad encoding, or a request breaking the Host rule (RFC 9112 §3.2)", body = ErrorBody),
         (status = 408, description = "Body not received in time", body = ErrorBody),
         (status = 413, description = "Body too large on the wire or after decompression", body = ErrorBody),
-        (status = 415, description = "Unsupported Content-Type (a protobuf one included: protobuf is read by /decode) or Content-Encoding", body = ErrorBody),
+        (status = 415, description = "Unsupported Content-Type (a protobuf one included: a protobuf bid response and request are read as parts of /validate/auction, a protobuf bid response alone by /decode) or Content-Encoding", body = ErrorBody),
         (status = 422, description = "not_an_envelope, not_a_bid_request, request_without_imp, not_a_bid_response (the response is not a bid response, e.g. a bidder's {\"error\": ...}), openrtb3_not_supported (the response is an OpenRTB 3.0 document), or a strict-mode failure", body = ErrorBody),
         (status = 503, description = "Overloaded; see Retry-After", body = ErrorBody),
     )
@@ -98,7 +103,8 @@ pub struct AuctionAnswerDoc {
     /// One entry per bidder part, in the order sent: `{bidder, status, response?, summary, issues,
     /// seatnonbid}`; `status` is `bid`, `nobid`, `invalid` (102 for every imp), `timeout` (101), `unreachable`
     /// (103) or `error` (100); `summary`, `issues` and `seatnonbid` are `/validate`'s for the request and the
-    /// bidder's body; `response` (the canonical bid response) only with `view=full`.
+    /// bidder's body (a protobuf body's: those of the JSON rendered from it); `response` (the canonical bid
+    /// response, JSON whatever the part's encoding) only with `view=full`.
     #[schema(value_type = Vec<Object>)]
     bidders: (),
     /// Every bidder's non-bids, bidder after bidder: `[{seat, nonbid: [{impid, statuscode, ext?}]}]`, the seat
@@ -116,11 +122,11 @@ pub struct AuctionAnswerDoc {
     request_body(
         content = String,
         content_type = "multipart/form-data",
-        description = "Completed by openapi::complete: the request part and one part per bidder."
+        description = "Completed by openapi::complete: the request part and one part per bidder, each JSON or, under a protobuf part Content-Type, protobuf."
     ),
     responses(
         (status = 200, description = "Every bidder judged; a bad bidder is `invalid`, never a failed call", body = AuctionAnswerDoc),
-        (status = 400, description = "not_multipart, malformed_multipart, too_many_parts, bad_bidder_name, duplicate_bidder, missing_request, bad_bidder_status; malformed_json or bad_encoding in the request part; bad query, unknown_profile, or a request breaking the Host rule (RFC 9112 §3.2)", body = ErrorBody),
+        (status = 400, description = "not_multipart, malformed_multipart, too_many_parts, bad_bidder_name, duplicate_bidder, missing_request, bad_bidder_status; malformed_json (malformed_protobuf for a request part with a protobuf Content-Type, with its byte offset and path) or bad_encoding in the request part; bad query, unknown_profile, or a request breaking the Host rule (RFC 9112 §3.2)", body = ErrorBody),
         (status = 408, description = "Body not received in time", body = ErrorBody),
         (status = 413, description = "Body over server.max_auction_bytes, or the request part over server.max_body_bytes once inflated", body = ErrorBody),
         (status = 415, description = "Two Content-Type lines, an unsupported Content-Encoding of the body or of the request part", body = ErrorBody),

@@ -12,6 +12,12 @@
 //! budget (`AuctionParts::read_within`); a part that cannot get them fails the call with 503 `overloaded`
 //! ([`CallError::Memory`]): the server's state, not the bidder's answer, so never a 102.
 //!
+//! A part is protobuf (IAB Tech Lab's OpenRTB 2.6 schema: a `BidResponse`, or for the `request` part a
+//! `BidRequest`) when its own `Content-Type` names one of the protobuf media types `/decode` reads
+//! (`transport::body::PROTOBUF_TYPES`, case ignored, parameters ignored); any other part, with no `Content-Type`,
+//! `application/json`, `application/octet-stream` or any other, is JSON. A protobuf bidder's body is handed over
+//! as [`Reply::Protobuf`], with a string of its own for its rendered `ext` and `adm_native`.
+//!
 //! Inflation reuses the server's decoders and limits: `routes::layers::inflate::codings` reads a part's
 //! `Content-Encoding`, `Inflated` undoes each coding, `transport::body::collect` bounds the output.
 
@@ -25,8 +31,10 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use bidscan_openrtb::Reply;
 use bytes::Bytes;
 
+use crate::engine::Encoding;
 use crate::error::{ApiError, ErrorCode};
 use crate::routes::layers::inflate::{Inflated, codings};
+use crate::transport::body::PROTOBUF_TYPES;
 use crate::transport::memory::{MemoryBudget, Reservation};
 use multipart::{BidderStatus, Parts};
 
@@ -109,12 +117,23 @@ impl CallError {
     }
 }
 
+/// One bidder's part, read.
+#[derive(Debug)]
+struct Bidder {
+    name: String,
+    content: Content,
+    encoding: Encoding,
+    /// A protobuf body's `ext` and `adm_native`, rendered as JSON (`Reply::Protobuf`'s `rendered`).
+    rendered: String,
+}
+
 /// An auction's body, read: the buffer and where each part's bytes are.
 #[derive(Debug)]
 pub struct AuctionParts {
     body: Vec<u8>,
     request: Content,
-    bidders: Vec<(String, Content)>,
+    request_encoding: Encoding,
+    bidders: Vec<Bidder>,
     /// The inflated parts' bytes in `server.max_inflight_bytes`, held (for their `Drop`) as long as the parts.
     _reserved: Vec<Reservation>,
 }
@@ -148,8 +167,10 @@ impl AuctionParts {
         let Parts {
             request,
             request_encoding,
+            request_content_type,
             bidders,
         } = multipart::read(&body, boundary, limits.max_parts).map_err(CallError::Multipart)?;
+        let request_format = part_encoding(&body, request_content_type.as_ref());
         let request = match request_encoding {
             None => Content::InBody(request),
             Some(coding) => match inflate_within(
@@ -196,18 +217,29 @@ impl AuctionParts {
             } else {
                 Content::InBody(part.content)
             };
-            judged.push((part.name, content));
+            judged.push(Bidder {
+                name: part.name,
+                content,
+                encoding: part_encoding(&body, part.content_type.as_ref()),
+                rendered: String::new(),
+            });
         }
         Ok(AuctionParts {
             body,
             request,
+            request_encoding: request_format,
             bidders: judged,
             _reserved: reserved,
         })
     }
 
-    /// The request's bytes and each bidder's name and [`Reply`], in the order sent, every body mutable for
-    /// decoding in place.
+    /// How the `request` part is encoded: [`Encoding::Protobuf`] under a protobuf `Content-Type`, else JSON.
+    pub fn request_encoding(&self) -> Encoding {
+        self.request_encoding
+    }
+
+    /// The request's bytes and each bidder's name and [`Reply`] ([`Reply::Protobuf`] for a part sent with a
+    /// protobuf `Content-Type`), in the order sent, every body mutable for decoding in place.
     pub fn replies(&mut self) -> (&mut [u8], Vec<(&str, Reply<'_>)>) {
         let AuctionParts {
             body,
@@ -217,7 +249,7 @@ impl AuctionParts {
         } = self;
         // The ranges of the body the parts use, in ascending order (the order sent).
         let mut ranges: Vec<Range<usize>> = Vec::with_capacity(bidders.len() + 1);
-        let all = std::iter::once(&*request).chain(bidders.iter().map(|(_, c)| c));
+        let all = std::iter::once(&*request).chain(bidders.iter().map(|b| &b.content));
         ranges.extend(all.filter_map(|c| match c {
             Content::InBody(r) => Some(r.clone()),
             _ => None,
@@ -237,7 +269,13 @@ impl AuctionParts {
             _ => <&mut [u8]>::default(),
         };
         let mut replies = Vec::with_capacity(bidders.len());
-        for (name, content) in bidders.iter_mut() {
+        for bidder in bidders.iter_mut() {
+            let Bidder {
+                name,
+                content,
+                encoding,
+                rendered,
+            } = bidder;
             let name: &str = name;
             let reply = match content {
                 Content::InBody(r) => Reply::Body(take(r).unwrap_or_default()),
@@ -250,9 +288,34 @@ impl AuctionParts {
                     message: std::mem::take(message),
                 },
             };
+            let reply = match reply {
+                Reply::Body(body) if *encoding == Encoding::Protobuf => {
+                    Reply::Protobuf { body, rendered }
+                }
+                reply => reply,
+            };
             replies.push((name, reply));
         }
         (request, replies)
+    }
+}
+
+/// [`Encoding::Protobuf`] when the `Content-Type` value at `range` of `body` has one of [`PROTOBUF_TYPES`] as its
+/// type (ASCII case ignored, RFC 9110 §8.3.1; parameters and surrounding spaces ignored), else JSON: no
+/// `Content-Type`, `application/json`, `application/octet-stream`, any other.
+pub(crate) fn part_encoding(body: &[u8], range: Option<&Range<usize>>) -> Encoding {
+    let Some(value) = range.and_then(|r| body.get(r.clone())) else {
+        return Encoding::Json;
+    };
+    let essence = value.split(|&b| b == b';').next().unwrap_or_default();
+    let essence = essence.trim_ascii();
+    if PROTOBUF_TYPES
+        .iter()
+        .any(|t| essence.eq_ignore_ascii_case(t.as_bytes()))
+    {
+        Encoding::Protobuf
+    } else {
+        Encoding::Json
     }
 }
 
