@@ -149,6 +149,7 @@ impl AuctionParts {
             request,
             request_encoding,
             bidders,
+            request_content_type: _,
         } = multipart::read(&body, boundary, limits.max_parts).map_err(CallError::Multipart)?;
         let request = match request_encoding {
             None => Content::InBody(request),

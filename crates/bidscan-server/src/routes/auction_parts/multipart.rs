@@ -1,5 +1,5 @@
 //! The `multipart/form-data` reader of an auction (RFC 7578 over RFC 2046 §5.1.1), over one buffered body: where
-//! each part's content lies, its name, and the two part headers an auction reads. A leaf: std and memchr only.
+//! each part's content lies, its name, and the part headers an auction reads. A leaf: std and memchr only.
 //!
 //! The grammar read: an optional preamble; `--BOUNDARY` at the start of the body or after CRLF; transport padding
 //! (spaces, tabs) and CRLF; the part's header lines up to an empty line; its content up to CRLF `--BOUNDARY`;
@@ -8,7 +8,8 @@
 //!
 //! What an auction makes of it: the part named `request` is the bid request, wherever it comes; every other
 //! part is a bidder's response, the name its bidder (1–[`MAX_NAME`] bytes of `[A-Za-z0-9_.-]`), with an optional
-//! `Content-Encoding` (returned as sent) and `X-Bidder-Status` ([`BidderStatus`]) instead of a body. The content is
+//! `Content-Encoding` (returned as sent) and `X-Bidder-Status` ([`BidderStatus`]) instead of a body. Every part's
+//! `Content-Type` (at most one) is returned as the place of its value in the body, uninterpreted. The content is
 //! returned as a byte range of the body, never copied, so the caller decodes each part in place.
 
 use std::fmt;
@@ -74,6 +75,8 @@ pub struct BidderPart {
     pub content_encoding: Option<String>,
     /// The part's `X-Bidder-Status`, if any: it stands instead of the content.
     pub status: Option<BidderStatus>,
+    /// Where the part's `Content-Type` value lies in the body (spaces and tabs around it trimmed), if any.
+    pub content_type: Option<Range<usize>>,
 }
 
 /// An auction's parts: the request's and each bidder's, in the order sent.
@@ -83,6 +86,8 @@ pub struct Parts {
     pub request: Range<usize>,
     /// The `request` part's `Content-Encoding`, if any.
     pub request_encoding: Option<String>,
+    /// Where the `request` part's `Content-Type` value lies in the body (trimmed), if any.
+    pub request_content_type: Option<Range<usize>>,
     /// Every other part.
     pub bidders: Vec<BidderPart>,
 }
@@ -177,7 +182,8 @@ pub fn boundary(content_type: &str) -> Result<&str, Error> {
 ///
 /// # Errors
 /// [`Error::Malformed`] (no first or closing delimiter, a line without CRLF, a header line without `:`, more than
-/// [`MAX_PART_HEADERS`] lines or [`MAX_HEADER_BYTES`] bytes of headers, a part without a name),
+/// [`MAX_PART_HEADERS`] lines or [`MAX_HEADER_BYTES`] bytes of headers, a part without a name or with two
+/// `Content-Type` headers),
 /// [`Error::TooManyParts`], [`Error::BadName`], [`Error::DuplicateName`], [`Error::MissingRequest`],
 /// [`Error::BadStatus`]. Never panics.
 pub fn read(body: &[u8], boundary: &str, max_parts: usize) -> Result<Parts, Error> {
@@ -194,7 +200,7 @@ pub fn read(body: &[u8], boundary: &str, max_parts: usize) -> Result<Parts, Erro
             .map(|i| i + delimiter.len())
             .ok_or_else(|| malformed("no delimiter line --BOUNDARY"))?
     };
-    let mut request: Option<(Range<usize>, Option<String>)> = None;
+    let mut request: Option<(Range<usize>, Option<String>, Option<Range<usize>>)> = None;
     let mut bidders: Vec<BidderPart> = Vec::new();
     let mut count = 0;
     loop {
@@ -232,7 +238,7 @@ pub fn read(body: &[u8], boundary: &str, max_parts: usize) -> Result<Parts, Erro
             if head.status.is_some() {
                 return Err(Error::BadStatus("on the request part".to_owned()));
             }
-            request = Some((start..end, head.encoding));
+            request = Some((start..end, head.encoding, head.content_type));
             continue;
         }
         let name = bidder_name(name)?;
@@ -253,12 +259,14 @@ pub fn read(body: &[u8], boundary: &str, max_parts: usize) -> Result<Parts, Erro
             content: start..end,
             content_encoding: head.encoding,
             status,
+            content_type: head.content_type,
         });
     }
-    let (request, request_encoding) = request.ok_or(Error::MissingRequest)?;
+    let (request, request_encoding, request_content_type) = request.ok_or(Error::MissingRequest)?;
     Ok(Parts {
         request,
         request_encoding,
+        request_content_type,
         bidders,
     })
 }
@@ -280,6 +288,7 @@ struct Head<'b> {
     name: Option<&'b [u8]>,
     encoding: Option<String>,
     status: Option<&'b [u8]>,
+    content_type: Option<Range<usize>>,
 }
 
 /// Reads a part's header lines from `*at` through the empty line, leaving `*at` at the content's start.
@@ -288,6 +297,7 @@ fn headers<'b>(body: &'b [u8], at: &mut usize) -> Result<Head<'b>, Error> {
         name: None,
         encoding: None,
         status: None,
+        content_type: None,
     };
     let start = *at;
     for _ in 0..=MAX_PART_HEADERS {
@@ -300,6 +310,7 @@ fn headers<'b>(body: &'b [u8], at: &mut usize) -> Result<Head<'b>, Error> {
             return Err(malformed("a part's header line not ended by CRLF"));
         };
         let line = &rest[..eol];
+        let line_start = *at;
         *at += eol + 2;
         if *at - start > MAX_HEADER_BYTES {
             return Err(malformed("a part's headers over 8 KiB"));
@@ -321,6 +332,13 @@ fn headers<'b>(body: &'b [u8], at: &mut usize) -> Result<Head<'b>, Error> {
             });
         } else if field.eq_ignore_ascii_case(b"x-bidder-status") {
             head.status = Some(value);
+        } else if field.eq_ignore_ascii_case(b"content-type") {
+            if head.content_type.is_some() {
+                return Err(malformed("a part with two Content-Type headers"));
+            }
+            let from = line_start + colon + 1;
+            let lead = line[colon + 1..].len() - trim_start(&line[colon + 1..]).len();
+            head.content_type = Some(from + lead..from + lead + value.len());
         }
     }
     Err(malformed("a part with more than 16 header lines"))
