@@ -463,6 +463,148 @@ proptest! {
     }
 }
 
+#[test]
+fn content_types_are_located_and_a_repeated_one_is_malformed() {
+    let b = body(&[
+        (
+            "request",
+            &["Content-Type:  application/x-protobuf \t"],
+            b"\x0a\x01r",
+        ),
+        (
+            "a",
+            &["content-type: application/json; charset=utf-8"],
+            b"{}",
+        ),
+        ("b", &[], b"{}"),
+        ("c", &["CONTENT-TYPE:"], b"{}"),
+    ]);
+    let parts = read(&b).unwrap();
+    let at = |r: Option<std::ops::Range<usize>>| r.map(|r| &b[r]);
+    assert_eq!(
+        at(parts.request_content_type.clone()),
+        Some(&b"application/x-protobuf"[..])
+    );
+    let types: Vec<Option<&[u8]>> = parts
+        .bidders
+        .iter()
+        .map(|p| at(p.content_type.clone()))
+        .collect();
+    assert_eq!(
+        types,
+        [
+            Some(&b"application/json; charset=utf-8"[..]),
+            None,
+            Some(&b""[..])
+        ]
+    );
+    for twice in [
+        body(&[(
+            "request",
+            &[
+                "Content-Type: application/json",
+                "content-type: application/json",
+            ],
+            b"{}",
+        )]),
+        body(&[
+            ("request", &[], b"{}"),
+            (
+                "b",
+                &[
+                    "Content-Type: a/b",
+                    "Content-Encoding: gzip",
+                    "Content-Type: a/b",
+                ],
+                b"{}",
+            ),
+        ]),
+    ] {
+        assert_eq!(read(&twice).unwrap_err().code(), "malformed_multipart");
+    }
+}
+
+/// Every part's `Content-Type` as multer reads `body` (its text, as `mime` keeps it), or `None` when it refuses
+/// the body.
+fn multer_content_types(body: &[u8]) -> Option<Vec<Option<String>>> {
+    let bytes = bytes::Bytes::copy_from_slice(body);
+    let stream =
+        futures_util::stream::once(
+            async move { Ok::<bytes::Bytes, std::convert::Infallible>(bytes) },
+        );
+    let mut parts = multer::Multipart::new(stream, BOUNDARY);
+    let mut out = Vec::new();
+    loop {
+        match parts.next_field().now_or_never()? {
+            Ok(Some(field)) => out.push(field.content_type().map(|m| m.as_ref().to_owned())),
+            Ok(None) => return Some(out),
+            Err(_) => return None,
+        }
+    }
+}
+
+/// A `Content-Type` value: a media type, in any ASCII case, with spaces around it.
+fn media_type() -> impl Strategy<Value = String> {
+    let kind = prop_oneof![
+        Just("application/json"),
+        Just("application/x-protobuf"),
+        Just("application/octet-stream"),
+        Just("text/plain; charset=utf-8"),
+    ];
+    (kind, any::<u64>(), 0usize..3, 0usize..3).prop_map(|(kind, case, before, after)| {
+        let cased: String = kind
+            .chars()
+            .enumerate()
+            .map(|(i, c)| {
+                if case >> (i % 64) & 1 == 1 {
+                    c.to_ascii_uppercase()
+                } else {
+                    c
+                }
+            })
+            .collect();
+        format!("{}{cased}{}", " ".repeat(before), " ".repeat(after))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Each part's `Content-Type`, where it has one, is the value multer reads (ASCII case aside: `mime` lowers
+    /// it), and absent where multer finds none.
+    #[test]
+    fn content_types_agree_with_multer(
+        types in proptest::collection::vec(proptest::option::of(media_type()), 1..6),
+        at in 0usize..6,
+    ) {
+        let mut b = Vec::new();
+        let request = at.min(types.len() - 1);
+        for (i, kind) in types.iter().enumerate() {
+            let name = if i == request { "request".to_owned() } else { format!("b{i}") };
+            write!(b, "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n").unwrap();
+            if let Some(kind) = kind {
+                write!(b, "Content-Type:{kind}\r\n").unwrap();
+            }
+            write!(b, "\r\n{{}}\r\n").unwrap();
+        }
+        write!(b, "--{BOUNDARY}--\r\n").unwrap();
+        let theirs = multer_content_types(&b).unwrap();
+        let p = multipart::read(&b, BOUNDARY, 64).unwrap();
+        let mut mine: Vec<Option<String>> = p.bidders.iter()
+            .map(|x| x.content_type.clone().map(|r| String::from_utf8_lossy(&b[r]).into_owned()))
+            .collect();
+        mine.insert(request, p.request_content_type.map(|r| String::from_utf8_lossy(&b[r]).into_owned()));
+        prop_assert_eq!(mine.len(), theirs.len());
+        for (ours, theirs) in mine.iter().zip(&theirs) {
+            match (ours, theirs) {
+                (Some(o), Some(t)) => prop_assert!(o.eq_ignore_ascii_case(t), "{:?} {:?}", o, t),
+                (None, None) => {}
+                _ => prop_assert!(false, "ours {:?}, multer {:?}", ours, theirs),
+            }
+        }
+    }
+}
+
 /// Every input of `fuzz/regressions/multipart/` (first line the boundary, the rest the body) reads without a
 /// panic, its ranges inside the body.
 #[test]
