@@ -169,7 +169,6 @@ impl AuctionParts {
             request_encoding,
             request_content_type,
             bidders,
-            request_content_type: _,
         } = multipart::read(&body, boundary, limits.max_parts).map_err(CallError::Multipart)?;
         let request_format = part_encoding(&body, request_content_type.as_ref());
         let request = match request_encoding {
