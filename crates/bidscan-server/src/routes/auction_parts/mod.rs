@@ -233,7 +233,7 @@ impl AuctionParts {
         })
     }
 
-    /// How the `request` part is encoded: [`Encoding::Protobuf`] under a protobuf `Content-Type`, else JSON.
+    /// How the `request` part is encoded: `Encoding::Protobuf` under a protobuf `Content-Type`, else JSON.
     pub fn request_encoding(&self) -> Encoding {
         self.request_encoding
     }
