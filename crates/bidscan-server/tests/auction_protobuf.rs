@@ -5,7 +5,8 @@
 //! each protobuf bidder gets the verdicts `/validate` gives its JSON twin; a gzip protobuf part is inflated
 //! first; a malformed protobuf part makes its bidder `invalid` (102 for every imp) and no other; a protobuf
 //! request part answers as its rendered JSON does, a malformed one fails the call with 400 as malformed JSON does.
-//! Also: the outcome metric's `encoding`, `/validate`'s 415 pointing here, and a capture's `format`.
+//! Also: the outcome metric's `encoding`, `/validate`'s 415 pointing here, and a capture's `format` (an auction part's,
+//! a `/decode` body's).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -480,6 +481,19 @@ async fn a_captured_protobuf_part_says_it_is_protobuf() {
     ]);
     let (status, answer) = post_auction(&server, "/validate/auction", &[], body).await;
     assert_eq!(status, 200, "{answer}");
+    // A malformed protobuf body on `/decode`: refused (400), captured, its section protobuf too.
+    let broken = not_utf8(&adpone_pb);
+    let res = server
+        .post(
+            "/decode",
+            &[
+                ("content-type", "application/x-protobuf"),
+                ("x-bidder", "dec"),
+            ],
+            broken.clone(),
+        )
+        .await;
+    assert_eq!(res.status(), 400);
     let deadline = Instant::now() + Duration::from_secs(10);
     let metas = loop {
         let metas: Vec<(Value, Vec<u8>)> = std::fs::read_dir(tmp.path())
@@ -491,12 +505,12 @@ async fn a_captured_protobuf_part_says_it_is_protobuf() {
                 Some((meta, bytes[cut + 1..].to_vec()))
             })
             .collect();
-        if metas.len() >= 2 || Instant::now() > deadline {
+        if metas.len() >= 3 || Instant::now() > deadline {
             break metas;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
-    assert_eq!(metas.len(), 2, "{metas:?}");
+    assert_eq!(metas.len(), 3, "{metas:?}");
     let find = |name: &str| metas.iter().find(|m| m.0["bidder_name"] == name).unwrap();
     let (meta, bytes) = find("pb");
     assert_eq!(
@@ -506,4 +520,8 @@ async fn a_captured_protobuf_part_says_it_is_protobuf() {
     assert_eq!(bytes, &adpone_pb);
     let (meta, _) = find("js");
     assert!(meta["sections"][0].get("format").is_none(), "{meta}");
+    let (meta, bytes) = find("dec");
+    assert_eq!(meta["verdict"]["error"], "malformed_protobuf");
+    assert_eq!(meta["sections"][0]["format"], "protobuf", "{meta}");
+    assert_eq!(bytes, &broken);
 }

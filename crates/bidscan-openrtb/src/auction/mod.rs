@@ -168,8 +168,8 @@ impl<'a> Auction<'a> {
 
     /// Decodes the protobuf `BidRequest` in `input` (IAB Tech Lab's OpenRTB 2.6 schema) with
     /// [`decode_request_protobuf`](crate::decode_request_protobuf) under `limits`: an auction with no bidder yet,
-    /// its request the same as the JSON rendered from the same `BidRequest` gives [`decode_request`](Self::decode_request).
-    /// Never panics on input.
+    /// its request the one [`decode_request`](Self::decode_request) reads from the JSON rendered from the same
+    /// `BidRequest`. Never panics on input.
     ///
     /// # Errors
     /// With paths relative to the request: [`ProtobufError::Malformed`] (not well-formed protobuf, with the byte
