@@ -677,3 +677,84 @@ pub fn split_mut<'b>(body: &'b mut [u8], ranges: &[Range<usize>]) -> Vec<&'b mut
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `field` as the generic rule reads it: the name before the first `:`, trimmed, compared ignoring case.
+    fn field_by_rule(line: &[u8]) -> Option<(Field, usize)> {
+        let colon = line.iter().position(|&b| b == b':')?;
+        let name = trim(&line[..colon]);
+        let field = [
+            (&b"content-disposition"[..], Field::Disposition),
+            (b"content-encoding", Field::Encoding),
+            (b"x-bidder-status", Field::Status),
+            (b"content-type", Field::Type),
+        ]
+        .into_iter()
+        .find(|(n, _)| name.eq_ignore_ascii_case(n))
+        .map_or(Field::Other, |(_, f)| f);
+        Some((field, colon))
+    }
+
+    #[test]
+    fn a_word_matches_as_eq_ignore_ascii_case() {
+        for word in [
+            &CONTENT_,
+            &DISPOSITION,
+            &ENCODING,
+            &TYPE,
+            &X_BIDDER_STATUS,
+            &FORM_DATA,
+            &NAME_EQ,
+        ] {
+            let text = word.text.to_ascii_uppercase();
+            for at in 0..word.len {
+                for byte in 0..=255u8 {
+                    for tail in [&b""[..], b"x", b": value of some length"] {
+                        let mut t = text.clone();
+                        t[at] = byte;
+                        t.extend_from_slice(tail);
+                        assert_eq!(
+                            word.starts(&t),
+                            t[..word.len].eq_ignore_ascii_case(word.text),
+                            "{:?}",
+                            String::from_utf8_lossy(&t)
+                        );
+                        assert!(!word.starts(&t[..word.len - 1]));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_field_is_told_as_the_generic_rule_tells_it() {
+        for line in [
+            &b"Content-Disposition: form-data; name=\"a\""[..],
+            b"content-disposition:form-data",
+            b"CONTENT-TYPE \t: application/json",
+            b" Content-Type: x",
+            b"Content-Typex: x",
+            b"Content-Type x: y",
+            b"Content-Type",
+            b"Content-Encoding: gzip",
+            b"content-encodin: gzip",
+            b"X-Bidder-Status: timeout",
+            b"x-bidder-status:",
+            b"Content-\rype: x",
+            b"Content-Length: 3",
+            b"Other: a:b",
+            b"no colon",
+            b"C",
+        ] {
+            let ours = field(line).ok();
+            assert!(
+                ours == field_by_rule(line),
+                "{:?}",
+                String::from_utf8_lossy(line)
+            );
+        }
+    }
+}
