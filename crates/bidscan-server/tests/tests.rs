@@ -32,6 +32,7 @@ mod request_logs;
 mod send_timeout;
 mod service;
 mod soak;
+mod stream_deadline;
 mod tls;
 mod tls_server;
 mod validate;
