@@ -402,7 +402,7 @@ async fn a_handshake_that_does_not_finish_in_time_fails_as_timeout() {
     let files = Files::new();
     let tls = Arc::new(Tls::load(&files.config("server", &ca.server("server"), None)).unwrap());
     let (addr, mut rx) = serve(tls, false, Duration::from_millis(300)).await;
-    for sent in [&b""[..], &tls11_client_hello()[..10]] {
+    for sent in [&b""[..], &tls11_client_hello(true)[..10]] {
         let started = Instant::now();
         let mut tcp = TcpStream::connect(addr).await.unwrap();
         tcp.write_all(sent).await.unwrap();
