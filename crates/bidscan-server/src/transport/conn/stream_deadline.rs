@@ -23,7 +23,9 @@
 //!   with the HTTP/1 connection resets.
 //!
 //! A stream thus has to take a [`CHUNK`] of its answer per `server.send_timeout_secs`. A stream waiting for the
-//! request body, or for the service, is not timed: only an answer being sent is.
+//! request body, or for the service, is not timed: only an answer being sent is. Once the last chunk is handed
+//! over the task ends: what h2 still holds of it then (at most one chunk past the client's window) is outside
+//! both the deadline and the budget, until the client reads it or the connection ends.
 
 use std::future::Future;
 use std::pin::Pin;
