@@ -293,6 +293,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use http_body::Body as _;
     use http_body_util::BodyExt;
 
     #[tokio::test]
