@@ -33,6 +33,7 @@ mod request_logs;
 mod send_timeout;
 mod service;
 mod soak;
+mod stream_deadline;
 mod tls;
 mod tls_server;
 mod validate;

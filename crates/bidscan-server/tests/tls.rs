@@ -258,17 +258,20 @@ async fn alpn_h2_and_http11_are_negotiated_over_tls13_and_tls12() {
     assert_eq!(seen(&mut rx).await, Err(FailureReason::ClientAlert));
 }
 
-/// A TLS 1.1 ClientHello (no `supported_versions` extension), which rustls clients cannot send. It carries a
-/// `signature_algorithms` extension so that rustls gets as far as the version check (without it, a hello is
-/// refused earlier, with a `handshake_failure` alert).
-fn tls11_client_hello() -> Vec<u8> {
+/// A TLS 1.1 ClientHello (no `supported_versions` extension), which rustls clients cannot send. With
+/// `sigalgs` it carries a `signature_algorithms` extension, so that rustls gets as far as the version check;
+/// without, it is what real TLS 1.1 clients send (`openssl s_client -tls1_1`: the extension is TLS 1.2's), which
+/// rustls refuses earlier, with a `handshake_failure` alert.
+fn tls11_client_hello(sigalgs: bool) -> Vec<u8> {
     let mut hello = vec![0x03, 0x02]; // client_version TLS 1.1
     hello.extend_from_slice(&[7; 32]); // random
     hello.push(0); // session id
     hello.extend_from_slice(&[0x00, 0x04, 0xc0, 0x13, 0x00, 0x2f]); // two TLS 1.1 cipher suites
     hello.extend_from_slice(&[0x01, 0x00]); // compression: null
-    // extensions: signature_algorithms [ecdsa_secp256r1_sha256]
-    hello.extend_from_slice(&[0x00, 0x08, 0x00, 0x0d, 0x00, 0x04, 0x00, 0x02, 0x04, 0x03]);
+    if sigalgs {
+        // extensions: signature_algorithms [ecdsa_secp256r1_sha256]
+        hello.extend_from_slice(&[0x00, 0x08, 0x00, 0x0d, 0x00, 0x04, 0x00, 0x02, 0x04, 0x03]);
+    }
     let mut handshake = vec![0x01, 0x00];
     handshake.extend_from_slice(&u16::try_from(hello.len()).unwrap().to_be_bytes());
     handshake.extend_from_slice(&hello);
@@ -279,23 +282,26 @@ fn tls11_client_hello() -> Vec<u8> {
 }
 
 #[tokio::test]
-async fn tls11_is_refused_with_a_protocol_version_alert_and_cleartext_is_not_tls() {
+async fn tls11_is_refused_with_an_alert_and_cleartext_is_not_tls() {
     let ca = Ca::new("bidscan test CA");
     let files = Files::new();
     let tls = Arc::new(Tls::load(&files.config("server", &ca.server("server"), None)).unwrap());
     let (addr, mut rx) = serve(tls, false, TIMEOUT).await;
 
-    let mut tcp = TcpStream::connect(addr).await.unwrap();
-    tcp.write_all(&tls11_client_hello()).await.unwrap();
-    let mut answer = Vec::new();
-    tokio::time::timeout(TIMEOUT, tcp.read_to_end(&mut answer))
-        .await
-        .unwrap()
-        .unwrap();
-    // One alert record: level fatal (2), protocol_version (70) (RFC 5246 §7.2).
-    assert_eq!(answer.first(), Some(&0x15), "{answer:?}");
-    assert_eq!(&answer[answer.len() - 2..], &[2, 70], "{answer:?}");
-    assert_eq!(seen(&mut rx).await, Err(FailureReason::Protocol));
+    // One alert record, level fatal (2): handshake_failure (40) for a real TLS 1.1 client's hello,
+    // protocol_version (70) for one with `signature_algorithms` (RFC 5246 §7.2); `protocol` either way.
+    for (sigalgs, alert) in [(false, 40), (true, 70)] {
+        let mut tcp = TcpStream::connect(addr).await.unwrap();
+        tcp.write_all(&tls11_client_hello(sigalgs)).await.unwrap();
+        let mut answer = Vec::new();
+        tokio::time::timeout(TIMEOUT, tcp.read_to_end(&mut answer))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(answer.first(), Some(&0x15), "{answer:?}");
+        assert_eq!(&answer[answer.len() - 2..], &[2, alert], "{answer:?}");
+        assert_eq!(seen(&mut rx).await, Err(FailureReason::Protocol));
+    }
 
     let mut tcp = TcpStream::connect(addr).await.unwrap();
     tcp.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -396,7 +402,7 @@ async fn a_handshake_that_does_not_finish_in_time_fails_as_timeout() {
     let files = Files::new();
     let tls = Arc::new(Tls::load(&files.config("server", &ca.server("server"), None)).unwrap());
     let (addr, mut rx) = serve(tls, false, Duration::from_millis(300)).await;
-    for sent in [&b""[..], &tls11_client_hello()[..10]] {
+    for sent in [&b""[..], &tls11_client_hello(true)[..10]] {
         let started = Instant::now();
         let mut tcp = TcpStream::connect(addr).await.unwrap();
         tcp.write_all(sent).await.unwrap();

@@ -44,7 +44,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use axum::serve::Listener;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
@@ -63,6 +63,7 @@ use crate::transport::conn::linger::{LINGER_TIME, Lingering};
 use crate::transport::conn::rejects::Rejects;
 use crate::transport::conn::replay::Replay;
 use crate::transport::conn::send_timeout::SendTimeout;
+use crate::transport::conn::stream_deadline::{PacedService, StreamDeadlines};
 use crate::transport::tls::{Tls, TlsMetrics};
 
 use crate::transport::conn::limits::H2_MAX_HEADER_LIST;
@@ -152,7 +153,6 @@ pub async fn serve_with(
     let grace = Duration::from_secs(config.server.drain_grace_secs);
     let deadline = Duration::from_secs(config.server.drain_timeout_secs);
     let grace = grace.min(deadline);
-    let http = protocols(&config);
     let first_bytes = config.header_read_timeout();
     let config_send_timeout = config.send_timeout();
     let slots = Arc::new(Semaphore::new(config.server.max_connections.max(1)));
@@ -184,6 +184,7 @@ pub async fn serve_with(
         }
         None => None,
     };
+    let http = protocols(&running, state.metrics().send_timeouts.clone());
     let refresher = state.gate.start().await;
     let reloader = reloads.map(|r| {
         let tls = tls.as_ref().map(|(tls, _)| tls.clone());
@@ -299,8 +300,11 @@ const WORKER_STOP_GRACE: Duration = Duration::from_millis(500);
 /// (a JSON 431 up to [`H2_MAX_HEADER_LIST`], a bare one from h2 past it: `crate::routes::dispatch`),
 /// hyper's flow-control windows (so a connection buffers at most about 1 MiB of unread request bodies) and
 /// [`H2_KEEP_ALIVE`] pings. `Upgrade: h2c` from HTTP/1.1 is not offered (RFC 9113 deprecates it).
-fn protocols(config: &Config) -> auto::Builder<TokioExecutor> {
-    let mut http = auto::Builder::new(TokioExecutor::new());
+fn protocols(
+    config: &Config,
+    send_timeouts: prometheus::IntCounter,
+) -> auto::Builder<StreamDeadlines> {
+    let mut http = auto::Builder::new(StreamDeadlines::new(config.send_timeout(), send_timeouts));
     http.http1()
         .timer(HeadTimer)
         .header_read_timeout(config.header_read_timeout())
@@ -323,7 +327,7 @@ fn protocols(config: &Config) -> auto::Builder<TokioExecutor> {
 struct Connections {
     app: routes::App,
     /// Configured once, used for every connection.
-    http: auto::Builder<TokioExecutor>,
+    http: auto::Builder<StreamDeadlines>,
     /// One permit per open connection, `server.max_connections` in all.
     slots: Arc<Semaphore>,
     metrics: Arc<Metrics>,
@@ -472,11 +476,15 @@ impl Connections {
 }
 
 /// Serves `io` with hyper-util's auto builder to its end, watched by the drain.
-async fn serve_io<I>(io: I, http: &auto::Builder<TokioExecutor>, app: routes::App, watcher: Watcher)
-where
+async fn serve_io<I>(
+    io: I,
+    http: &auto::Builder<StreamDeadlines>,
+    app: routes::App,
+    watcher: Watcher,
+) where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
-    let conn = http.serve_connection(TokioIo::new(io), app);
+    let conn = http.serve_connection(TokioIo::new(io), PacedService(app));
     if let Err(e) = watcher
         .watch(conn.into_owned(), |c| c.graceful_shutdown())
         .await

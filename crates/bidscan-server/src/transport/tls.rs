@@ -2,12 +2,14 @@
 //! ([`Certificates`]), a holder that a reload swaps ([`Tls`]), the handshake under a deadline with its failure
 //! classified ([`Tls::accept`], [`HandshakeError`]) and the two TLS metrics ([`TlsMetrics`]).
 //!
-//! - **Protocol**: TLS 1.3 and TLS 1.2 (rustls speaks nothing older: a TLS 1.1 client gets a
-//!   `protocol_version` alert), ALPN `h2` and `http/1.1` (a client offering neither is refused; one offering no
+//! - **Protocol**: TLS 1.3 and TLS 1.2 (rustls speaks nothing older: a TLS 1.1 or 1.0 client gets a
+//!   `handshake_failure` alert, as rustls requires the `signature_algorithms` extension those clients do not send,
+//!   or `protocol_version` if it sends one; counted as `protocol` either way), ALPN `h2` and `http/1.1` (a client offering neither is refused; one offering no
 //!   ALPN at all gets HTTP/1.1 or h2 by the connection preface), rustls' ring provider — the rates source's
 //!   client uses the same one.
 //! - **Client certificates**: with `client_ca`, the main listener requires a client certificate that chains to one
-//!   of its certificates (RFC 5280 path validation by webpki, client-auth EKU); the handshake fails without one.
+//!   of its certificates (RFC 5280 path validation by webpki, client-auth EKU; X.509 v3 only, so a v1 certificate
+//!   is `bad_client_cert`); the handshake fails without one.
 //!   The operational listener (`server.ops_listen`) is served the same certificate and never asks for one, so
 //!   Kubernetes probes and Prometheus reach `/healthz`, `/readyz` and `/metrics` there.
 //! - **Reload**: [`Tls::reload`] reads the files again and swaps the configurations whole; a connection keeps the

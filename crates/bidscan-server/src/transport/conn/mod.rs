@@ -2,6 +2,8 @@
 //! [`crate::transport::server`] stacks them, the socket's own wrapper first (`Rejects(Lingering(SendTimeout(TcpStream)))`):
 //! - [`send_timeout`]: `SendTimeout`, a client that takes no byte of an answer for `server.send_timeout_secs`
 //!   is reset;
+//! - [`stream_deadline`]: `StreamDeadlines`, the same limit for each HTTP/2 answer (hyper's executor of stream
+//!   tasks): a stream whose client takes no chunk of its answer is reset alone;
 //! - [`linger`]: `Lingering`, the lingering close (read and discard what the client still sends, after our FIN);
 //! - [`rejects`]: `Rejects`, hyper's own 400/414/431 answers given the JSON error shape, with [`limits`], the
 //!   per-connection limits hyper enforces (a leaf);
@@ -21,3 +23,4 @@ pub mod linger;
 pub mod rejects;
 pub mod replay;
 pub mod send_timeout;
+pub mod stream_deadline;
