@@ -156,7 +156,8 @@ pub fn check_content_type(headers: &HeaderMap, accepts: Accepts) -> Result<(), A
             raw,
             match accepts {
                 Accepts::Json => {
-                    "/validate reads a JSON envelope; protobuf bid responses are read by /decode"
+                    "/validate reads a JSON envelope; protobuf is read as parts of /validate/auction (a protobuf bid \
+                     response alone by /decode)"
                 }
                 Accepts::Ndjson => {
                     "the batch routes read NDJSON (one JSON document a line); send protobuf bid responses one \
