@@ -181,7 +181,7 @@ impl<'a> Field<'a> {
     /// A `string` field, borrowed from the body after its UTF-8 check; [`ErrorKind::InvalidUtf8`] at the first
     /// invalid byte otherwise.
     ///
-    /// Strings under [`SHORT_STRING`] bytes (most of a bid's: ids, domains, codes) are first checked as ASCII, a
+    /// Strings under 64 bytes (most of a bid's: ids, domains, codes) are first checked as ASCII, a
     /// word at a time (the `ascii` crate over `<[u8]>::is_ascii`); the others, and short ones that are not ASCII,
     /// go to simdutf8 (which hands inputs under 64 bytes to `std::str::from_utf8`, a byte at a time until
     /// aligned: ~100 instructions for a median 11-byte string against ~25).
@@ -327,6 +327,9 @@ fn long_varint(data: &[u8], pos: usize, base: usize) -> Result<(u64, usize), Err
     Err(Error::new(ErrorKind::VarintTooLong, base + pos))
 }
 
+/// A `LEN` field as [`Message::next_len_in`] hands it out: its number, its bytes, their offset in the body.
+type LenField<'a> = (u32, &'a [u8], usize);
+
 /// A cursor over one message's fields, borrowing from the body.
 ///
 /// [`Message::next`] reads the next field's tag and value: a `LEN` value is sliced (its length checked against
@@ -443,7 +446,7 @@ impl<'a> Message<'a> {
     /// The strings of a bid are most of its fields: read this way they skip building a [`Field`] and the
     /// dispatch on the wire type (one compare on the tag byte instead).
     #[inline(always)]
-    pub fn next_len_in(&mut self, numbers: u16) -> Result<Option<(u32, &'a [u8], usize)>, Error> {
+    pub fn next_len_in(&mut self, numbers: u16) -> Result<Option<LenField<'a>>, Error> {
         let at = self.pos;
         let Some(&tag) = self.data.get(at) else {
             return Ok(None);
