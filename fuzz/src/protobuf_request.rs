@@ -207,8 +207,16 @@ pub fn check_request(body: &[u8]) -> RequestOutcome {
         }
         (Err(e), Err(_)) => {
             if let ProtobufError::Malformed(w) = e {
-                assert!(w.offset() <= body.len(), "offset {} past the body", w.offset());
-                assert!(w.path().is_empty() || w.path().starts_with('/'), "path {:?}", w.path());
+                assert!(
+                    w.offset() <= body.len(),
+                    "offset {} past the body",
+                    w.offset()
+                );
+                assert!(
+                    w.path().is_empty() || w.path().starts_with('/'),
+                    "path {:?}",
+                    w.path()
+                );
             }
             RequestOutcome::BothRefused
         }
@@ -256,11 +264,23 @@ fn same_request(r: &BidRequest<'_>, p: &PbRequest) {
     for (name, ours, theirs) in lists {
         assert_eq!(ours, *theirs, "{name}");
     }
-    let dsa = p.regs.as_ref().and_then(|r| r.ext.as_ref()).and_then(|e| e.dsa.as_ref());
+    let dsa = p
+        .regs
+        .as_ref()
+        .and_then(|r| r.ext.as_ref())
+        .and_then(|e| e.dsa.as_ref());
     assert_eq!(r.dsa.is_some(), dsa.is_some(), "regs/ext/dsa");
     if let (Some(ours), Some(theirs)) = (&r.dsa, dsa) {
-        assert_eq!(ours.dsarequired, ints(theirs.dsarequired), "regs/ext/dsa/dsarequired");
-        assert_eq!(ours.pubrender, ints(theirs.pubrender), "regs/ext/dsa/pubrender");
+        assert_eq!(
+            ours.dsarequired,
+            ints(theirs.dsarequired),
+            "regs/ext/dsa/dsarequired"
+        );
+        assert_eq!(
+            ours.pubrender,
+            ints(theirs.pubrender),
+            "regs/ext/dsa/pubrender"
+        );
     }
     assert_eq!(r.imp.len(), p.imp.len(), "imp");
     for (i, (imp, pimp)) in r.imp.iter().zip(&p.imp).enumerate() {
@@ -270,8 +290,16 @@ fn same_request(r: &BidRequest<'_>, p: &PbRequest) {
 
 fn same_imp(imp: &Imp<'_>, p: &PbImp, at: &str) {
     assert_eq!(imp.id.as_deref(), p.id.as_deref(), "{at}/id");
-    assert_eq!(imp.bidfloor.map(f64::to_bits), p.bidfloor.map(f64::to_bits), "{at}/bidfloor");
-    assert_eq!(imp.bidfloorcur.as_deref(), p.bidfloorcur.as_deref(), "{at}/bidfloorcur");
+    assert_eq!(
+        imp.bidfloor.map(f64::to_bits),
+        p.bidfloor.map(f64::to_bits),
+        "{at}/bidfloor"
+    );
+    assert_eq!(
+        imp.bidfloorcur.as_deref(),
+        p.bidfloorcur.as_deref(),
+        "{at}/bidfloorcur"
+    );
     assert_eq!(imp.secure, flag(p.secure), "{at}/secure");
     assert_eq!(imp.banner.is_some(), p.banner.is_some(), "{at}/banner");
     if let (Some(b), Some(pb)) = (&imp.banner, &p.banner) {
@@ -281,7 +309,14 @@ fn same_imp(imp: &Imp<'_>, p: &PbImp, at: &str) {
     if let (Some(v), Some(pv)) = (&imp.video, &p.video) {
         same_video(
             v,
-            (&pv.mimes, pv.minduration, pv.maxduration, &pv.protocols, &pv.battr, &pv.companionad),
+            (
+                &pv.mimes,
+                pv.minduration,
+                pv.maxduration,
+                &pv.protocols,
+                &pv.battr,
+                &pv.companionad,
+            ),
             &format!("{at}/video"),
         );
     }
@@ -289,7 +324,14 @@ fn same_imp(imp: &Imp<'_>, p: &PbImp, at: &str) {
     if let (Some(a), Some(pa)) = (&imp.audio, &p.audio) {
         same_video(
             a,
-            (&pa.mimes, pa.minduration, pa.maxduration, &pa.protocols, &pa.battr, &pa.companionad),
+            (
+                &pa.mimes,
+                pa.minduration,
+                pa.maxduration,
+                &pa.protocols,
+                &pa.battr,
+                &pa.companionad,
+            ),
             &format!("{at}/audio"),
         );
     }
@@ -321,7 +363,14 @@ fn same_format(f: &Format, p: &PbFormat, at: &str) {
 }
 
 /// `Video` and `Audio` as the view reads both: mimes, min and max duration, protocols, battr, companions.
-type VideoFields<'p> = (&'p [String], Option<i32>, Option<i32>, &'p [i32], &'p [i32], &'p [PbBanner]);
+type VideoFields<'p> = (
+    &'p [String],
+    Option<i32>,
+    Option<i32>,
+    &'p [i32],
+    &'p [i32],
+    &'p [PbBanner],
+);
 
 fn same_video(v: &Video<'_>, p: VideoFields<'_>, at: &str) {
     let (mimes, min, max, protocols, battr, companionad) = p;
@@ -339,7 +388,11 @@ fn same_video(v: &Video<'_>, p: VideoFields<'_>, at: &str) {
 }
 
 fn same_pmp(m: &Pmp<'_>, p: &PbPmp, at: &str) {
-    assert_eq!(m.private_auction, flag(p.private_auction), "{at}/private_auction");
+    assert_eq!(
+        m.private_auction,
+        flag(p.private_auction),
+        "{at}/private_auction"
+    );
     assert_eq!(m.deals.len(), p.deals.len(), "{at}/deals");
     for (i, (d, pd)) in m.deals.iter().zip(&p.deals).enumerate() {
         same_deal(d, pd, &format!("{at}/deals/{i}"));
@@ -348,8 +401,16 @@ fn same_pmp(m: &Pmp<'_>, p: &PbPmp, at: &str) {
 
 fn same_deal(d: &Deal<'_>, p: &PbDeal, at: &str) {
     assert_eq!(d.id.as_deref(), p.id.as_deref(), "{at}/id");
-    assert_eq!(d.bidfloor.map(f64::to_bits), p.bidfloor.map(f64::to_bits), "{at}/bidfloor");
-    assert_eq!(d.bidfloorcur.as_deref(), p.bidfloorcur.as_deref(), "{at}/bidfloorcur");
+    assert_eq!(
+        d.bidfloor.map(f64::to_bits),
+        p.bidfloor.map(f64::to_bits),
+        "{at}/bidfloor"
+    );
+    assert_eq!(
+        d.bidfloorcur.as_deref(),
+        p.bidfloorcur.as_deref(),
+        "{at}/bidfloorcur"
+    );
 }
 
 #[cfg(test)]
@@ -359,13 +420,21 @@ mod tests {
     /// Every request twin of `corpus/validate-pairs-protobuf/` is accepted by both decoders with the same values.
     #[test]
     fn request_twins_agree_with_prost() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/validate-pairs-protobuf");
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../corpus/validate-pairs-protobuf"
+        );
         let mut n = 0;
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "pb") {
                 let body = std::fs::read(&path).unwrap();
-                assert_eq!(check_request(&body), RequestOutcome::BothAccepted, "{}", path.display());
+                assert_eq!(
+                    check_request(&body),
+                    RequestOutcome::BothAccepted,
+                    "{}",
+                    path.display()
+                );
                 n += 1;
             }
         }
@@ -375,8 +444,14 @@ mod tests {
     /// A string that is not UTF-8, a wrong wire type, a truncated body: both refuse.
     #[test]
     fn malformed_requests_are_refused_by_both() {
-        assert_eq!(check_request(&[0x0a, 0x01, 0xff]), RequestOutcome::BothRefused); // `id` not UTF-8
+        assert_eq!(
+            check_request(&[0x0a, 0x01, 0xff]),
+            RequestOutcome::BothRefused
+        ); // `id` not UTF-8
         assert_eq!(check_request(&[0x08, 0x01]), RequestOutcome::BothRefused); // `id` as a varint
-        assert_eq!(check_request(&[0x12, 0x05, 0x0a]), RequestOutcome::BothRefused); // `imp` cut short
+        assert_eq!(
+            check_request(&[0x12, 0x05, 0x0a]),
+            RequestOutcome::BothRefused
+        ); // `imp` cut short
     }
 }
