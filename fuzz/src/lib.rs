@@ -24,6 +24,9 @@
 //! - [`protobuf`]: bidscan-openrtb's `decode_protobuf` against prost (derived structs with the schema's field
 //!   numbers): same accept/reject and the same values where both accept, known differences skipped (see
 //!   bidscan-openrtb's `tests/protobuf_reference.rs`); every rendered `ext` is JSON.
+//! - [`protobuf_request`]: bidscan-openrtb's `decode_request_protobuf` against prost (derived structs with the
+//!   schema's field numbers for what the request view reads): same accept/reject and the same values where both
+//!   accept, known differences skipped (see the module).
 //!
 //! What it does not do: generate structured inputs (libFuzzer mutates bytes, guided by `fuzz/json.dict`, and `fuzz/markup.dict` for the markup target), or
 //! check performance.
@@ -33,6 +36,7 @@ mod markup;
 mod model;
 mod multipart;
 mod protobuf;
+mod protobuf_request;
 mod reader;
 mod skip;
 
@@ -41,6 +45,7 @@ pub use markup::markup;
 pub use model::model;
 pub use multipart::multipart;
 pub use protobuf::protobuf;
+pub use protobuf_request::{RequestOutcome, check_request, protobuf_request};
 pub use reader::reader;
 pub use skip::skip;
 

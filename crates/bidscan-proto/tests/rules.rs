@@ -312,3 +312,76 @@ proptest! {
         prop_assert_eq!(f[0].varint().unwrap(), v);
     }
 }
+
+/// A tag or varint sent longer than it needs (`0x8A 0x00` for field 1's `LEN` tag) reads as its value, and
+/// `0x80 0x00` is field number 0; strings on both sides of the ASCII check's 64 bytes, UTF-8 or not.
+#[test]
+fn non_minimal_tags_and_strings_around_the_ascii_check() {
+    let f = fields(&[0x8a, 0x00, 0x82, 0x00, b'h', b'i']).unwrap();
+    assert_eq!(
+        (f[0].number, f[0].str().unwrap(), f[0].value_offset),
+        (1, "hi", 4)
+    );
+    assert_eq!(
+        kind_at(&[0x80, 0x00, 0x00]),
+        (ErrorKind::FieldNumberZero, 0)
+    );
+    for len in [0, 1, 11, 63, 64, 65, 200] {
+        let ascii = "a".repeat(len);
+        let mut b = Vec::new();
+        put_len(&mut b, 1, ascii.as_bytes());
+        assert_eq!(fields(&b).unwrap()[0].str().unwrap(), ascii);
+        let accented = format!("{}é", "a".repeat(len));
+        let mut b = Vec::new();
+        put_len(&mut b, 1, accented.as_bytes());
+        assert_eq!(fields(&b).unwrap()[0].str().unwrap(), accented);
+        let mut bad = ascii.clone().into_bytes();
+        bad.push(0xff);
+        let mut b = Vec::new();
+        put_len(&mut b, 1, &bad);
+        let head = b.len() - bad.len();
+        let e = fields(&b).unwrap()[0].str().unwrap_err();
+        assert_eq!((e.kind(), e.offset()), (ErrorKind::InvalidUtf8, head + len));
+    }
+}
+
+/// What `Message::next_len_in` hands out, field by field, with `Message::next` reading the rest: the fields
+/// and the first error exactly as `next` alone reads them.
+fn mixed(body: &[u8], numbers: u16) -> Result<Vec<(u32, Vec<u8>, usize)>, Error> {
+    let mut m = Message::new(
+        body,
+        Limits {
+            max_depth: 16,
+            max_len: 200,
+        },
+    )?;
+    let mut out = Vec::new();
+    loop {
+        if let Some((n, bytes, at)) = m.next_len_in(numbers)? {
+            assert!(n < 16 && numbers & (1 << n) != 0, "field {n} not asked for");
+            out.push((n, bytes.to_vec(), at));
+            continue;
+        }
+        let Some(f) = m.next()? else { break };
+        let bytes = match f.value {
+            Value::Len(b) => b.to_vec(),
+            _ => Vec::new(),
+        };
+        out.push((f.number, bytes, f.value_offset));
+    }
+    Ok(out)
+}
+
+proptest! {
+    /// `next_len_in` reads as `next` reads: the same fields, values and offsets, the same first error.
+    #[test]
+    fn next_len_in_reads_as_next(body in proptest::collection::vec(any::<u8>(), 0..256), numbers in any::<u16>()) {
+        let alone = mixed(&body, 0);
+        let both = mixed(&body, numbers);
+        match (alone, both) {
+            (Ok(a), Ok(b)) => prop_assert_eq!(a, b),
+            (Err(a), Err(b)) => prop_assert_eq!((a.kind(), a.offset()), (b.kind(), b.offset())),
+            (a, b) => prop_assert!(false, "{:?} vs {:?}", a, b),
+        }
+    }
+}

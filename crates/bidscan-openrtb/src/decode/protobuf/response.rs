@@ -96,18 +96,22 @@ fn seen<'a>(
     *seen |= mask;
 }
 
+#[inline(always)]
 fn text<'a>(f: &Field<'a>) -> Result<Option<Cow<'a, str>>, Error> {
     Ok(Some(Cow::Borrowed(f.str()?)))
 }
 
+#[inline(always)]
 fn int<'a>(f: &Field<'a>) -> Result<Option<i64>, Error> {
     Ok(Some(i64::from(f.int32()?)))
 }
 
+#[inline(always)]
 fn code<'a, T: From<i64>>(f: &Field<'a>) -> Result<Option<T>, Error> {
     Ok(Some(T::from(i64::from(f.int32()?))))
 }
 
+#[inline(always)]
 fn push_text<'a, const N: usize>(
     list: &mut InlineVec<Cow<'a, str>, N>,
     f: &Field<'a>,
@@ -118,6 +122,7 @@ fn push_text<'a, const N: usize>(
     Ok(())
 }
 
+#[inline(always)]
 fn push_codes<T: From<i64> + InlineItem, const N: usize>(
     list: &mut InlineVec<T, N>,
     f: &Field<'_>,
@@ -188,6 +193,7 @@ pub(crate) fn response<'a>(
 /// An `ext` occurrence: an empty one (the usual `"ext":{}` of a converted body) is `{}` at once, with no text
 /// to render and nothing noted; any other is noted (the rendered text replaces the `{}`, empty occurrences adding
 /// nothing to a merge).
+#[inline(always)]
 fn ext<'a>(
     f: &Field<'a>,
     to: &mut Option<RawJson<'a>>,
@@ -200,12 +206,14 @@ fn ext<'a>(
         }
         return Ok(());
     }
-    pend(f, slot, state)
+    pend(*f, slot, state)
 }
 
-fn pend<'a>(f: &Field<'a>, slot: Slot, state: &mut State<'a>) -> Result<(), Error> {
+/// Takes the field by value: a reference would make the loop's field escape, kept in memory for every field.
+#[inline(never)]
+fn pend<'a>(f: Field<'a>, slot: Slot, state: &mut State<'a>) -> Result<(), Error> {
     f.bytes()?;
-    state.pending.push(Pending { slot, field: *f });
+    state.pending.push(Pending { slot, field: f });
     Ok(())
 }
 
@@ -220,6 +228,8 @@ fn bid_count(mut m: Message<'_>) -> usize {
     n.clamp(1, MAX_OBJECTS as usize)
 }
 
+// Out of line: inlined into `response`, the whole reading is one function whose registers spill (+3% instructions).
+#[inline(never)]
 fn seat_bid<'a>(
     mut m: Message<'a>,
     seat: &mut SeatBid<'a>,
@@ -259,6 +269,36 @@ fn seat_bid<'a>(
     Ok(())
 }
 
+/// `Bid`'s plain singular string fields with a one-byte tag: `id` 1, `impid` 2, `adid` 4, `nurl` 5, `iurl` 8,
+/// `cid` 9, `crid` 10, `dealid` 13, `bundle` 14 (bit N for field N).
+const SHORT_STRINGS: u16 =
+    1 << 1 | 1 << 2 | 1 << 4 | 1 << 5 | 1 << 8 | 1 << 9 | 1 << 10 | 1 << 13 | 1 << 14;
+
+/// Where `Bid`'s plain singular string field `number` goes, and its name; `None` for the other fields.
+#[inline(always)]
+fn bid_string<'b, 'a>(
+    bid: &'b mut Bid<'a>,
+    number: u32,
+) -> Option<(&'b mut Option<Cow<'a, str>>, &'static str)> {
+    Some(match number {
+        1 => (&mut bid.id, "id"),
+        2 => (&mut bid.impid, "impid"),
+        10 => (&mut bid.crid, "crid"),
+        9 => (&mut bid.cid, "cid"),
+        4 => (&mut bid.adid, "adid"),
+        13 => (&mut bid.dealid, "dealid"),
+        5 => (&mut bid.nurl, "nurl"),
+        22 => (&mut bid.burl, "burl"),
+        23 => (&mut bid.lurl, "lurl"),
+        14 => (&mut bid.bundle, "bundle"),
+        8 => (&mut bid.iurl, "iurl"),
+        24 => (&mut bid.tactic, "tactic"),
+        25 => (&mut bid.language, "language"),
+        29 => (&mut bid.langb, "langb"),
+        _ => return None,
+    })
+}
+
 fn bid<'a>(
     mut m: Message<'a>,
     bid: &mut Bid<'a>,
@@ -283,14 +323,36 @@ fn bid<'a>(
         }};
     }
     let result = (|| -> Result<(), Error> {
-        while let Some(f) = m.next()? {
+        loop {
+            // The plain singular strings numbered 1 to 15 (most of a bid's fields) are read without building a
+            // `Field`; the others, and these sent otherwise (a wrong wire type, a longer tag), as any field is.
+            if let Some((number, bytes, offset)) = m.next_len_in(SHORT_STRINGS)? {
+                let Some((to, name)) = bid_string(bid, number) else {
+                    continue; // Not in `SHORT_STRINGS`: never handed out.
+                };
+                seen(&mut bits, number, state, &mut coercions, name);
+                match Field::str_at(bytes, offset) {
+                    Ok(s) => *to = Some(Cow::Borrowed(s)),
+                    Err(e) => return Err(e.within(name, None)),
+                }
+                continue;
+            }
+            let Some(f) = m.next()? else {
+                break;
+            };
+            // The plain singular strings share one read, inlined once.
+            let string = bid_string(bid, f.number);
+            if let Some((to, name)) = string {
+                // Field numbers below 64: the number is the bit.
+                seen(&mut bits, f.number, state, &mut coercions, name);
+                match f.str() {
+                    Ok(s) => *to = Some(Cow::Borrowed(s)),
+                    Err(e) => return Err(e.within(name, None)),
+                }
+                continue;
+            }
             let (name, result): (&'static str, Result<(), Error>) = match f.number {
-                1 => one!(1, "id", text(&f).map(|v| bid.id = v)),
-                2 => one!(2, "impid", text(&f).map(|v| bid.impid = v)),
                 3 => one!(3, "price", f.double().map(|v| bid.price = Some(v))),
-                5 => one!(5, "nurl", text(&f).map(|v| bid.nurl = v)),
-                22 => one!(22, "burl", text(&f).map(|v| bid.burl = v)),
-                23 => one!(23, "lurl", text(&f).map(|v| bid.lurl = v)),
                 6 => one!(6, "adm", {
                     // The oneof's other member sent before is dropped (the last one wins): its occurrences so far
                     // are cut once the bid is read.
@@ -308,19 +370,13 @@ fn bid<'a>(
                     native_run = true;
                     natives = true;
                     bid.adm = None;
-                    ("adm", pend(&f, Slot::Native(si, bi), state))
+                    ("adm", pend(f, Slot::Native(si, bi), state))
                 }
-                4 => one!(4, "adid", text(&f).map(|v| bid.adid = v)),
                 7 => {
                     // A list names its element itself (`/adomain/2`).
                     push_text(&mut bid.adomain, &f, "adomain")?;
                     continue;
                 }
-                14 => one!(14, "bundle", text(&f).map(|v| bid.bundle = v)),
-                8 => one!(8, "iurl", text(&f).map(|v| bid.iurl = v)),
-                9 => one!(9, "cid", text(&f).map(|v| bid.cid = v)),
-                10 => one!(10, "crid", text(&f).map(|v| bid.crid = v)),
-                24 => one!(24, "tactic", text(&f).map(|v| bid.tactic = v)),
                 30 => one!(30, "cattax", code(&f).map(|v| bid.cattax = v)),
                 15 => {
                     // A list names its element itself (`/cat/2`).
@@ -344,9 +400,6 @@ fn bid<'a>(
                     "qagmediarating",
                     code(&f).map(|v| bid.qagmediarating = v)
                 ),
-                25 => one!(25, "language", text(&f).map(|v| bid.language = v)),
-                29 => one!(29, "langb", text(&f).map(|v| bid.langb = v)),
-                13 => one!(13, "dealid", text(&f).map(|v| bid.dealid = v)),
                 16 => one!(16, "w", int(&f).map(|v| bid.w = v)),
                 17 => one!(17, "h", int(&f).map(|v| bid.h = v)),
                 26 => one!(26, "wratio", int(&f).map(|v| bid.wratio = v)),
