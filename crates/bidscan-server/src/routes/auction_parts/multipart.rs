@@ -304,7 +304,8 @@ impl Delimiter<'_> {
 }
 
 /// `memchr` for one byte, its implementation chosen once per body rather than at each call: a part's header lines
-/// are short, and the dispatch of `memchr::memchr` is a third of a search that finds its byte at once.
+/// are short, and the dispatch of `memchr::memchr` (~30 instructions) is about 40% of a search that finds its byte
+/// within 32 bytes.
 enum Byte {
     #[cfg(target_arch = "x86_64")]
     Avx2(memchr::arch::x86_64::avx2::memchr::One),
@@ -471,7 +472,7 @@ fn field(line: &[u8]) -> Result<(Field, usize), Error> {
     Ok((field, colon))
 }
 
-/// A word of ASCII (lower-case letters, digits, `-`; 1–24 bytes) matched at the start of a text ASCII
+/// A word of ASCII (lower-case letters and punctuation such as `-`, `=`; 1–24 bytes) matched at the start of a text ASCII
 /// case-insensitively, 8 bytes at a time: each loaded byte OR-ed with 0x20 where the word has a letter (only that
 /// letter's two cases give it) and compared with the word.
 struct Word {
