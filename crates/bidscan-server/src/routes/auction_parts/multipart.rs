@@ -201,7 +201,7 @@ pub fn read(body: &[u8], boundary: &str, max_parts: usize) -> Result<Parts, Erro
             .map(|i| i + finder.len())
             .ok_or_else(|| malformed("no delimiter line --BOUNDARY"))?
     };
-    let mut request: Option<(Range<usize>, Option<String>, Option<Range<usize>>)> = None;
+    let mut request: Option<(Range<usize>, Head<'_>)> = None;
     // An auction has a handful of bidders: room for 8 spares the first reallocations.
     let mut bidders: Vec<BidderPart> = Vec::with_capacity(max_parts.min(8));
     let mut count = 0;
@@ -237,7 +237,7 @@ pub fn read(body: &[u8], boundary: &str, max_parts: usize) -> Result<Parts, Erro
             if head.status.is_some() {
                 return Err(Error::BadStatus("on the request part".to_owned()));
             }
-            request = Some((start..end, head.encoding, head.content_type));
+            request = Some((start..end, head));
             continue;
         }
         let name = owned_bidder_name(name)?;
@@ -264,11 +264,11 @@ pub fn read(body: &[u8], boundary: &str, max_parts: usize) -> Result<Parts, Erro
             content_type: head.content_type,
         });
     }
-    let (request, request_encoding, request_content_type) = request.ok_or(Error::MissingRequest)?;
+    let (request, head) = request.ok_or(Error::MissingRequest)?;
     Ok(Parts {
         request,
-        request_encoding,
-        request_content_type,
+        request_encoding: head.encoding,
+        request_content_type: head.content_type,
         bidders,
     })
 }
@@ -304,7 +304,8 @@ impl Delimiter<'_> {
 }
 
 /// `memchr` for one byte, its implementation chosen once per body rather than at each call: a part's header lines
-/// are short, and the dispatch of `memchr::memchr` is a third of a search that finds its byte at once.
+/// are short, and the dispatch of `memchr::memchr` (~30 instructions) is about 40% of a search that finds its byte
+/// within 32 bytes.
 enum Byte {
     #[cfg(target_arch = "x86_64")]
     Avx2(memchr::arch::x86_64::avx2::memchr::One),
@@ -471,7 +472,7 @@ fn field(line: &[u8]) -> Result<(Field, usize), Error> {
     Ok((field, colon))
 }
 
-/// A word of ASCII (lower-case letters, digits, `-`; 1–24 bytes) matched at the start of a text ASCII
+/// A word of ASCII (lower-case letters and punctuation such as `-`, `=`; 1–24 bytes) matched at the start of a text ASCII
 /// case-insensitively, 8 bytes at a time: each loaded byte OR-ed with 0x20 where the word has a letter (only that
 /// letter's two cases give it) and compared with the word.
 struct Word {
