@@ -2,14 +2,15 @@
 //!
 //! The reference is prost (its derive; no protoc) into structs with the field numbers and types of IAB Tech
 //! Lab's `openrtb.proto` (`crates/bidscan-proto/proto/bidrequest.proto`) for the fields the request view reads:
-//! `BidRequest` `id` 1, `imp` 2, `app` 4, `tmax` 8, `wseat` 9, `cur` 11, `bcat` 12, `badv` 13, `regs` 14,
-//! `bapp` 16, `bseat` 17, `cattax` 21, `acat` 23; `Imp`, `Banner`, `Format`, `Video`, `Audio`, `Native`, `Pmp`,
-//! `Deal`, `Regs` → `Ext` → `DsaRequest` as the view reads them. The rest of the schema is left undeclared, so
+//! `BidRequest` `id` 1, `imp` 2, `site` 3 / `app` 4 (one oneof), `tmax` 8, `wseat` 9, `cur` 11, `bcat` 12,
+//! `badv` 13, `regs` 14, `bapp` 16, `bseat` 17, `cattax` 21, `acat` 23; `Imp`, `Banner`, `Format`, `Video`,
+//! `Audio`, `Native`, `Pmp`, `Deal`, `Regs` → `Ext` → `DsaRequest` as the view reads them. The rest of the schema is left undeclared, so
 //! both decoders skip it as unknown fields.
 //!
 //! Property: both accept exactly the same bodies and, when both do, read the same values (a message sent twice
 //! merged, a singular scalar's last value kept, repeated scalars packed or not). Known differences, skipped:
-//! - `app` is `bytes` here: the view notes only that it is present, and neither decoder reads its contents;
+//! - `site` and `app` are `bytes` here: the view notes only whether `app` was the one sent, and neither decoder
+//!   reads their contents;
 //! - depth: prost's recursion limit (100) and `decode_request_protobuf`'s (128, counted from the top message)
 //!   differ, which deep unknown groups reach;
 //! - `decode_request_protobuf` refuses more than 10,000 impressions, formats, companions and deals, as JSON
@@ -27,8 +28,8 @@ pub struct PbRequest {
     pub id: Option<String>,
     #[prost(message, repeated, tag = "2")]
     pub imp: Vec<PbImp>,
-    #[prost(bytes = "vec", optional, tag = "4")]
-    pub app: Option<Vec<u8>>,
+    #[prost(oneof = "PbChannel", tags = "3, 4")]
+    pub channel: Option<PbChannel>,
     #[prost(int32, optional, tag = "8")]
     pub tmax: Option<i32>,
     #[prost(string, repeated, tag = "9")]
@@ -49,6 +50,17 @@ pub struct PbRequest {
     pub cattax: Option<i32>,
     #[prost(string, repeated, tag = "23")]
     pub acat: Vec<String>,
+}
+
+/// `BidRequest`'s `distributionchannel_oneof`: `site` 3 or `app` 4, the last one sent winning.
+#[derive(Clone, PartialEq, prost::Oneof)]
+pub enum PbChannel {
+    /// `site`, as bytes.
+    #[prost(bytes, tag = "3")]
+    Site(Vec<u8>),
+    /// `app`, as bytes.
+    #[prost(bytes, tag = "4")]
+    App(Vec<u8>),
 }
 
 /// `BidRequest.Regs`: `ext` only.
@@ -249,7 +261,7 @@ fn flag(v: Option<bool>) -> Option<i64> {
 /// Asserts `r` holds what `p` holds.
 fn same_request(r: &BidRequest<'_>, p: &PbRequest) {
     assert_eq!(r.id.as_deref(), p.id.as_deref(), "id");
-    assert_eq!(r.app, p.app.is_some(), "app");
+    assert_eq!(r.app, matches!(p.channel, Some(PbChannel::App(_))), "app");
     assert_eq!(r.tmax, ints(p.tmax), "tmax");
     assert_eq!(r.cattax.map(|c| c.0), ints(p.cattax), "cattax");
     let lists = [

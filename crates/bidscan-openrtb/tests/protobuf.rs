@@ -762,6 +762,14 @@ fn request_wire_errors_name_the_path() {
         (Some("d1"), Some(2.5))
     );
     assert!(r.dsa.unwrap().required());
+    // `site` (3) and `app` (4) are one oneof: the last one sent wins.
+    let site_last = msg(&[s(1, "req"), bytes(2, &imp), bytes(4, &[]), bytes(3, &[])]);
+    let r =
+        bidscan_openrtb::decode_request_protobuf(&site_last, ProtobufLimits::default()).unwrap();
+    assert!(!r.app, "site after app");
+    let app_last = msg(&[s(1, "req"), bytes(2, &imp), bytes(3, &[]), bytes(4, &[])]);
+    let r = bidscan_openrtb::decode_request_protobuf(&app_last, ProtobufLimits::default()).unwrap();
+    assert!(r.app, "app after site");
 }
 
 proptest! {

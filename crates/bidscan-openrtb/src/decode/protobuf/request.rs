@@ -106,6 +106,11 @@ pub(crate) fn request<'a>(
                 read.map_err(|e| e.within(&i.to_string(), None)),
             )
         }
+        // `site` and `app` are one oneof (`distributionchannel_oneof`): the last one sent wins.
+        3 => {
+            r.app = false;
+            (Some("site"), f.bytes().map(|_| ()))
+        }
         4 => {
             r.app = true;
             (Some("app"), f.bytes().map(|_| ()))
