@@ -62,10 +62,12 @@ pub fn run(args: &TranscodeArgs) -> ExitCode {
     let name = args.input.display();
     let mut rendered = String::new();
     let decoded = match from {
-        EncodingArg::Json => {
-            bidscan_openrtb::decode(&mut bidscan_json::Reader::default(), &mut body, Mode::Lenient)
-                .map_err(|e| e.to_string())
-        }
+        EncodingArg::Json => bidscan_openrtb::decode(
+            &mut bidscan_json::Reader::default(),
+            &mut body,
+            Mode::Lenient,
+        )
+        .map_err(|e| e.to_string()),
         EncodingArg::Protobuf => bidscan_openrtb::decode_protobuf(
             &body,
             &mut rendered,
@@ -94,8 +96,9 @@ pub fn run(args: &TranscodeArgs) -> ExitCode {
         }
     };
     let written = match args.output.as_deref() {
-        Some(path) if path.as_os_str() != "-" => std::fs::write(path, &out)
-            .map_err(|e| format!("{}: {e}", path.display())),
+        Some(path) if path.as_os_str() != "-" => {
+            std::fs::write(path, &out).map_err(|e| format!("{}: {e}", path.display()))
+        }
         _ => {
             let mut stdout = std::io::stdout().lock();
             stdout
