@@ -505,13 +505,8 @@ where
                     HeaderValue::from_static("application/json"),
                 );
             }
-            if shared.work == Work::Decode {
-                // The answer's media type follows `Accept` (RFC 9110 §12.5.5).
-                res.headers_mut()
-                    .append(header::VARY, HeaderValue::from_static("accept"));
-            }
             // Boxed for the same reason as the codings.
-            match headers.get(header::ACCEPT_ENCODING) {
+            let mut res = match headers.get(header::ACCEPT_ENCODING) {
                 Some(accept) if big => Box::pin(compress::answer(accept.clone(), res)).await,
                 None if big => {
                     // What tower-http's compressor (the router's) adds to a long answer for a client that asks for no coding
@@ -521,7 +516,13 @@ where
                     res
                 }
                 _ => res,
+            };
+            if shared.work == Work::Decode {
+                // The answer's media type follows `Accept` (RFC 9110 §12.5.5); after the coding's `Vary`.
+                res.headers_mut()
+                    .append(header::VARY, HeaderValue::from_static("accept"));
             }
+            res
         }
         Err(e) => e.into_response(),
     }
