@@ -71,8 +71,12 @@ pub enum ErrorCode {
     /// 422: the envelope's request has no impression (OpenRTB 2.6 §3.2.1).
     RequestWithoutImp,
     /// 422: `/decode` asked for a protobuf answer (`Accept`) of a response the wire cannot carry as it is: an
-    /// integer outside int32 (`w`, `h`, `dur`, …), with its path.
-    NotEncodable,
+    /// integer outside int32 (`w`, `h`, `dur`, …), with its path. The document decoded: it counts as its decode
+    /// outcome, `bid` (`bid: true`) or `nobid`.
+    NotEncodable {
+        /// Whether the response decoded as a bid.
+        bid: bool,
+    },
     /// 422: strict mode refused a coercion; the code is the (e.g. `number_as_string`).
     Strict(&'static str),
     /// 431: a request head past the read buffer or the header count.
@@ -121,7 +125,7 @@ impl ErrorCode {
             NotAnEnvelope,
             NotABidRequest,
             RequestWithoutImp,
-            NotEncodable,
+            NotEncodable { bid: true },
             Strict("number_as_string"),
             HeaderFieldsTooLarge,
             Internal,
@@ -146,8 +150,13 @@ impl ErrorCode {
             PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             UriTooLong => StatusCode::URI_TOO_LONG,
             UnsupportedMediaType | UnsupportedEncoding => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            NotABidResponse | Openrtb3NotSupported | NotAnEnvelope | NotABidRequest
-            | RequestWithoutImp | NotEncodable | Strict(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            NotABidResponse
+            | Openrtb3NotSupported
+            | NotAnEnvelope
+            | NotABidRequest
+            | RequestWithoutImp
+            | NotEncodable { .. }
+            | Strict(_) => StatusCode::UNPROCESSABLE_ENTITY,
             HeaderFieldsTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             Internal => StatusCode::INTERNAL_SERVER_ERROR,
             Overloaded | Draining => StatusCode::SERVICE_UNAVAILABLE,
@@ -186,7 +195,7 @@ impl ErrorCode {
             NotAnEnvelope => "not_an_envelope",
             NotABidRequest => "not_a_bid_request",
             RequestWithoutImp => "request_without_imp",
-            NotEncodable => "not_encodable",
+            NotEncodable { .. } => "not_encodable",
             Strict(code) => code,
             HeaderFieldsTooLarge => "header_fields_too_large",
             Internal => "internal",
@@ -205,6 +214,8 @@ impl ErrorCode {
             Openrtb3NotSupported => Some("openrtb3_not_supported"),
             NotAnEnvelope | NotABidRequest | RequestWithoutImp => Some("invalid_envelope"),
             Strict(_) => Some("strict"),
+            NotEncodable { bid: true } => Some("bid"),
+            NotEncodable { bid: false } => Some("nobid"),
             PayloadTooLarge => Some("too_large"),
             _ => None,
         }
@@ -246,7 +257,7 @@ impl ErrorCode {
             NotAnEnvelope => "not a validation envelope",
             NotABidRequest => "not a bid request",
             RequestWithoutImp => "the bid request offers no impression",
-            NotEncodable => "the response cannot be answered as protobuf",
+            NotEncodable { .. } => "the response cannot be answered as protobuf",
             Strict(_) => "strict mode refused a coercion",
             HeaderFieldsTooLarge => "the request head is too large",
             Internal => "internal error",
@@ -328,7 +339,7 @@ mod tests {
             NotAnEnvelope => 25,
             NotABidRequest => 26,
             RequestWithoutImp => 27,
-            NotEncodable => 28,
+            NotEncodable { .. } => 28,
             Strict(_) => 29,
             HeaderFieldsTooLarge => 30,
             Internal => 31,

@@ -130,6 +130,18 @@ async fn nothing_acceptable_is_406_and_errors_stay_json() {
     assert_eq!(body["error"]["path"], "/seatbid/0/bid/0/dur");
     // The same body, answered in JSON, is fine.
     assert_eq!(decode(&server, None, wide).await.status(), 200);
+    // It decoded: counted as a bid, not as an internal failure.
+    let (_, metrics) = server.get_text("/metrics").await;
+    let internal: Vec<&str> = metrics
+        .lines()
+        .filter(|l| {
+            l.starts_with("bidscan_decode_outcomes_total") && l.contains("outcome=\"internal\"")
+        })
+        .collect();
+    assert!(
+        !internal.is_empty() && internal.iter().all(|l| l.ends_with(" 0")),
+        "{internal:?}"
+    );
 }
 
 #[tokio::test]
@@ -192,7 +204,8 @@ fn bidscan(args: &[&str], stdin: &[u8]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    // A command that refuses its arguments exits without reading stdin: a broken pipe then is no failure.
+    let _ = child.stdin.take().unwrap().write_all(stdin);
     child.wait_with_output().unwrap()
 }
 

@@ -530,7 +530,9 @@ fn render(decoded: &Decoded<'_>, stats: Stats, options: &Options) -> Result<Answ
         let mut out = Vec::with_capacity(stats.bytes + 64);
         bidscan_openrtb::encode_protobuf(&decoded.response, &mut out).map_err(|e| {
             ApiError::new(
-                ErrorCode::NotEncodable,
+                ErrorCode::NotEncodable {
+                    bid: decoded.status == Status::Bid,
+                },
                 format!(
                     "the response cannot be answered as protobuf: {e}; ask for application/json"
                 ),
