@@ -40,20 +40,14 @@ use crate::model::adm::{Adm, AdmObject};
 use crate::model::bid::Bid;
 use crate::model::response::{BidResponse, SeatBid};
 
-/// A value the protobuf wire cannot carry as it is: the encoding stops (nothing is truncated).
+/// A value the protobuf wire cannot carry as it is, an integer outside int32: the encoding stops (nothing is
+/// truncated). An HTTP server answers it 422 `not_encodable`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EncodeError {
     /// JSON pointer of the member (`/seatbid/0/bid/1/w`).
     pub path: String,
     /// What is wrong (`3000000000 is outside int32`).
     pub message: String,
-}
-
-impl EncodeError {
-    /// `"int32_overflow"`: the one kind of encode error.
-    pub fn code(&self) -> &'static str {
-        "int32_overflow"
-    }
 }
 
 impl fmt::Display for EncodeError {
