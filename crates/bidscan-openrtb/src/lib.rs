@@ -61,6 +61,7 @@
 mod auction;
 pub mod checks;
 mod decode;
+mod encode;
 mod lenient;
 mod model;
 mod output;
@@ -78,6 +79,7 @@ pub use decode::protobuf::{
     ProtobufError, decode_protobuf, decode_protobuf_inspected, decode_request_protobuf,
 };
 pub use decode::{BOM, DecodeError, Decoded, Mode, decode, decode_inspected};
+pub use encode::protobuf::{EncodeError, EncodeWarning, encode_protobuf};
 pub use lenient::{MAX_COERCIONS, MAX_OBJECTS};
 pub use model::adm::{Adm, AdmKind, AdmObject};
 pub use model::bid::Bid;

@@ -21,6 +21,7 @@ mod nobid;
 mod pair;
 mod properties;
 mod protobuf;
+mod protobuf_encode;
 mod protobuf_reference;
 mod robustness;
 mod rules;

@@ -2,6 +2,9 @@
 //! borrowed from the body, the UTF-8 check of strings, a depth limit, and errors with the byte offset and the
 //! field path.
 //!
+//! It writes the same wire too ([`put_varint`], [`put_tag`], [`begin_len`]/[`end_len`], …: the `write` module),
+//! for bidscan-openrtb's protobuf encoder of the model.
+//!
 //! It knows no schema: a schema-aware decoder (bidscan-openrtb's protobuf decode of a `BidResponse`) walks a
 //! [`Message`] field by field, reads each declared field with the typed accessor of its type ([`Field::str`],
 //! [`Field::int32`], [`Field::varints`], [`Field::message`], …), which refuses a wrong wire type, and ignores
@@ -17,28 +20,11 @@
 
 mod error;
 mod wire;
+mod write;
 
 pub use error::{Error, ErrorKind};
 pub use wire::{Field, Limits, MAX_FIELD_NUMBER, Message, Value, Varints, WireType};
-
-/// Appends the varint encoding of `value` to `out` (the encoding guide's "Base 128 Varints"); for tests, fuzz
-/// targets and tools that build bodies.
-pub fn put_varint(out: &mut Vec<u8>, mut value: u64) {
-    while value >= 0x80 {
-        out.push((value as u8) | 0x80);
-        value >>= 7;
-    }
-    out.push(value as u8);
-}
-
-/// Appends the tag of field `number` with wire type `wire` to `out`.
-pub fn put_tag(out: &mut Vec<u8>, number: u32, wire: WireType) {
-    put_varint(out, (u64::from(number) << 3) | wire as u64);
-}
-
-/// Appends a length-delimited field (`LEN`: a string, bytes, an embedded message) to `out`.
-pub fn put_len(out: &mut Vec<u8>, number: u32, bytes: &[u8]) {
-    put_tag(out, number, WireType::Len);
-    put_varint(out, bytes.len() as u64);
-    out.extend_from_slice(bytes);
-}
+pub use write::{
+    LenStart, begin_len, end_len, put_bool, put_double, put_group, put_int32, put_len,
+    put_packed_int32, put_tag, put_varint, varint_len,
+};

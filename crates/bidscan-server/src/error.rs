@@ -128,6 +128,23 @@ impl ApiError {
         )
     }
 
+    /// 406 for an `Accept` that takes none of `offered` (the media types the route answers in, listed in the
+    /// message).
+    pub fn not_acceptable(offered: &str) -> ApiError {
+        ApiError::new(
+            ErrorCode::NotAcceptable,
+            format!(
+                "the Accept header takes none of the media types this route answers in: {offered}"
+            ),
+        )
+    }
+
+    /// This error with the JSON pointer `path` of the value at fault.
+    pub fn with_path(mut self, path: String) -> ApiError {
+        self.position.get_or_insert_with(Box::default).path = Some(path);
+        self
+    }
+
     /// 415 for a `Content-Type` the route does not take.
     pub fn media_type(found: &str) -> ApiError {
         ApiError::new(

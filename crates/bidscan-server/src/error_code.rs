@@ -44,6 +44,9 @@ pub enum ErrorCode {
     NotFound,
     /// 405: the route exists, the method does not.
     MethodNotAllowed,
+    /// 406: `/decode`: the `Accept` takes neither JSON nor protobuf (RFC 9110 §15.5.7); the message lists what
+    /// the route answers in.
+    NotAcceptable,
     /// 408: the request was not received and answered in `server.request_timeout_secs`.
     Timeout,
     /// 413: a body, a line, a batch or a batch's answer past its limit.
@@ -67,6 +70,13 @@ pub enum ErrorCode {
     NotABidRequest,
     /// 422: the envelope's request has no impression (OpenRTB 2.6 §3.2.1).
     RequestWithoutImp,
+    /// 422: `/decode` asked for a protobuf answer (`Accept`) of a response the wire cannot carry as it is: an
+    /// integer outside int32 (`w`, `h`, `dur`, …), with its path. The document decoded: it counts as its decode
+    /// outcome, `bid` (`bid: true`) or `nobid`.
+    NotEncodable {
+        /// Whether the response decoded as a bid.
+        bid: bool,
+    },
     /// 422: strict mode refused a coercion; the code is the (e.g. `number_as_string`).
     Strict(&'static str),
     /// 431: a request head past the read buffer or the header count.
@@ -104,6 +114,7 @@ impl ErrorCode {
             BadBidderStatus,
             NotFound,
             MethodNotAllowed,
+            NotAcceptable,
             Timeout,
             PayloadTooLarge,
             UriTooLong,
@@ -114,6 +125,7 @@ impl ErrorCode {
             NotAnEnvelope,
             NotABidRequest,
             RequestWithoutImp,
+            NotEncodable { bid: true },
             Strict("number_as_string"),
             HeaderFieldsTooLarge,
             Internal,
@@ -133,12 +145,18 @@ impl ErrorCode {
             }
             NotFound => StatusCode::NOT_FOUND,
             MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            NotAcceptable => StatusCode::NOT_ACCEPTABLE,
             Timeout => StatusCode::REQUEST_TIMEOUT,
             PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             UriTooLong => StatusCode::URI_TOO_LONG,
             UnsupportedMediaType | UnsupportedEncoding => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            NotABidResponse | Openrtb3NotSupported | NotAnEnvelope | NotABidRequest
-            | RequestWithoutImp | Strict(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            NotABidResponse
+            | Openrtb3NotSupported
+            | NotAnEnvelope
+            | NotABidRequest
+            | RequestWithoutImp
+            | NotEncodable { .. }
+            | Strict(_) => StatusCode::UNPROCESSABLE_ENTITY,
             HeaderFieldsTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             Internal => StatusCode::INTERNAL_SERVER_ERROR,
             Overloaded | Draining => StatusCode::SERVICE_UNAVAILABLE,
@@ -166,6 +184,7 @@ impl ErrorCode {
             BadBidderStatus => "bad_bidder_status",
             NotFound => "not_found",
             MethodNotAllowed => "method_not_allowed",
+            NotAcceptable => "not_acceptable",
             Timeout => "timeout",
             PayloadTooLarge => "payload_too_large",
             UriTooLong => "uri_too_long",
@@ -176,6 +195,7 @@ impl ErrorCode {
             NotAnEnvelope => "not_an_envelope",
             NotABidRequest => "not_a_bid_request",
             RequestWithoutImp => "request_without_imp",
+            NotEncodable { .. } => "not_encodable",
             Strict(code) => code,
             HeaderFieldsTooLarge => "header_fields_too_large",
             Internal => "internal",
@@ -194,6 +214,8 @@ impl ErrorCode {
             Openrtb3NotSupported => Some("openrtb3_not_supported"),
             NotAnEnvelope | NotABidRequest | RequestWithoutImp => Some("invalid_envelope"),
             Strict(_) => Some("strict"),
+            NotEncodable { bid: true } => Some("bid"),
+            NotEncodable { bid: false } => Some("nobid"),
             PayloadTooLarge => Some("too_large"),
             _ => None,
         }
@@ -222,6 +244,7 @@ impl ErrorCode {
             BadBidderStatus => "an X-Bidder-Status other than timeout, unreachable or http-NNN",
             NotFound => "no such route",
             MethodNotAllowed => "method not allowed on this route",
+            NotAcceptable => "no media type the route answers in is acceptable",
             Timeout => "the request was not received and answered within the request timeout",
             PayloadTooLarge => "the request body is larger than the limit",
             UriTooLong => "the request line is too long",
@@ -234,6 +257,7 @@ impl ErrorCode {
             NotAnEnvelope => "not a validation envelope",
             NotABidRequest => "not a bid request",
             RequestWithoutImp => "the bid request offers no impression",
+            NotEncodable { .. } => "the response cannot be answered as protobuf",
             Strict(_) => "strict mode refused a coercion",
             HeaderFieldsTooLarge => "the request head is too large",
             Internal => "internal error",
@@ -304,21 +328,23 @@ mod tests {
             BadBidderStatus => 14,
             NotFound => 15,
             MethodNotAllowed => 16,
-            Timeout => 17,
-            PayloadTooLarge => 18,
-            UriTooLong => 19,
-            UnsupportedMediaType => 20,
-            UnsupportedEncoding => 21,
-            NotABidResponse => 22,
-            Openrtb3NotSupported => 23,
-            NotAnEnvelope => 24,
-            NotABidRequest => 25,
-            RequestWithoutImp => 26,
-            Strict(_) => 27,
-            HeaderFieldsTooLarge => 28,
-            Internal => 29,
-            Overloaded => 30,
-            Draining => 31,
+            NotAcceptable => 17,
+            Timeout => 18,
+            PayloadTooLarge => 19,
+            UriTooLong => 20,
+            UnsupportedMediaType => 21,
+            UnsupportedEncoding => 22,
+            NotABidResponse => 23,
+            Openrtb3NotSupported => 24,
+            NotAnEnvelope => 25,
+            NotABidRequest => 26,
+            RequestWithoutImp => 27,
+            NotEncodable { .. } => 28,
+            Strict(_) => 29,
+            HeaderFieldsTooLarge => 30,
+            Internal => 31,
+            Overloaded => 32,
+            Draining => 33,
         }
     }
 

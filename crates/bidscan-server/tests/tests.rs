@@ -28,6 +28,7 @@ mod markup;
 mod memory_budget;
 mod pool;
 mod protobuf;
+mod protobuf_out;
 mod render;
 mod request_logs;
 mod send_timeout;

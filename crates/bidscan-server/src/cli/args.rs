@@ -31,6 +31,9 @@ pub enum Command {
     /// JSON as POST /validate, under the `[validate]` rules of the configuration. A directory's subdirectories
     /// holding `request.json` are auctions (one `BIDDER.json` per bidder), answered as POST /validate/auction.
     Validate(DecodeArgs),
+    /// Convert one bid response between OpenRTB JSON and protobuf (IAB Tech Lab's OpenRTB 2.6 schema), both
+    /// ways: JSON is the canonical response of POST /decode's full view.
+    Transcode(TranscodeArgs),
     /// Probe a running instance: exit 0 when it answers 2xx, 1 otherwise.
     Health(HealthArgs),
 }
@@ -81,6 +84,37 @@ pub struct DecodeArgs {
     /// TOML file for the decode and pool settings.
     #[arg(long, short = 'c', value_name = "FILE")]
     pub config: Option<PathBuf>,
+}
+
+/// `bidscan transcode`.
+#[derive(Debug, clap::Args)]
+pub struct TranscodeArgs {
+    /// A bid-response file, or `-` for stdin.
+    #[arg(value_name = "FILE|-")]
+    pub input: PathBuf,
+    /// Where to write (default: stdout).
+    #[arg(long, short = 'o', value_name = "FILE|-")]
+    pub output: Option<PathBuf>,
+    /// The input's encoding. Without it: protobuf for a file ending in .pb or .bin, else JSON.
+    #[arg(long, value_enum, value_name = "json|protobuf")]
+    pub from: Option<EncodingArg>,
+    /// The output's encoding. Without it: from the output file's extension (.pb, .bin, .json), else the other
+    /// encoding than the input's.
+    #[arg(long, value_enum, value_name = "json|protobuf")]
+    pub to: Option<EncodingArg>,
+    /// `response` (a bid response). `request` is refused: the request model holds only what response validation
+    /// reads.
+    #[arg(long, value_enum, default_value = "response")]
+    pub kind: KindArg,
+}
+
+/// `--kind` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum KindArg {
+    /// A bid response.
+    Response,
+    /// A bid request (refused).
+    Request,
 }
 
 /// `--view` values.

@@ -111,6 +111,7 @@ pub fn run(args: &DecodeArgs, work: Work) -> ExitCode {
         policy,
         bidder: None,
         encoding: Encoding::Json,
+        answer: Encoding::Json,
     };
     let tally = decode_all(&engine, &docs, &options, work);
     if let Some(e) = &tally.write_error {

@@ -1,4 +1,4 @@
-//! The command line: `bidscan serve | decode | validate | health`.
+//! The command line: `bidscan serve | decode | validate | transcode | health`.
 //!
 //! Exit status: 0 success; 1 failure (a document that could not be decoded, an unhealthy server, a server that
 //! could not start); 2 usage errors (bad arguments, bad configuration, unreadable input path). Never a panic.
@@ -7,6 +7,7 @@ mod args;
 pub mod decode;
 pub mod health;
 pub mod log_fields;
+pub mod transcode;
 
 use std::process::ExitCode;
 
@@ -34,6 +35,7 @@ pub fn run() -> ExitCode {
         Command::Serve(args) => serve(args),
         Command::Decode(args) => decode::run(&args, Work::Decode),
         Command::Validate(args) => decode::run(&args, Work::Validate),
+        Command::Transcode(args) => transcode::run(&args),
         Command::Health(args) => health::run(&args),
     }
 }

@@ -125,6 +125,7 @@ impl Engine {
     ) -> Result<Answer, ApiError> {
         let mut status = Status::NoBid;
         let mut issues = 0;
+        let mut errors = 0;
         let imps = auction.request.imp.len();
         let table = self.metrics().bidders.table();
         for (bidder, size) in auction.bidders.iter_mut().zip(sizes) {
@@ -149,6 +150,7 @@ impl Engine {
                 status = Status::Bid;
             }
             issues += bidder.decoded.issues.len();
+            errors += super::decode::errors(&bidder.decoded.issues);
             if options.inspect == Inspect::None {
                 // The summary's `adm` objects then hold the kind and size only, as on `/validate`.
                 bidder.decoded.markup.clear();
@@ -161,6 +163,7 @@ impl Engine {
             json,
             status,
             issues,
+            errors,
         })
     }
 }

@@ -97,17 +97,31 @@ pub struct Options {
     pub bidder: Option<Arc<BidderMetrics>>,
     /// How the body is encoded (`/decode` only; `/validate` and the batch routes read JSON).
     pub encoding: Encoding,
+    /// How `/decode` answers (from `Accept`, `routes::negotiate`): the JSON envelope, or the canonical
+    /// `BidResponse` as protobuf ([`Answer::json`] then holds the protobuf bytes). `/decode` only.
+    pub answer: Encoding,
 }
 
 /// The answer of a successful decode, as rendered: the JSON bytes plus what callers count.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Answer {
-    /// `{"status", "response"?, "summary", "issues", "stats"}`, compact, one line.
+    /// `{"status", "response"?, "summary", "issues", "stats"}`, compact, one line; with
+    /// [`Options::answer`] protobuf, the canonical `BidResponse`'s protobuf bytes instead.
     pub json: Vec<u8>,
     /// Bid or no-bid.
     pub status: Status,
     /// Issues reported (errors and warnings).
     pub issues: usize,
+    /// Of `issues`, the errors.
+    pub errors: usize,
+}
+
+/// The number of errors among `issues`.
+pub(crate) fn errors(issues: &[bidscan_openrtb::Issue]) -> usize {
+    issues
+        .iter()
+        .filter(|i| i.severity == bidscan_openrtb::Severity::Error)
+        .count()
 }
 
 /// What one pool item holds: the reader (scratch, config), the markup inspector (its own reader and a scratch
@@ -508,8 +522,30 @@ fn outcome(result: &Result<Answer, ApiError>) -> &'static str {
     }
 }
 
-/// Renders the 200 body of `decoded`.
+/// Renders the 200 body of `decoded`: the JSON envelope, or with [`Options::answer`] protobuf the canonical
+/// response encoded (`bidscan_openrtb::encode_protobuf`; members no field carries are left out, an integer outside
+/// int32 is a 422 `not_encodable`).
 fn render(decoded: &Decoded<'_>, stats: Stats, options: &Options) -> Result<Answer, ApiError> {
+    if options.answer == Encoding::Protobuf {
+        let mut out = Vec::with_capacity(stats.bytes + 64);
+        bidscan_openrtb::encode_protobuf(&decoded.response, &mut out).map_err(|e| {
+            ApiError::new(
+                ErrorCode::NotEncodable {
+                    bid: decoded.status == Status::Bid,
+                },
+                format!(
+                    "the response cannot be answered as protobuf: {e}; ask for application/json"
+                ),
+            )
+            .with_path(e.path)
+        })?;
+        return Ok(Answer {
+            json: out,
+            status: decoded.status,
+            issues: decoded.issues.len(),
+            errors: errors(&decoded.issues),
+        });
+    }
     let envelope = Envelope {
         status: decoded.status,
         response: (options.view == View::Full).then_some(&decoded.response),
@@ -531,6 +567,7 @@ fn render(decoded: &Decoded<'_>, stats: Stats, options: &Options) -> Result<Answ
         json,
         status: decoded.status,
         issues: decoded.issues.len(),
+        errors: errors(&decoded.issues),
     })
 }
 

@@ -113,5 +113,6 @@ fn render(validated: &Validated<'_>, stats: Stats, options: &Options) -> Result<
         json,
         status: decoded.status,
         issues: decoded.issues.len(),
+        errors: super::decode::errors(&decoded.issues),
     })
 }

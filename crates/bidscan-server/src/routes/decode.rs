@@ -1,9 +1,73 @@
 //! `POST /decode`: one bid response in, the answer out. The route is served by its
-//! [`Pipeline`](crate::routes::Pipeline) with [`Work::Decode`](crate::engine::Work::Decode); here are its OpenAPI
-//! operation and its answer's schema.
+//! [`Pipeline`](crate::routes::Pipeline) with [`Work::Decode`](crate::engine::Work::Decode); here are what it
+//! answers in ([`OFFERS`], negotiated from `Accept`), the headers of its protobuf answer, its OpenAPI operation
+//! and its answer's schema.
+
+use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
 
 use crate::error::ErrorBody;
+use crate::routes::negotiate;
 use crate::routes::params::DecodeParams;
+
+/// What `/decode` answers in, JSON first (it wins ties and stands for a request with no `Accept`).
+pub const OFFERS: &[negotiate::Offer] = &[negotiate::JSON, negotiate::PROTOBUF];
+
+/// The headers of `/decode`'s protobuf answer: its `Content-Type`, and the counts the JSON envelope carries in its
+/// `issues` (`X-Bidscan-Issues`: errors and warnings; `X-Bidscan-Errors`: errors).
+pub fn protobuf_answer(headers: &mut HeaderMap, issues: usize, errors: usize) {
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/x-protobuf"),
+    );
+    headers.insert(X_BIDSCAN_ISSUES, HeaderValue::from(issues));
+    headers.insert(X_BIDSCAN_ERRORS, HeaderValue::from(errors));
+}
+
+/// `X-Bidscan-Issues` of `/decode`'s protobuf answer: the number of issues (errors and warnings).
+pub const X_BIDSCAN_ISSUES: HeaderName = HeaderName::from_static("x-bidscan-issues");
+/// `X-Bidscan-Errors` of `/decode`'s protobuf answer: the number of issues that are errors.
+pub const X_BIDSCAN_ERRORS: HeaderName = HeaderName::from_static("x-bidscan-errors");
+
+/// Completes the OpenAPI operation's 200 with the protobuf answer (`Accept: application/x-protobuf`): its
+/// content and the `X-Bidscan-Issues`/`X-Bidscan-Errors` headers (`openapi::document` calls it).
+pub(crate) fn openapi_protobuf_answer(op: &mut serde_json::Map<String, serde_json::Value>) {
+    let Some(ok) = op
+        .get_mut("responses")
+        .and_then(|r| r.get_mut("200"))
+        .and_then(serde_json::Value::as_object_mut)
+    else {
+        return;
+    };
+    if let Some(content) = ok
+        .get_mut("content")
+        .and_then(serde_json::Value::as_object_mut)
+    {
+        content.insert(
+            "application/x-protobuf".into(),
+            serde_json::json!({"schema": {
+                "type": "string",
+                "format": "binary",
+                "description": "With Accept preferring protobuf (application/x-protobuf, application/protobuf, \
+                    application/vnd.google.protobuf; q-values honoured, JSON on ties): the canonical bid response \
+                    as a protobuf BidResponse (OpenRTB 2.6 schema, crates/bidscan-proto/proto/bidresponse.proto); \
+                    ext members no field carries are left out. The counts are in X-Bidscan-Issues and \
+                    X-Bidscan-Errors."
+            }}),
+        );
+    }
+    let count = |what: &str| {
+        serde_json::json!({"description": format!("Protobuf answer only: the number of {what}."),
+            "schema": {"type": "integer", "minimum": 0}})
+    };
+    let headers = ok.entry("headers").or_insert_with(|| serde_json::json!({}));
+    if let Some(headers) = headers.as_object_mut() {
+        headers.insert(
+            "X-Bidscan-Issues".into(),
+            count("issues (errors and warnings)"),
+        );
+        headers.insert("X-Bidscan-Errors".into(), count("issues that are errors"));
+    }
+}
 
 /// Decodes one bid response: receives the (decompressed) body under `server.max_body_bytes`, then decodes it with
 /// pooled state in one synchronous step (see the `engine` module).
@@ -20,10 +84,11 @@ use crate::routes::params::DecodeParams;
     responses(
         (status = 200, description = "Decoded: bid or no-bid", body = DecodeAnswerDoc),
         (status = 400, description = "Malformed JSON (with byte, line, column, path), malformed protobuf (a protobuf Content-Type; with byte and path), bad query, bad encoding, or a request breaking the Host rule (RFC 9112 §3.2: HTTP/1.1 without one Host, two Host lines, a Host value not host[:port])", body = ErrorBody),
+        (status = 406, description = "not_acceptable: the Accept header takes neither application/json nor protobuf (application/x-protobuf, application/protobuf, application/vnd.google.protobuf); the message lists them", body = ErrorBody),
         (status = 408, description = "Body not received in time", body = ErrorBody),
         (status = 413, description = "Body too large on the wire or after decompression", body = ErrorBody),
         (status = 415, description = "Unsupported Content-Type (not JSON, text or protobuf) or Content-Encoding", body = ErrorBody),
-        (status = 422, description = "not_a_bid_response (JSON that is not a bid response: not an object, a wrongly typed seatbid, XML, or an object with neither seatbid nor nbr and a member that is no bid response's, such as a bidder's {\"error\": ...}), openrtb3_not_supported (an OpenRTB 3.0 document: a top-level openrtb member), or a strict-mode failure (the issue's code)", body = ErrorBody),
+        (status = 422, description = "not_a_bid_response (JSON that is not a bid response: not an object, a wrongly typed seatbid, XML, or an object with neither seatbid nor nbr and a member that is no bid response's, such as a bidder's {\"error\": ...}), openrtb3_not_supported (an OpenRTB 3.0 document: a top-level openrtb member), a strict-mode failure (the issue's code), or not_encodable (a protobuf answer asked for by Accept of a response holding an integer outside int32, with its path)", body = ErrorBody),
         (status = 503, description = "Overloaded; see Retry-After", body = ErrorBody),
     )
 )]

@@ -12,6 +12,7 @@
 //! - [`router`]: the axum router and its tower layers;
 //! - [`layers`]: the steps of ours that the router and the pipeline share;
 //! - [`params`]: the query of the document and batch routes;
+//! - [`negotiate`]: the answer's media type from `Accept` (`/decode`: JSON or protobuf);
 //! - the handlers and their OpenAPI descriptions: [`decode`], [`validate`], [`batch`], [`ops`], [`openapi`];
 //! - [`state`]: [`AppState`], what every route shares.
 
@@ -20,6 +21,7 @@ pub mod batch;
 pub mod decode;
 pub mod dispatch;
 pub mod layers;
+pub mod negotiate;
 pub mod openapi;
 pub mod ops;
 pub mod params;

@@ -250,6 +250,9 @@ fn complete(doc: &mut Value) {
             }
             if path.starts_with("/decode") {
                 op.insert("requestBody".into(), request_body(path == "/decode/batch"));
+                if path == "/decode" {
+                    crate::routes::decode::openapi_protobuf_answer(op);
+                }
             } else if path.ends_with("/batch") {
                 any_text(op);
             } else if path == "/validate/auction" {

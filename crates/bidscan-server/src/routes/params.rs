@@ -65,6 +65,7 @@ impl DecodeParams {
             policy,
             bidder: Some(state.metrics().bidder(bidder)),
             encoding: Encoding::Json,
+            answer: Encoding::Json,
         })
     }
 }

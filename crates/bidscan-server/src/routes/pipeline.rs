@@ -73,7 +73,7 @@ use crate::routes::layers::request;
 use crate::routes::layers::{compress, unread};
 use crate::routes::params::{DecodeParams, invalid_query};
 use crate::routes::state::{AppState, OPENRTB_VERSION};
-use crate::routes::validate;
+use crate::routes::{decode, negotiate, validate};
 use crate::transport::body::{self, Accepts, Frames};
 use crate::transport::head::Head;
 use crate::transport::memory::{self, Reservation};
@@ -383,6 +383,17 @@ fn prepare<B>(shared: &Shared, req: Request<B>, seen: &Seen) -> Prepared<B> {
             }
         }
     }
+    if shared.work == Work::Decode {
+        // `Accept`: the JSON envelope, or the canonical response as protobuf; 406 when neither.
+        match negotiate::choose(&parts.headers, decode::OFFERS) {
+            Some(negotiate::PROTOBUF) => options.answer = Encoding::Protobuf,
+            Some(_) => {}
+            None => {
+                let offered = negotiate::offered(decode::OFFERS);
+                return Prepared::Answer(ApiError::not_acceptable(&offered).into_response());
+            }
+        }
+    }
     Prepared::Body(Pending {
         wire,
         coded,
@@ -485,17 +496,22 @@ where
     match answer {
         Ok(answer) => {
             let big = compress::compressible(answer.json.len());
+            let (issues, errors) = (answer.issues, answer.errors);
             let json = Body::from(answer.json);
             let mut res = Response::new(match echo {
                 Some(echo) => memory::hold(json, echo),
                 None => json,
             });
-            res.headers_mut().insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            );
+            if options.answer == Encoding::Protobuf {
+                decode::protobuf_answer(res.headers_mut(), issues, errors);
+            } else {
+                res.headers_mut().insert(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/json"),
+                );
+            }
             // Boxed for the same reason as the codings.
-            match headers.get(header::ACCEPT_ENCODING) {
+            let mut res = match headers.get(header::ACCEPT_ENCODING) {
                 Some(accept) if big => Box::pin(compress::answer(accept.clone(), res)).await,
                 None if big => {
                     // What tower-http's compressor (the router's) adds to a long answer for a client that asks for no coding
@@ -505,7 +521,13 @@ where
                     res
                 }
                 _ => res,
+            };
+            if shared.work == Work::Decode {
+                // The answer's media type follows `Accept` (RFC 9110 §12.5.5); after the coding's `Vary`.
+                res.headers_mut()
+                    .append(header::VARY, HeaderValue::from_static("accept"));
             }
+            res
         }
         Err(e) => e.into_response(),
     }

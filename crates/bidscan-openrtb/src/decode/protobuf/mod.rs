@@ -9,7 +9,7 @@
 mod render;
 mod request;
 mod response;
-mod schema;
+pub(crate) mod schema;
 
 use std::borrow::Cow;
 use std::fmt;
