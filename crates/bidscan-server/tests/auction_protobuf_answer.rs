@@ -31,7 +31,11 @@ const HUGE: &str = r#"{"id":"req-1","cur":"USD","seatbid":[{"seat":"s9","bid":[{
 /// A no-bid with a reason.
 const NONE: &str = r#"{"id":"req-1","nbr":2}"#;
 
-fn multipart(parts: &[(&str, Option<&str>, Option<&str>, Vec<u8>)]) -> Vec<u8> {
+/// One part: name, `Content-Type`, one more header line, content.
+type Part<'a> = (&'a str, Option<&'a str>, Option<&'a str>, Vec<u8>);
+
+/// A `multipart/form-data` body of `parts`.
+fn multipart(parts: &[Part<'_>]) -> Vec<u8> {
     let mut out = Vec::new();
     for (name, content_type, header, content) in parts {
         write!(
@@ -89,13 +93,13 @@ async fn post(server: &TestServer, accept: Option<&str>, body: Vec<u8>) -> reqwe
 }
 
 /// One part of the protobuf answer: name, headers, the `BidResponse` decoded to canonical JSON.
-struct Part {
+struct Answered {
     name: String,
     headers: HashMap<String, String>,
     response: Value,
 }
 
-async fn parts(res: reqwest::Response) -> Vec<Part> {
+async fn parts(res: reqwest::Response) -> Vec<Answered> {
     let content_type = res.headers()["content-type"].to_str().unwrap().to_owned();
     assert!(
         content_type.starts_with("multipart/form-data; boundary="),
@@ -126,7 +130,7 @@ async fn parts(res: reqwest::Response) -> Vec<Part> {
             ProtobufLimits::default(),
         )
         .unwrap_or_else(|e| panic!("part {name} decodes: {e}"));
-        out.push(Part {
+        out.push(Answered {
             name,
             headers,
             response: serde_json::to_value(&decoded.response).unwrap(),
