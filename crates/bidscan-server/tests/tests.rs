@@ -12,6 +12,7 @@ mod hostile_common;
 mod auction;
 mod auction_parts;
 mod auction_protobuf;
+mod auction_protobuf_answer;
 mod bidders;
 mod capture;
 mod cli;

@@ -29,7 +29,8 @@ impl Engine {
     /// Judges the auction of `request` (the bid request's bytes, decoded in place) and `replies` (each bidder's
     /// name and [`Reply`], in the order sent) under `options.policy` (the gate's base policy when `None`) in
     /// `options.mode`, and renders `{"request": {id, imps}, "bidders": […], "seatnonbid": […]}` (each bidder's
-    /// canonical `response` only with `View::Full`). Synchronous, with pooled state. Counts each bidder's bids,
+    /// canonical `response` only with `View::Full`); with `options.answer` protobuf, the multipart answer of
+    /// `render::write_auction_protobuf` instead. Synchronous, with pooled state. Counts each bidder's bids,
     /// issues and markup as `/validate` counts one response's, `bidscan_bid_rejections_total` once per rejected
     /// bid, and the call once in the decode outcomes (`bid` when a bidder bid, else `nobid`), duration and
     /// document bytes (the request's and every body's).
@@ -156,9 +157,14 @@ impl Engine {
                 bidder.decoded.markup.clear();
             }
         }
-        let mut json = Vec::with_capacity(1024 * (1 + auction.bidders.len()));
-        render::write_auction(&mut json, auction, options.view == View::Full)
-            .map_err(render_failed)?;
+        let json = if options.answer == Encoding::Protobuf {
+            render::write_auction_protobuf(auction)
+        } else {
+            let mut json = Vec::with_capacity(1024 * (1 + auction.bidders.len()));
+            render::write_auction(&mut json, auction, options.view == View::Full)
+                .map_err(render_failed)?;
+            json
+        };
         Ok(Answer {
             json,
             status,

@@ -97,8 +97,9 @@ pub struct Options {
     pub bidder: Option<Arc<BidderMetrics>>,
     /// How the body is encoded (`/decode` only; `/validate` and the batch routes read JSON).
     pub encoding: Encoding,
-    /// How `/decode` answers (from `Accept`, `routes::negotiate`): the JSON envelope, or the canonical
-    /// `BidResponse` as protobuf ([`Answer::json`] then holds the protobuf bytes). `/decode` only.
+    /// How `/decode` and `/validate/auction` answer (from `Accept`, `routes::negotiate`): the JSON envelope, or
+    /// protobuf ([`Answer::json`] then holds `/decode`'s canonical `BidResponse` as protobuf, or the auction's
+    /// multipart body of one protobuf `BidResponse` per bidder).
     pub answer: Encoding,
 }
 
@@ -106,7 +107,7 @@ pub struct Options {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Answer {
     /// `{"status", "response"?, "summary", "issues", "stats"}`, compact, one line; with
-    /// [`Options::answer`] protobuf, the canonical `BidResponse`'s protobuf bytes instead.
+    /// [`Options::answer`] protobuf, the protobuf bytes instead (see [`Options::answer`]).
     pub json: Vec<u8>,
     /// Bid or no-bid.
     pub status: Status,

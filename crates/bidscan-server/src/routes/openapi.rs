@@ -257,6 +257,7 @@ fn complete(doc: &mut Value) {
                 any_text(op);
             } else if path == "/validate/auction" {
                 op.insert("requestBody".into(), auction_body());
+                crate::routes::validate::openapi_auction_protobuf_answer(op);
             } else if path == "/validate"
                 && let Some(body) = op.get_mut("requestBody").and_then(Value::as_object_mut)
             {

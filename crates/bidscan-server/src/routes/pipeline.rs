@@ -383,8 +383,9 @@ fn prepare<B>(shared: &Shared, req: Request<B>, seen: &Seen) -> Prepared<B> {
             }
         }
     }
-    if shared.work == Work::Decode {
-        // `Accept`: the JSON envelope, or the canonical response as protobuf; 406 when neither.
+    if shared.work != Work::Validate {
+        // `Accept`: the JSON envelope, or protobuf (`/decode`: the canonical response; an auction: a multipart
+        // part per bidder); 406 when neither.
         match negotiate::choose(&parts.headers, decode::OFFERS) {
             Some(negotiate::PROTOBUF) => options.answer = Encoding::Protobuf,
             Some(_) => {}
@@ -497,6 +498,8 @@ where
         Ok(answer) => {
             let big = compress::compressible(answer.json.len());
             let (issues, errors) = (answer.issues, answer.errors);
+            let multipart = (options.answer == Encoding::Protobuf && shared.work == Work::Auction)
+                .then(|| validate::multipart_type(&answer.json));
             let json = Body::from(answer.json);
             let mut res = Response::new(match echo {
                 Some(echo) => memory::hold(json, echo),
@@ -504,6 +507,9 @@ where
             });
             if options.answer == Encoding::Protobuf {
                 decode::protobuf_answer(res.headers_mut(), issues, errors);
+                if let Some(content_type) = multipart {
+                    res.headers_mut().insert(header::CONTENT_TYPE, content_type);
+                }
             } else {
                 res.headers_mut().insert(
                     header::CONTENT_TYPE,
@@ -522,7 +528,7 @@ where
                 }
                 _ => res,
             };
-            if shared.work == Work::Decode {
+            if shared.work != Work::Validate {
                 // The answer's media type follows `Accept` (RFC 9110 §12.5.5); after the coding's `Vary`.
                 res.headers_mut()
                     .append(header::VARY, HeaderValue::from_static("accept"));

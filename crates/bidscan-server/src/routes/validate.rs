@@ -12,10 +12,10 @@
 use axum::body::Body;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, HeaderValue};
 use axum::response::Response;
 
-use crate::engine::Work;
+use crate::engine::{Work, render};
 use crate::error::{ApiError, ErrorBody};
 use crate::routes::batch;
 use crate::routes::params::DecodeParams;
@@ -25,6 +25,61 @@ use crate::routes::state::AppState;
 pub(crate) const PROTOBUF_INSTEAD: &str = "/validate reads a JSON envelope; send a protobuf bid response and its \
      bid request to POST /validate/auction, one multipart part each, every part with its own protobuf Content-Type \
      (a protobuf bid response alone is read by /decode)";
+
+/// The `Content-Type` of `/validate/auction`'s protobuf answer: `multipart/form-data` with the boundary the body
+/// names on its first line (`engine::render::write_auction_protobuf` wrote it).
+pub(crate) fn multipart_type(body: &[u8]) -> HeaderValue {
+    render::boundary(body)
+        .and_then(|b| HeaderValue::from_str(&format!("multipart/form-data; boundary={b}")).ok())
+        .unwrap_or(HeaderValue::from_static("multipart/form-data"))
+}
+
+/// Completes `/validate/auction`'s 200 with its protobuf answer (`Accept` preferring protobuf): the
+/// `multipart/form-data` content and the `X-Bidscan-Issues`/`X-Bidscan-Errors` headers (`openapi::document` calls
+/// it).
+pub(crate) fn openapi_auction_protobuf_answer(op: &mut serde_json::Map<String, serde_json::Value>) {
+    let Some(ok) = op
+        .get_mut("responses")
+        .and_then(|r| r.get_mut("200"))
+        .and_then(serde_json::Value::as_object_mut)
+    else {
+        return;
+    };
+    if let Some(content) = ok
+        .get_mut("content")
+        .and_then(serde_json::Value::as_object_mut)
+    {
+        content.insert(
+            "multipart/form-data".into(),
+            serde_json::json!({"schema": {
+                "type": "string",
+                "format": "binary",
+                "description": "With Accept preferring protobuf (application/x-protobuf, application/protobuf, \
+                    application/vnd.google.protobuf; q-values honoured, JSON on ties): one part per bidder, in the \
+                    order sent, Content-Disposition form-data; name=\"BIDDER\", Content-Type \
+                    application/x-protobuf: a protobuf BidResponse (OpenRTB 2.6 schema). bid and nobid: the \
+                    bidder's response without its rejected bids (a seat left empty removed) and with ext.seatnonbid \
+                    its non-bids ({seat, nonbid: [{impid, statuscode}]}); invalid, timeout, unreachable, error, or a \
+                    response holding an integer outside int32: {id: the request's id, ext.seatnonbid: the bidder's \
+                    code (100-103; 102 when not encodable) for every imp}. Part headers: X-Bidscan-Status, \
+                    X-Bidscan-Issues, X-Bidscan-Errors, X-Bidscan-Accepted, X-Bidscan-Rejected, and for a response \
+                    not encodable X-Bidscan-Error: not_encodable and X-Bidscan-Error-Path."
+            }}),
+        );
+    }
+    let count = |what: &str| {
+        serde_json::json!({"description": format!("Protobuf answer only: the number of {what}, over every bidder."),
+            "schema": {"type": "integer", "minimum": 0}})
+    };
+    let headers = ok.entry("headers").or_insert_with(|| serde_json::json!({}));
+    if let Some(headers) = headers.as_object_mut() {
+        headers.insert(
+            "X-Bidscan-Issues".into(),
+            count("issues (errors and warnings)"),
+        );
+        headers.insert("X-Bidscan-Errors".into(), count("issues that are errors"));
+    }
+}
 
 /// Shape of the `/validate` body (for the document only).
 #[derive(utoipa::ToSchema)]
@@ -125,8 +180,9 @@ pub struct AuctionAnswerDoc {
         description = "Completed by openapi::complete: the request part and one part per bidder, each JSON or, under a protobuf part Content-Type, protobuf."
     ),
     responses(
-        (status = 200, description = "Every bidder judged; a bad bidder is `invalid`, never a failed call", body = AuctionAnswerDoc),
+        (status = 200, description = "Every bidder judged; a bad bidder is `invalid`, never a failed call. JSON, or with Accept preferring protobuf one multipart part per bidder (completed by openapi::document)", body = AuctionAnswerDoc),
         (status = 400, description = "not_multipart, malformed_multipart, too_many_parts, bad_bidder_name, duplicate_bidder, missing_request, bad_bidder_status; malformed_json (malformed_protobuf for a request part with a protobuf Content-Type, with its byte offset and path) or bad_encoding in the request part; bad query, unknown_profile, or a request breaking the Host rule (RFC 9112 §3.2)", body = ErrorBody),
+        (status = 406, description = "not_acceptable: the Accept header takes neither application/json nor protobuf (application/x-protobuf, application/protobuf, application/vnd.google.protobuf); the message lists them", body = ErrorBody),
         (status = 408, description = "Body not received in time", body = ErrorBody),
         (status = 413, description = "Body over server.max_auction_bytes, or the request part over server.max_body_bytes once inflated", body = ErrorBody),
         (status = 415, description = "Two Content-Type lines, an unsupported Content-Encoding of the body or of the request part", body = ErrorBody),

@@ -8,11 +8,14 @@
 //! holds nothing to escape. The canonical `response` (full view), the issues and the floats still go through
 //! serde_json, so those rules live in one place.
 //!
-//! [`write_auction`]: `/validate/auction`'s 200 body, from the same pieces (`auction.rs`).
+//! [`write_auction`]: `/validate/auction`'s 200 body, from the same pieces (`auction.rs`);
+//! [`write_auction_protobuf`]: its protobuf answer, one multipart part per bidder (`auction_protobuf.rs`).
 
 mod auction;
+mod auction_protobuf;
 
 pub use auction::write_auction;
+pub use auction_protobuf::{boundary, write_auction_protobuf};
 
 use bidscan_json::Stats;
 use bidscan_openrtb::markup::{AdmSummary, Markup};
