@@ -412,6 +412,70 @@ async fn call_level_errors_are_answered_in_the_one_error_shape() {
     assert_eq!(res.headers()["allow"], "POST");
 }
 
+/// A `Content-Type` that is not `multipart/form-data` with a boundary is refused from the head: 400
+/// `not_multipart` within a second of a body announced at 10 MB of which 1,000 bytes are sent and the rest never,
+/// over HTTP/1.1 (the connection then closed) and HTTP/2.
+#[tokio::test]
+async fn a_call_not_multipart_is_refused_before_its_body() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = server("").await;
+    let addr = server.base.trim_start_matches("http://").to_owned();
+    for content_type in [
+        "application/json",
+        "multipart/form-data",
+        "multipart/form-data; boundary=",
+    ] {
+        let mut s = tokio::net::TcpStream::connect(&addr).await.unwrap();
+        let head = format!(
+            "POST /validate/auction HTTP/1.1\r\nHost: t\r\nContent-Type: {content_type}\r\n\
+             Content-Length: 10000000\r\n\r\n"
+        );
+        s.write_all(head.as_bytes()).await.unwrap();
+        s.write_all(&[b' '; 1000]).await.unwrap();
+        let mut got = Vec::new();
+        let mut buf = [0; 4096];
+        let read = tokio::time::timeout(std::time::Duration::from_secs(1), async {
+            while !got.windows(4).any(|w| w == b"\r\n\r\n") || !got.ends_with(b"}") {
+                match s.read(&mut buf).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => got.extend_from_slice(&buf[..n]),
+                }
+            }
+        })
+        .await;
+        let text = String::from_utf8_lossy(&got).to_lowercase();
+        assert!(
+            read.is_ok(),
+            "{content_type}: no answer within 1 s: {text:?}"
+        );
+        assert!(text.starts_with("http/1.1 400"), "{content_type}: {text}");
+        assert!(text.contains("connection: close"), "{content_type}: {text}");
+        assert!(text.contains("\"not_multipart\""), "{content_type}: {text}");
+    }
+    let h2 = crate::common::client_builder()
+        .http2_prior_knowledge()
+        .build()
+        .unwrap();
+    let (tx, rx) = tokio::sync::mpsc::channel::<Result<Vec<u8>, std::io::Error>>(4);
+    tx.send(Ok(vec![b' '; 1000])).await.unwrap();
+    let body =
+        futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|c| (c, rx)) });
+    let res = tokio::time::timeout(
+        std::time::Duration::from_secs(1),
+        h2.post(server.url("/validate/auction"))
+            .header("content-type", "application/json")
+            .header("content-length", "10000000")
+            .body(reqwest::Body::wrap_stream(body))
+            .send(),
+    )
+    .await
+    .expect("an answer within 1 s over h2")
+    .unwrap();
+    assert_eq!(res.status(), 400);
+    assert_eq!(json(res).await["error"]["code"], "not_multipart");
+    drop(tx);
+}
+
 /// The value of the series `name{labels}` in a Prometheus text scrape (0 when absent).
 fn series(text: &str, name_and_labels: &str) -> f64 {
     text.lines()

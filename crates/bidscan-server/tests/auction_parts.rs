@@ -524,6 +524,67 @@ fn content_types_are_located_and_a_repeated_one_is_malformed() {
     }
 }
 
+/// A header the reader uses, sent twice in a part, or a disposition naming the part twice, is refused rather than
+/// one value chosen; so is a control byte but HTAB in a header line (RFC 9110 §5.5); a header block of 1 MiB
+/// without a line end is named as over 8 KiB.
+#[test]
+fn ambiguous_or_control_byte_part_headers_are_malformed() {
+    let cases: [(&[u8], &str); 7] = [
+        (
+            b"Content-Disposition: form-data; name=\"b\"\r\nX-Bidder-Status: timeout\r\nX-Bidder-Status: http-204\r\n",
+            "two X-Bidder-Status",
+        ),
+        (
+            b"Content-Disposition: form-data; name=\"a\"\r\nContent-Disposition: form-data; name=\"b\"\r\n",
+            "two Content-Disposition",
+        ),
+        (
+            b"Content-Disposition: form-data; name=\"a\"; name=\"b\"\r\n",
+            "two name parameters",
+        ),
+        (
+            b"Content-Disposition: form-data; NAME=a; filename=\"x\"; Name=\"b\"\r\n",
+            "two name parameters",
+        ),
+        (
+            b"Content-Disposition: form-data; name=\"b\"\r\nX-Bidder-Status: timeout\0\r\n",
+            "control byte",
+        ),
+        (
+            b"Content-Disposition: form-data; name=\"b\"\r\nX-Note: a\x01b\r\n",
+            "control byte",
+        ),
+        (
+            b"Content-Disposition: form-data; name=\"b\"\x7f\r\n",
+            "control byte",
+        ),
+    ];
+    for (headers, want) in cases {
+        let mut b = body(&[("request", &[], b"{}")]);
+        b.truncate(b.len() - format!("--{BOUNDARY}--\r\n").len());
+        write!(b, "--{BOUNDARY}\r\n").unwrap();
+        b.extend_from_slice(headers);
+        write!(b, "\r\n{{}}\r\n--{BOUNDARY}--\r\n").unwrap();
+        let e = read(&b).unwrap_err();
+        assert_eq!(e.code(), "malformed_multipart", "{want}");
+        assert!(e.to_string().contains(want), "{want}: {e}");
+    }
+    // HTAB is allowed in a value.
+    let tab = body(&[
+        ("request", &[], b"{}"),
+        ("b", &["X-Bidder-Status:\ttimeout\t", "X-Note: a\tb"], b""),
+    ]);
+    assert_eq!(read(&tab).unwrap().bidders.len(), 1);
+    // A 1 MiB header line is over the 8 KiB of a part's head.
+    let mut long =
+        format!("--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"request\"\r\nX-Pad: ")
+            .into_bytes();
+    long.resize(long.len() + (1 << 20), b'a');
+    write!(long, "\r\n\r\n{{}}\r\n--{BOUNDARY}--\r\n").unwrap();
+    let e = read(&long).unwrap_err();
+    assert!(e.to_string().contains("over 8 KiB"), "{e}");
+}
+
 /// Every part's `Content-Type` as multer reads `body` (its text, as `mime` keeps it), or `None` when it refuses
 /// the body.
 fn multer_content_types(body: &[u8]) -> Option<Vec<Option<String>>> {

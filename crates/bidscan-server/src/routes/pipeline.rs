@@ -30,7 +30,8 @@
 //!    counted in `bidscan_shed_total{reason="memory"}`;
 //! 10. the method: anything but `POST` is 405 `method_not_allowed`, after the size and codings as the router
 //!     answers its routes; every answer to another method carries `Allow: POST`;
-//! 11. the work: query, `Content-Type`, the body, [`Engine::run`](crate::engine::Engine::run) with the route's
+//! 11. the work: query, `Content-Type` (an auction's: `multipart/form-data` with a boundary, else 400
+//!     `not_multipart` before the body), the body, [`Engine::run`](crate::engine::Engine::run) with the route's
 //!     [`Work`] (an auction: its parts read, then `Engine::auction`); with `capture.dir` set, the answer handed to
 //!     [`crate::capture`], which keeps a refused body or a rejected bid (a compressed body's wire frames kept
 //!     while it inflates): what operators look at when a bidder goes bad;
@@ -66,7 +67,7 @@ use crate::config::ModeName;
 use crate::engine::{Answer, Encoding, Inspect, Options, View, Work};
 use crate::error::{ApiError, ErrorCode, json_errors, panic_response};
 use crate::metrics::HttpMetrics;
-use crate::routes::auction_parts::{AuctionParts, CallError, Limits};
+use crate::routes::auction_parts::{AuctionParts, CallError, Limits, multipart};
 use crate::routes::layers::host::HostFault;
 use crate::routes::layers::inflate::{ACCEPTED, Coding, Inflated, codings};
 use crate::routes::layers::request;
@@ -317,7 +318,8 @@ struct Pending<B> {
 }
 
 /// Steps 9 to 11 on the head: `Content-Length` over the limit (413), the `Content-Encoding` (415), the method
-/// (405), the query (400), the `Content-Type` (415); the request's bidder resolved with the query.
+/// (405), the query (400), the `Content-Type` (415; an auction's not multipart, 400); the request's bidder resolved
+/// with the query.
 fn prepare<B>(shared: &Shared, req: Request<B>, seen: &Seen) -> Prepared<B> {
     let limit = shared.limit;
     let (coded, plain_json, post) = (seen.coded, seen.plain_json, seen.post);
@@ -357,7 +359,7 @@ fn prepare<B>(shared: &Shared, req: Request<B>, seen: &Seen) -> Prepared<B> {
         Err(e) => return Prepared::Answer(e.into_response()),
     };
     if shared.work == Work::Auction {
-        // `multipart/form-data` with its boundary, read with the body (`AuctionParts::read`); one line only.
+        // `multipart/form-data` with its boundary, one line only; the parts are read with the body.
         if parts
             .headers
             .get_all(header::CONTENT_TYPE)
@@ -366,6 +368,12 @@ fn prepare<B>(shared: &Shared, req: Request<B>, seen: &Seen) -> Prepared<B> {
             .is_some()
         {
             return Prepared::Answer(ApiError::repeated_media_type().into_response());
+        }
+        // Not multipart, or no usable boundary (`multipart::boundary`): 400 `not_multipart` before the body.
+        let content_type = parts.headers.get(header::CONTENT_TYPE);
+        let content_type = content_type.and_then(|v| v.to_str().ok()).unwrap_or("");
+        if let Err(e) = multipart::boundary(content_type) {
+            return Prepared::Answer(CallError::Multipart(e).api_error().into_response());
         }
     } else if !plain_json {
         // `/decode` reads a protobuf `BidResponse` under a protobuf media type; `/validate` refuses one by name,

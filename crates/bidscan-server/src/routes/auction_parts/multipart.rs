@@ -9,8 +9,11 @@
 //! What an auction makes of it: the part named `request` is the bid request, wherever it comes; every other
 //! part is a bidder's response, the name its bidder (1–[`MAX_NAME`] bytes of `[A-Za-z0-9_.-]`), with an optional
 //! `Content-Encoding` (returned as sent) and `X-Bidder-Status` ([`BidderStatus`]) instead of a body. Every part's
-//! `Content-Type` (at most one) is returned as the place of its value in the body, uninterpreted. The content is
-//! returned as a byte range of the body, never copied, so the caller decodes each part in place.
+//! `Content-Type` (at most one) is returned as the place of its value in the body, uninterpreted. A field the reader
+//! uses that is sent twice (`Content-Type`, `Content-Disposition`, `X-Bidder-Status`, a disposition's `name`) is
+//! refused rather than one of its values chosen, and so is a control byte other than HTAB in any header line
+//! (RFC 9110 §5.5). The content is returned as a byte range of the body, never copied, so the caller decodes each
+//! part in place.
 
 use std::fmt;
 use std::ops::Range;
@@ -182,8 +185,9 @@ pub fn boundary(content_type: &str) -> Result<&str, Error> {
 ///
 /// # Errors
 /// [`Error::Malformed`] (no first or closing delimiter, a line without CRLF, a header line without `:`, more than
-/// [`MAX_PART_HEADERS`] lines or [`MAX_HEADER_BYTES`] bytes of headers, a part without a name or with two
-/// `Content-Type` headers),
+/// [`MAX_PART_HEADERS`] lines or [`MAX_HEADER_BYTES`] bytes of headers, a control byte other than HTAB in a header
+/// line (RFC 9110 §5.5), a part without a name, a part with two `Content-Type`, `Content-Disposition` or
+/// `X-Bidder-Status` headers, a disposition with two `name` parameters),
 /// [`Error::TooManyParts`], [`Error::BadName`], [`Error::DuplicateName`], [`Error::MissingRequest`],
 /// [`Error::BadStatus`]. Never panics.
 pub fn read(body: &[u8], boundary: &str, max_parts: usize) -> Result<Parts, Error> {
@@ -369,6 +373,7 @@ fn headers<'b>(body: &'b [u8], at: &mut usize, lf: &Byte) -> Result<Head<'b>, Er
         content_type: None,
     };
     let start = *at;
+    let mut disposition = false;
     for _ in 0..=MAX_PART_HEADERS {
         let line_start = *at;
         let rest = &body[line_start..];
@@ -386,6 +391,9 @@ fn headers<'b>(body: &'b [u8], at: &mut usize, lf: &Byte) -> Result<Head<'b>, Er
             .filter(|&n| n > 0 && window[n - 1] == b'\r')
             .map(|n| n - 1)
         else {
+            if window.len() < rest.len() && memchr::memchr(b'\n', window).is_none() {
+                return Err(malformed("a part's headers over 8 KiB"));
+            }
             return Err(malformed("a part's header line not ended by CRLF"));
         };
         let line = &rest[..eol];
@@ -396,12 +404,22 @@ fn headers<'b>(body: &'b [u8], at: &mut usize, lf: &Byte) -> Result<Head<'b>, Er
         if line.is_empty() {
             return Ok(head);
         }
+        // RFC 9110 §5.5: no control byte but HTAB in a field (CR and LF only end the line).
+        if line.iter().any(|&b| (b < 0x20 && b != b'\t') || b == 0x7f) {
+            return Err(malformed("a control byte in a part's header line"));
+        }
         let (field, colon) = field(line)?;
         let after = &line[colon + 1..];
         let lead = after.len() - trim_start(after).len();
         let value = trim_end(&after[lead..]);
         match field {
-            Field::Disposition => head.name = disposition_name(value)?,
+            Field::Disposition => {
+                if disposition {
+                    return Err(malformed("a part with two Content-Disposition headers"));
+                }
+                disposition = true;
+                head.name = disposition_name(value)?;
+            }
             Field::Encoding => {
                 let value = std::str::from_utf8(value)
                     .map_err(|_| malformed("a Content-Encoding that is not text"))?;
@@ -410,7 +428,12 @@ fn headers<'b>(body: &'b [u8], at: &mut usize, lf: &Byte) -> Result<Head<'b>, Er
                     None => value.to_owned(),
                 });
             }
-            Field::Status => head.status = Some(value),
+            Field::Status => {
+                if head.status.is_some() {
+                    return Err(malformed("a part with two X-Bidder-Status headers"));
+                }
+                head.status = Some(value);
+            }
             Field::Type => {
                 if head.content_type.is_some() {
                     return Err(malformed("a part with two Content-Type headers"));
@@ -540,7 +563,8 @@ impl Word {
     }
 }
 
-/// The `name` parameter of a `form-data` disposition (quoted, with `\` escaping the next byte, or a token).
+/// The `name` parameter of a `form-data` disposition (quoted, with `\` escaping the next byte, or a token); two
+/// `name` parameters are [`Error::Malformed`], as the name they give is ambiguous.
 fn disposition_name(value: &[u8]) -> Result<Option<&[u8]>, Error> {
     // The usual spelling, `form-data;`, told without a search.
     let kind_end = if FORM_DATA.starts(value) && value.get(FORM_DATA.len) == Some(&b';') {
@@ -553,6 +577,7 @@ fn disposition_name(value: &[u8]) -> Result<Option<&[u8]>, Error> {
         kind_end
     };
     let mut rest = &value[kind_end..];
+    let mut found = None;
     while let Some(b';') = rest.first() {
         rest = trim_start(&rest[1..]);
         // The usual spelling, `name=`, told without a search.
@@ -591,11 +616,14 @@ fn disposition_name(value: &[u8]) -> Result<Option<&[u8]>, Error> {
             (trim(&after[..end]), &after[end..])
         };
         if is_name {
-            return Ok(Some(param));
+            if found.is_some() {
+                return Err(malformed("a Content-Disposition with two name parameters"));
+            }
+            found = Some(param);
         }
         rest = next;
     }
-    Ok(None)
+    Ok(found)
 }
 
 /// `name` as a bidder's name: 1–[`MAX_NAME`] bytes of `[A-Za-z0-9_.-]`.
