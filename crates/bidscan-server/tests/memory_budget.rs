@@ -341,3 +341,77 @@ async fn an_auction_part_inflated_past_the_budget_sheds_the_call() {
     assert_eq!(answer["bidders"][0]["status"], "nobid", "{answer}");
     assert_eq!(settle(&server, INFLIGHT, |v| v == 0.0).await, 0.0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_held_behind_a_shut_h2_window_count_in_the_budget() {
+    // A 1 MiB budget; a gzip body of a few hundred bytes whose summary answer is hundreds of KB (1,000 empty bids).
+    let mut c = config();
+    c.server.max_inflight_bytes = MIB;
+    c.server.max_body_bytes = 128 * 1024;
+    c.server.send_timeout_secs = 1;
+    let server = start(c).await;
+    let addr: SocketAddr = server.base.trim_start_matches("http://").parse().unwrap();
+    let doc = format!(
+        r#"{{"id":"x","seatbid":[{{"bid":[{}]}}]}}"#,
+        vec!["{}"; 1000].join(",")
+    );
+    let body = Bytes::from(gzip(doc.as_bytes()));
+
+    // An h2 client that takes nothing: every stream window 0.
+    let tcp = TcpStream::connect(addr).await.unwrap();
+    let (client, conn) = h2::client::Builder::new()
+        .initial_window_size(0)
+        .handshake::<_, Bytes>(tcp)
+        .await
+        .unwrap();
+    let driver = tokio::spawn(conn);
+    let mut client = client.ready().await.unwrap();
+    // One at a time, each answer's head awaited (HEADERS are not flow-controlled; the bodies stay held).
+    let (mut held, mut answered, mut shed) = (0, 0, 0);
+    let mut bodies = Vec::new();
+    for _ in 0..6 {
+        let req = axum::http::Request::post(format!("http://{addr}/decode?view=summary"))
+            .header("content-type", "application/json")
+            .header("content-encoding", "gzip")
+            .body(())
+            .unwrap();
+        let (answer, mut send) = client.send_request(req, false).unwrap();
+        send.send_data(body.clone(), true).unwrap();
+        let res = tokio::time::timeout(Duration::from_secs(5), answer)
+            .await
+            .expect("no answer head")
+            .unwrap();
+        match res.status().as_u16() {
+            200 => {
+                let len: usize = res.headers()["content-length"]
+                    .to_str()
+                    .unwrap()
+                    .parse()
+                    .unwrap();
+                assert!(len > 200 * 1024, "{len}");
+                held += len;
+                answered += 1;
+                bodies.push(res.into_body());
+            }
+            503 => {
+                assert_eq!(res.headers()["retry-after"], "1");
+                shed += 1;
+            }
+            other => panic!("status {other}"),
+        }
+        client = client.ready().await.unwrap();
+    }
+    // The first fit; the budget holds each answer sent (≥ its bytes) and sheds the requests past it.
+    assert!(
+        answered >= 1 && shed >= 1,
+        "{answered} answered, {shed} shed"
+    );
+    let inflight = value(&server.metrics().await, INFLIGHT);
+    assert!(inflight >= held as f64, "{inflight} reserved, {held} held");
+    assert!(inflight <= MIB as f64, "{inflight}");
+    assert_eq!(value(&server.metrics().await, SHED), shed as f64);
+    // The send timeout (1 s) resets the unread streams and gives their bytes back.
+    assert_eq!(settle(&server, INFLIGHT, |v| v == 0.0).await, 0.0);
+    drop((bodies, client));
+    driver.abort();
+}

@@ -25,7 +25,8 @@
 //!    `server.max_body_bytes` → 413 at once (outcome `too_large`); a `Content-Encoding` undone by [`Inflated`] (415
 //!    with `Accept-Encoding` for an unknown one); a plain body received straight from the wire under the same
 //!    limit (413); its bytes reserved in `server.max_inflight_bytes` ([`crate::transport::memory`]) as they
-//!    arrive, a compressed body's `server.max_body_bytes` up front, a `view=full` answer's again until sent: a request
+//!    arrive, a compressed body's `server.max_body_bytes` up front (a `view=full` request's again before the work),
+//!    then the answer's until it is sent (the body's reservation trimmed or grown to the answer's length): a request
 //!    that cannot reserve is 503 `overloaded` with `Retry-After` at once (before or part-way through its body),
 //!    counted in `bidscan_shed_total{reason="memory"}`;
 //! 10. the method: anything but `POST` is 405 `method_not_allowed`, after the size and codings as the router
@@ -56,7 +57,7 @@ use axum::response::IntoResponse;
 use bytes::Bytes;
 use futures_util::FutureExt;
 use http_body::Body as _;
-use http_body_util::{BodyExt, Limited};
+use http_body_util::{BodyExt, Full, Limited};
 use pin_project_lite::pin_project;
 use prometheus::IntCounter;
 use tokio::time::Sleep;
@@ -469,7 +470,8 @@ where
             return e.into_response();
         }
     };
-    // A view=full answer echoes the body: its bytes too, until it is sent.
+    // A view=full answer echoes the body: its bytes reserved again before the work, joined with the body's for the
+    // answer below.
     let echo = if options.view == View::Full {
         match state.memory.try_reserve(frames.len) {
             Some(echo) => Some(echo),
@@ -500,19 +502,24 @@ where
             answer
         }
     };
-    // The body is gone; the answer holds `echo`, if any.
-    drop(reservation);
     match answer {
         Ok(answer) => {
-            let big = compress::compressible(answer.json.len());
+            // The body is gone; its bytes (and `echo`'s) become the answer's, held until it is sent: trimmed to
+            // its length in steps, grown if it is longer (an answer below a step keeps the first: no atomics).
+            let len = answer.json.len();
+            if let Some(echo) = echo {
+                reservation.join(echo);
+            }
+            reservation.trim(len);
+            if !reservation.cover(len) {
+                return state.shed_memory().into_response();
+            }
+            let big = compress::compressible(len);
             let (issues, errors) = (answer.issues, answer.errors);
             let multipart = (options.answer == Encoding::Protobuf && shared.work == Work::Auction)
                 .then(|| validate::multipart_type(&answer.json));
-            let json = Body::from(answer.json);
-            let mut res = Response::new(match echo {
-                Some(echo) => memory::hold(json, echo),
-                None => json,
-            });
+            let json = Full::new(Bytes::from(answer.json));
+            let mut res = Response::new(memory::hold(json, reservation));
             if options.answer == Encoding::Protobuf {
                 decode::protobuf_answer(res.headers_mut(), issues, errors);
                 if let Some(content_type) = multipart {

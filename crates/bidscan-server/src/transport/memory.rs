@@ -1,6 +1,6 @@
 //! [`MemoryBudget`]: `server.max_inflight_bytes`, the one cap on the bytes that requests hold in memory at once —
-//! bodies as they arrive (a compressed body `server.max_body_bytes` up front), `view=full` answers until
-//! they are sent, held batch answers. A request takes a [`Reservation`] and grows it before it holds more; one
+//! bodies as they arrive (a compressed body `server.max_body_bytes` up front), every document route's answer
+//! until it is sent ([`hold`]), held batch answers. A request takes a [`Reservation`] and grows it before it holds more; one
 //! that cannot is shed with 503 (`bidscan_shed_total{reason="memory"}`). The bytes go back when the reservation
 //! drops, whatever ends the request (answered, timed out, the client gone).
 //!
@@ -21,6 +21,7 @@ use axum::body::Body;
 use bytes::Bytes;
 use http_body::{Frame, SizeHint};
 use pin_project_lite::pin_project;
+use tower::BoxError;
 
 /// The step a reservation grows by, in bytes: 64 KiB, a few of hyper's read chunks.
 pub const STEP: usize = 64 * 1024;
@@ -101,6 +102,12 @@ impl Reservation {
         false
     }
 
+    /// Takes over `other`'s bytes (of the same budget), which then gives back nothing when dropped.
+    pub fn join(&mut self, mut other: Reservation) {
+        debug_assert!(Arc::ptr_eq(&self.budget, &other.budget));
+        self.bytes += std::mem::take(&mut other.bytes);
+    }
+
     /// Gives back what is held past `needed` bytes rounded up to [`STEP`] (a buffer that shrank).
     pub fn trim(&mut self, needed: usize) {
         let keep = needed.div_ceil(STEP).saturating_mul(STEP);
@@ -121,21 +128,21 @@ impl Drop for Reservation {
 
 pin_project! {
     /// A response body that holds `reservation` until it is sent or dropped.
-    struct Held {
+    struct Held<B> {
         #[pin]
-        body: Body,
+        body: B,
         reservation: Reservation,
     }
 }
 
-impl http_body::Body for Held {
+impl<B: http_body::Body<Data = Bytes>> http_body::Body for Held<B> {
     type Data = Bytes;
-    type Error = axum::Error;
+    type Error = B::Error;
 
     fn poll_frame(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+    ) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
         self.project().body.poll_frame(cx)
     }
 
@@ -148,8 +155,13 @@ impl http_body::Body for Held {
     }
 }
 
-/// `body`, holding `reservation` until the body has been sent (or the connection dropped it).
-pub fn hold(body: Body, reservation: Reservation) -> Body {
+/// `body`, holding `reservation` until the body has been sent (or the connection dropped it). One allocation, as
+/// `Body::from` a buffer: `body` is boxed with the reservation, not boxed first and then again.
+pub fn hold<B>(body: B, reservation: Reservation) -> Body
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
     Body::new(Held { body, reservation })
 }
 
