@@ -20,6 +20,7 @@ mod clients;
 mod decode;
 mod drain;
 mod gate;
+mod h2_idle;
 mod half_close;
 mod head_rules;
 mod hostile;

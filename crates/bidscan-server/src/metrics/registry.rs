@@ -71,6 +71,9 @@ pub struct Metrics {
     /// `bidscan_http_send_timeouts_total`: connections reset because the client took no byte of an answer for
     /// `server.send_timeout_secs` ([`crate::transport::conn::send_timeout`]).
     pub send_timeouts: IntCounter,
+    /// `bidscan_http2_idle_closes_total`: HTTP/2 connections shut down (`GOAWAY`) because no stream was open for
+    /// `server.header_read_timeout_secs` ([`crate::transport::conn::h2_idle`]).
+    pub h2_idle_closes: IntCounter,
     /// `bidscan_shed_total{reason}`: requests answered 503 because a limit was reached, reason in
     /// [`SHED_REASONS`].
     pub shed: IntCounterVec,
@@ -212,6 +215,11 @@ impl Metrics {
             send_timeouts: register_int_counter_with_registry!(
                 "bidscan_http_send_timeouts_total",
                 "Connections reset because the client took no byte of an answer for server.send_timeout_secs.",
+                r
+            )?,
+            h2_idle_closes: register_int_counter_with_registry!(
+                "bidscan_http2_idle_closes_total",
+                "HTTP/2 connections closed (GOAWAY) after server.header_read_timeout_secs without an open stream.",
                 r
             )?,
             shed: register_int_counter_vec_with_registry!(

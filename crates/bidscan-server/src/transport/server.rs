@@ -14,6 +14,9 @@
 //! - a connection must deliver a complete request head within `server.header_read_timeout_secs` of being
 //!   accepted, or of the end of its previous answer (so the same timeout closes idle kept-alive connections);
 //!   otherwise hyper closes it without an answer. Slowloris connections thus hold a slot for a bounded time.
+//! - an HTTP/2 connection has the same time without an open stream, from its accept or the end of its last
+//!   stream, or it is shut down gracefully (`GOAWAY`) and closed ([`crate::transport::conn::h2_idle`]): PINGs,
+//!   `WINDOW_UPDATE`s and SETTINGS do not keep it open.
 //! - a client that takes no byte of an answer for `server.send_timeout_secs` is reset ([`crate::transport::conn::send_timeout`]).
 //! - a connection ends with a lingering close ([`crate::transport::conn::linger`]), so an answer sent before the request body was
 //!   read reaches the client instead of being destroyed by a TCP reset.
@@ -58,6 +61,7 @@ use crate::config::{Config, ServerConfig};
 use crate::metrics::Metrics;
 use crate::routes::{self, AppState};
 use crate::transport::conn::drain::{Drain, Watcher};
+use crate::transport::conn::h2_idle::IdleClose;
 use crate::transport::conn::head_timer::HeadTimer;
 use crate::transport::conn::linger::{LINGER_TIME, Lingering};
 use crate::transport::conn::rejects::Rejects;
@@ -428,6 +432,11 @@ impl Connections {
         let send_timeout = self.send_timeout;
         let tls = self.tls.clone();
         let ops = self.ops;
+        let idle = H2Idle {
+            accepted,
+            limit: self.first_bytes,
+            closes: self.metrics.h2_idle_closes.clone(),
+        };
         let open = self.metrics.connections.clone();
         open.inc();
         let open = OpenGauge(open);
@@ -443,11 +452,12 @@ impl Connections {
                         let sent = tokio::select! {
                             biased;
                             sent = sent_first_bytes(stream.get_ref(), deadline) => sent,
-                            () = watcher.draining() => false,
+                            () = watcher.draining() => None,
                         };
-                        if sent {
+                        if let Some(h2) = sent {
+                            let idle = h2.then(|| idle.clone());
                             let io = Rejects::new(Lingering::new(stream, LINGER_TIME), metrics);
-                            serve_io(io, &http, app, watcher).await;
+                            serve_io(io, &http, app, watcher, idle).await;
                         } else {
                             tracing::debug!(
                                 target: LOG_TARGET, "connection closed: nothing to tell HTTP/1 from h2c within the header-read timeout"
@@ -463,8 +473,9 @@ impl Connections {
                             opened = open_tls(&tls, &tls_metrics, io, ops, deadline) => opened,
                             () = watcher.draining() => None,
                         };
-                        if let Some(io) = opened {
-                            serve_io(Rejects::new(io, metrics), &http, app, watcher).await;
+                        if let Some((io, h2)) = opened {
+                            let idle = h2.then(|| idle.clone());
+                            serve_io(Rejects::new(io, metrics), &http, app, watcher, idle).await;
                         }
                     }
                 }
@@ -475,27 +486,48 @@ impl Connections {
     }
 }
 
-/// Serves `io` with hyper-util's auto builder to its end, watched by the drain.
+/// What an HTTP/2 connection's [`IdleClose`] needs: when it was accepted, `server.header_read_timeout_secs`, and
+/// `bidscan_http2_idle_closes_total`.
+#[derive(Clone)]
+struct H2Idle {
+    accepted: tokio::time::Instant,
+    limit: Duration,
+    closes: prometheus::IntCounter,
+}
+
+/// Serves `io` with hyper-util's auto builder to its end, watched by the drain, and by `idle` when it speaks
+/// HTTP/2 (its first bytes were the preface).
 async fn serve_io<I>(
     io: I,
     http: &auto::Builder<StreamDeadlines>,
     app: routes::App,
     watcher: Watcher,
+    idle: Option<H2Idle>,
 ) where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
-    let conn = http.serve_connection(TokioIo::new(io), PacedService(app));
-    if let Err(e) = watcher
-        .watch(conn.into_owned(), |c| c.graceful_shutdown())
-        .await
-    {
+    let conn = http
+        .serve_connection(TokioIo::new(io), PacedService(app))
+        .into_owned();
+    let ended = match idle {
+        Some(idle) => {
+            let conn = IdleClose::new(conn, idle.accepted, idle.limit, idle.closes);
+            watcher
+                .watch(conn, |c| c.graceful_shutdown())
+                .await
+                .unwrap_or(Ok(()))
+        }
+        None => watcher.watch(conn, |c| c.graceful_shutdown()).await,
+    };
+    if let Err(e) = ended {
         // Header-read timeouts, malformed heads, resets: the client's doing, not worth more than debug.
         tracing::debug!(target: LOG_TARGET, error = %e, "connection ended with an error");
     }
 }
 
 /// The TLS handshake of `io` (the operational listener's configuration when `ops`) and then, by `deadline`, the
-/// first bytes that tell HTTP/1 from the h2 preface, read and handed back through [`Replay`]. `None` (the
+/// first bytes that tell HTTP/1 from the h2 preface, read and handed back through [`Replay`], with whether they
+/// were the preface (HTTP/2). `None` (the
 /// connection is dropped) when the handshake fails — counted by its reason and logged at DEBUG — or the bytes do
 /// not come in time.
 async fn open_tls<IO>(
@@ -504,7 +536,7 @@ async fn open_tls<IO>(
     io: IO,
     ops: bool,
     deadline: tokio::time::Instant,
-) -> Option<Replay<tokio_rustls::server::TlsStream<IO>>>
+) -> Option<(Replay<tokio_rustls::server::TlsStream<IO>>, bool)>
 where
     IO: AsyncRead + AsyncWrite + Unpin,
 {
@@ -535,7 +567,8 @@ where
             }
         }
     }
-    Some(Replay::new(&first[..n], stream))
+    let h2 = first == *H2_PREFACE;
+    Some((Replay::new(&first[..n], stream), h2))
 }
 
 /// `bidscan_http_connections` for one connection, decremented when dropped: when the connection ends, and also
@@ -552,22 +585,25 @@ impl Drop for OpenGauge {
 const H2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
 /// Whether the client sent, by `deadline`, enough bytes to choose the protocol: one that cannot start the h2c
-/// preface (HTTP/1), or the whole preface. False when it sent nothing, only a prefix of the preface, or closed:
+/// preface (HTTP/1, `Some(false)`), or the whole preface (`Some(true)`). `None` when it sent nothing, only a prefix
+/// of the preface, or closed:
 /// hyper-util's protocol detection has no timer of its own, so without this a silent connection would hold its
 /// slot for ever (`server.max_connections` of them deny the service). Bytes are peeked, not consumed.
-async fn sent_first_bytes(stream: &TcpStream, deadline: tokio::time::Instant) -> bool {
+async fn sent_first_bytes(stream: &TcpStream, deadline: tokio::time::Instant) -> Option<bool> {
     let mut buf = [0u8; H2_PREFACE.len()];
     loop {
         match tokio::time::timeout_at(deadline, stream.peek(&mut buf)).await {
-            Ok(Ok(0)) | Ok(Err(_)) | Err(_) => return false,
-            Ok(Ok(n)) if n == H2_PREFACE.len() || buf[..n] != H2_PREFACE[..n] => return true,
+            Ok(Ok(0)) | Ok(Err(_)) | Err(_) => return None,
+            Ok(Ok(n)) if n == H2_PREFACE.len() || buf[..n] != H2_PREFACE[..n] => {
+                return Some(buf == *H2_PREFACE);
+            }
             // A prefix of the preface: `peek` answers at once while those bytes sit unread, so wait a little.
             Ok(Ok(_)) => {
                 if tokio::time::timeout_at(deadline, tokio::time::sleep(Duration::from_millis(5)))
                     .await
                     .is_err()
                 {
-                    return false;
+                    return None;
                 }
             }
         }

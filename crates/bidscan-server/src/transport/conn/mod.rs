@@ -4,6 +4,8 @@
 //!   is reset;
 //! - [`stream_deadline`]: `StreamDeadlines`, the same limit for each HTTP/2 answer (hyper's executor of stream
 //!   tasks): a stream whose client takes no chunk of its answer is reset alone;
+//! - [`h2_idle`]: `IdleClose`, an HTTP/2 connection without an open stream for `server.header_read_timeout_secs`
+//!   is shut down gracefully (its stream tasks counted by `StreamDeadlines`);
 //! - [`linger`]: `Lingering`, the lingering close (read and discard what the client still sends, after our FIN);
 //! - [`rejects`]: `Rejects`, hyper's own 400/414/431 answers given the JSON error shape, with [`limits`], the
 //!   per-connection limits hyper enforces (a leaf);
@@ -17,6 +19,7 @@
 //! The tower layers around each request are in [`crate::routes::layers`].
 
 pub mod drain;
+pub mod h2_idle;
 pub mod head_timer;
 pub mod limits;
 pub mod linger;

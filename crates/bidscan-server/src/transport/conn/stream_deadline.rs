@@ -86,6 +86,7 @@ where
     fn execute(&self, task: F) {
         tokio::spawn(Watched {
             task,
+            _open: crate::transport::conn::h2_idle::open_stream(),
             progress: Arc::default(),
             seen: 0,
             stalled: false,
@@ -101,6 +102,8 @@ pin_project! {
     pub struct Watched<F> {
         #[pin]
         task: F,
+        // The stream counted open on its connection ([`crate::transport::conn::h2_idle`]) until this task ends.
+        _open: Option<crate::transport::conn::h2_idle::OpenStream>,
         progress: Arc<Progress>,
         // `progress.chunks` when the current stall began.
         seen: u64,
