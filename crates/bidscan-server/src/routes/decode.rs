@@ -28,46 +28,12 @@ pub const X_BIDSCAN_ISSUES: HeaderName = HeaderName::from_static("x-bidscan-issu
 /// `X-Bidscan-Errors` of `/decode`'s protobuf answer: the number of issues that are errors.
 pub const X_BIDSCAN_ERRORS: HeaderName = HeaderName::from_static("x-bidscan-errors");
 
-/// Completes the OpenAPI operation's 200 with the protobuf answer (`Accept: application/x-protobuf`): its
-/// content and the `X-Bidscan-Issues`/`X-Bidscan-Errors` headers (`openapi::document` calls it).
-pub(crate) fn openapi_protobuf_answer(op: &mut serde_json::Map<String, serde_json::Value>) {
-    let Some(ok) = op
-        .get_mut("responses")
-        .and_then(|r| r.get_mut("200"))
-        .and_then(serde_json::Value::as_object_mut)
-    else {
-        return;
-    };
-    if let Some(content) = ok
-        .get_mut("content")
-        .and_then(serde_json::Value::as_object_mut)
-    {
-        content.insert(
-            "application/x-protobuf".into(),
-            serde_json::json!({"schema": {
-                "type": "string",
-                "format": "binary",
-                "description": "With Accept preferring protobuf (application/x-protobuf, application/protobuf, \
-                    application/vnd.google.protobuf; q-values honoured, JSON on ties): the canonical bid response \
-                    as a protobuf BidResponse (OpenRTB 2.6 schema, crates/bidscan-proto/proto/bidresponse.proto); \
-                    ext members no field carries are left out. The counts are in X-Bidscan-Issues and \
-                    X-Bidscan-Errors."
-            }}),
-        );
-    }
-    let count = |what: &str| {
-        serde_json::json!({"description": format!("Protobuf answer only: the number of {what}."),
-            "schema": {"type": "integer", "minimum": 0}})
-    };
-    let headers = ok.entry("headers").or_insert_with(|| serde_json::json!({}));
-    if let Some(headers) = headers.as_object_mut() {
-        headers.insert(
-            "X-Bidscan-Issues".into(),
-            count("issues (errors and warnings)"),
-        );
-        headers.insert("X-Bidscan-Errors".into(), count("issues that are errors"));
-    }
-}
+/// What the OpenAPI document says of `/decode`'s protobuf answer (`Accept: application/x-protobuf`).
+pub(crate) const PROTOBUF_ANSWER_DOC: &str = "With Accept preferring protobuf (application/x-protobuf, application/protobuf, \
+    application/vnd.google.protobuf; q-values honoured, JSON on ties): the canonical bid response \
+    as a protobuf BidResponse (OpenRTB 2.6 schema, crates/bidscan-proto/proto/bidresponse.proto); \
+    ext members no field carries are left out. The counts are in X-Bidscan-Issues and \
+    X-Bidscan-Errors.";
 
 /// Decodes one bid response: receives the (decompressed) body under `server.max_body_bytes`, then decodes it with
 /// pooled state in one synchronous step (see the `engine` module).

@@ -251,13 +251,23 @@ fn complete(doc: &mut Value) {
             if path.starts_with("/decode") {
                 op.insert("requestBody".into(), request_body(path == "/decode/batch"));
                 if path == "/decode" {
-                    crate::routes::decode::openapi_protobuf_answer(op);
+                    protobuf_answer(
+                        op,
+                        "application/x-protobuf",
+                        crate::routes::decode::PROTOBUF_ANSWER_DOC,
+                        "",
+                    );
                 }
             } else if path.ends_with("/batch") {
                 any_text(op);
             } else if path == "/validate/auction" {
                 op.insert("requestBody".into(), auction_body());
-                crate::routes::validate::openapi_auction_protobuf_answer(op);
+                protobuf_answer(
+                    op,
+                    "multipart/form-data",
+                    crate::routes::validate::AUCTION_PROTOBUF_ANSWER_DOC,
+                    ", over every bidder",
+                );
             } else if path == "/validate"
                 && let Some(body) = op.get_mut("requestBody").and_then(Value::as_object_mut)
             {
@@ -554,4 +564,40 @@ mod tests {
 pub async fn openapi(State(state): State<AppState>) -> Json<serde_json::Value> {
     let gate = state.engine.gate().load();
     Json(document_with(&gate.profile_names()))
+}
+
+/// Completes an operation's 200 with its protobuf answer (`Accept` preferring protobuf): `media_type`'s content
+/// described by `description`, and the `X-Bidscan-Issues`/`X-Bidscan-Errors` count headers (`over` qualifies
+/// what they count, e.g. ", over every bidder").
+fn protobuf_answer(
+    op: &mut serde_json::Map<String, Value>,
+    media_type: &str,
+    description: &str,
+    over: &str,
+) {
+    let Some(ok) = op
+        .get_mut("responses")
+        .and_then(|r| r.get_mut("200"))
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    if let Some(content) = ok.get_mut("content").and_then(Value::as_object_mut) {
+        content.insert(
+            media_type.into(),
+            json!({"schema": {"type": "string", "format": "binary", "description": description}}),
+        );
+    }
+    let count = |what: &str| {
+        json!({"description": format!("Protobuf answer only: the number of {what}{over}."),
+            "schema": {"type": "integer", "minimum": 0}})
+    };
+    let headers = ok.entry("headers").or_insert_with(|| json!({}));
+    if let Some(headers) = headers.as_object_mut() {
+        headers.insert(
+            "X-Bidscan-Issues".into(),
+            count("issues (errors and warnings)"),
+        );
+        headers.insert("X-Bidscan-Errors".into(), count("issues that are errors"));
+    }
 }

@@ -34,52 +34,17 @@ pub(crate) fn multipart_type(body: &[u8]) -> HeaderValue {
         .unwrap_or(HeaderValue::from_static("multipart/form-data"))
 }
 
-/// Completes `/validate/auction`'s 200 with its protobuf answer (`Accept` preferring protobuf): the
-/// `multipart/form-data` content and the `X-Bidscan-Issues`/`X-Bidscan-Errors` headers (`openapi::document` calls
-/// it).
-pub(crate) fn openapi_auction_protobuf_answer(op: &mut serde_json::Map<String, serde_json::Value>) {
-    let Some(ok) = op
-        .get_mut("responses")
-        .and_then(|r| r.get_mut("200"))
-        .and_then(serde_json::Value::as_object_mut)
-    else {
-        return;
-    };
-    if let Some(content) = ok
-        .get_mut("content")
-        .and_then(serde_json::Value::as_object_mut)
-    {
-        content.insert(
-            "multipart/form-data".into(),
-            serde_json::json!({"schema": {
-                "type": "string",
-                "format": "binary",
-                "description": "With Accept preferring protobuf (application/x-protobuf, application/protobuf, \
-                    application/vnd.google.protobuf; q-values honoured, JSON on ties): one part per bidder, in the \
-                    order sent, Content-Disposition form-data; name=\"BIDDER\", Content-Type \
-                    application/x-protobuf: a protobuf BidResponse (OpenRTB 2.6 schema). bid and nobid: the \
-                    bidder's response without its rejected bids (a seat left empty removed) and with ext.seatnonbid \
-                    its non-bids ({seat, nonbid: [{impid, statuscode}]}); invalid, timeout, unreachable, error, or a \
-                    response holding an integer outside int32: {id: the request's id, ext.seatnonbid: the bidder's \
-                    code (100-103; 102 when not encodable) for every imp}. Part headers: X-Bidscan-Status, \
-                    X-Bidscan-Issues, X-Bidscan-Errors, X-Bidscan-Accepted, X-Bidscan-Rejected, and for a response \
-                    not encodable X-Bidscan-Error: not_encodable and X-Bidscan-Error-Path."
-            }}),
-        );
-    }
-    let count = |what: &str| {
-        serde_json::json!({"description": format!("Protobuf answer only: the number of {what}, over every bidder."),
-            "schema": {"type": "integer", "minimum": 0}})
-    };
-    let headers = ok.entry("headers").or_insert_with(|| serde_json::json!({}));
-    if let Some(headers) = headers.as_object_mut() {
-        headers.insert(
-            "X-Bidscan-Issues".into(),
-            count("issues (errors and warnings)"),
-        );
-        headers.insert("X-Bidscan-Errors".into(), count("issues that are errors"));
-    }
-}
+/// What the OpenAPI document says of `/validate/auction`'s protobuf answer (`Accept` preferring protobuf).
+pub(crate) const AUCTION_PROTOBUF_ANSWER_DOC: &str = "With Accept preferring protobuf (application/x-protobuf, application/protobuf, \
+    application/vnd.google.protobuf; q-values honoured, JSON on ties): one part per bidder, in the \
+    order sent, Content-Disposition form-data; name=\"BIDDER\", Content-Type \
+    application/x-protobuf: a protobuf BidResponse (OpenRTB 2.6 schema). bid and nobid: the \
+    bidder's response without its rejected bids (a seat left empty removed) and with ext.seatnonbid \
+    its non-bids ({seat, nonbid: [{impid, statuscode}]}); invalid, timeout, unreachable, error, or a \
+    response holding an integer outside int32: {id: the request's id, ext.seatnonbid: the bidder's \
+    code (100-103; 102 when not encodable) for every imp}. Part headers: X-Bidscan-Status, \
+    X-Bidscan-Issues, X-Bidscan-Errors, X-Bidscan-Accepted, X-Bidscan-Rejected, and for a response \
+    not encodable X-Bidscan-Error: not_encodable and X-Bidscan-Error-Path.";
 
 /// Shape of the `/validate` body (for the document only).
 #[derive(utoipa::ToSchema)]
