@@ -377,3 +377,114 @@ async fn validate_answers_a_directory_of_auctions_as_the_service_does() {
         "the envelope file"
     );
 }
+
+/// `bidscan validate DIR`: an auction's `BIDDER.pb` is that bidder's protobuf bid response, answered as
+/// `POST /validate/auction` answers the same bytes in a part typed `application/x-protobuf`; a bidder with two
+/// files is refused.
+#[tokio::test]
+async fn validate_reads_an_auctions_protobuf_bidders() {
+    let pairs =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpus/validate-pairs");
+    let read = |name: &str| -> (Vec<u8>, Vec<u8>) {
+        let v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(pairs.join(name)).unwrap()).unwrap();
+        (
+            serde_json::to_vec(&v["request"]).unwrap(),
+            serde_json::to_vec(&v["response"]).unwrap(),
+        )
+    };
+    let (request, response) = read("adf_multi-format.json");
+    let (_, other) = read("ccx_multi-banner.json");
+    let dir = tempfile::tempdir().unwrap();
+    let auction = dir.path().join("a-001");
+    std::fs::create_dir(&auction).unwrap();
+    std::fs::write(auction.join("request.json"), &request).unwrap();
+    std::fs::write(auction.join("dsp-a.json"), &response).unwrap();
+    let json = dir.path().join("other.json");
+    std::fs::write(&json, &other).unwrap();
+    let pb = auction.join("dsp-b.pb");
+    let (from, to) = (
+        json.to_str().unwrap().to_owned(),
+        pb.to_str().unwrap().to_owned(),
+    );
+    let out = tokio::task::spawn_blocking(move || bidscan(&["transcode", &from, "-o", &to], b""))
+        .await
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::remove_file(&json).unwrap();
+    let protobuf = std::fs::read(&pb).unwrap();
+    assert!(
+        !protobuf.is_empty() && protobuf[0] != b'{',
+        "a protobuf body"
+    );
+
+    let path = auction.parent().unwrap().to_str().unwrap().to_owned();
+    let out = tokio::task::spawn_blocking(move || {
+        bidscan(&["validate", &path, "--view", "summary"], b"")
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<&[u8]> = out.stdout.split(|&b| b == b'\n').collect();
+    assert_eq!(lines.len(), 2, "one answer and the final newline");
+
+    let server = start(config()).await;
+    let mut body = Vec::new();
+    for (name, content, kind) in [
+        ("request", &request, ""),
+        ("dsp-a", &response, ""),
+        (
+            "dsp-b",
+            &protobuf,
+            "Content-Type: application/x-protobuf\r\n",
+        ),
+    ] {
+        write!(
+            body,
+            "--b0undary\r\nContent-Disposition: form-data; name=\"{name}\"\r\n{kind}\r\n"
+        )
+        .unwrap();
+        body.extend_from_slice(content);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(b"--b0undary--\r\n");
+    let res = server
+        .post(
+            "/validate/auction?view=summary",
+            &[("content-type", "multipart/form-data; boundary=b0undary")],
+            body,
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let answer = res.bytes().await.unwrap();
+    assert_eq!(lines[0], &answer[..], "the auction");
+    let v: serde_json::Value = serde_json::from_slice(&answer).unwrap();
+    assert_eq!(v["bidders"][1]["bidder"], "dsp-b");
+    assert_ne!(
+        v["bidders"][1]["status"], "invalid",
+        "the protobuf bidder was read: {v}"
+    );
+
+    // Two files of one bidder: refused, named.
+    std::fs::write(auction.join("dsp-b.json"), &other).unwrap();
+    let path = auction.parent().unwrap().to_str().unwrap().to_owned();
+    let out = tokio::task::spawn_blocking(move || bidscan(&["validate", &path], b""))
+        .await
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("a second file of bidder"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

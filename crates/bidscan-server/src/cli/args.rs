@@ -29,7 +29,8 @@ pub enum Command {
     Decode(DecodeArgs),
     /// Validate envelopes ({"request", "response"}) from files, a directory or stdin offline; prints the same
     /// JSON as POST /validate, under the `[validate]` rules of the configuration. A directory's subdirectories
-    /// holding `request.json` are auctions (one `BIDDER.json` per bidder), answered as POST /validate/auction.
+    /// holding `request.json` are auctions (one `BIDDER.json`, or protobuf `BIDDER.pb`, per bidder), answered as POST
+    /// /validate/auction.
     Validate(DecodeArgs),
     /// Convert one bid response between OpenRTB JSON and protobuf (IAB Tech Lab's OpenRTB 2.6 schema), both
     /// ways: JSON is the canonical response of POST /decode's full view.

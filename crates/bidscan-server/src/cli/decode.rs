@@ -6,7 +6,8 @@
 //! sorted by name (`*.json`, `*.ndjson`, `*.jsonl`; for `decode`, protobuf `BidResponse`s `*.pb`, `*.bin` too,
 //! read as `POST /decode` reads a protobuf `Content-Type`; `--encoding` decides for every input), the lines of an NDJSON input in order. For `validate`, a
 //! directory's subdirectories holding a `request.json` are auctions, in the same name order: the bid request and
-//! one `BIDDER.json` per bidder (the file's stem the bidder, as a `/validate/auction` part's name), answered as
+//! one `BIDDER.json` (or protobuf `BIDDER.pb`/`.bin`) per bidder (the file's stem the bidder, as a
+//! `/validate/auction` part's name), answered as
 //! `/validate/auction` answers. A one-line note per
 //! failure names the input on stderr, and a progress bar (stderr, only on a terminal) shows runs of more than
 //! [`PROGRESS_ABOVE`] documents.
@@ -38,8 +39,8 @@ pub const PROGRESS_ABOVE: usize = 8;
 struct Doc {
     name: String,
     bytes: Vec<u8>,
-    /// An auction's bidders, `(name, body)` by name; `bytes` then is its bid request.
-    auction: Option<Vec<(String, Vec<u8>)>>,
+    /// An auction's bidders, `(name, body, encoding)` by name; `bytes` then is its bid request.
+    auction: Option<Vec<(String, Vec<u8>, Encoding)>>,
     /// How `bytes` is encoded: `--encoding`, else the file's extension (`.pb`, `.bin`: protobuf).
     encoding: Encoding,
 }
@@ -200,15 +201,26 @@ fn decode_all(engine: &Engine, docs: &[Doc], options: &Options, work: Work) -> T
 fn auction(
     engine: &Engine,
     doc: &Doc,
-    bidders: &[(String, Vec<u8>)],
+    bidders: &[(String, Vec<u8>, Encoding)],
     options: &Options,
 ) -> Result<crate::engine::Answer, ApiError> {
     let mut request = doc.bytes.clone();
-    let mut bodies: Vec<Vec<u8>> = bidders.iter().map(|(_, body)| body.clone()).collect();
+    let mut bodies: Vec<Vec<u8>> = bidders.iter().map(|(_, body, _)| body.clone()).collect();
+    let mut rendered: Vec<String> = bidders.iter().map(|_| String::new()).collect();
     let replies = bidders
         .iter()
         .zip(bodies.iter_mut())
-        .map(|((name, _), body)| (name.as_str(), Reply::Body(body)))
+        .zip(rendered.iter_mut())
+        .map(|(((name, _, encoding), body), rendered)| {
+            let reply = match encoding {
+                Encoding::Protobuf => Reply::Protobuf {
+                    body: body.as_slice(),
+                    rendered,
+                },
+                Encoding::Json => Reply::Body(body),
+            };
+            (name.as_str(), reply)
+        })
         .collect();
     engine.auction(&mut request, replies, options)
 }
@@ -268,17 +280,19 @@ fn gather(
     Ok(docs)
 }
 
-/// The auction of directory `dir`: `request.json`, and each other `*.json` file a bidder's body, by name.
+/// The auction of directory `dir`: `request.json`, and each other `*.json` file a bidder's body, by name; a
+/// `*.pb` or `*.bin` file is a bidder's protobuf `BidResponse` (as a part typed `application/x-protobuf`).
 ///
 /// # Errors
-/// An unreadable file, or a file stem that is not a bidder's name (1–64 of `A-Z a-z 0-9 _ . -`), named.
+/// An unreadable file, a file stem that is not a bidder's name (1–64 of `A-Z a-z 0-9 _ . -`), or two files of one
+/// bidder, named.
 fn read_auction(dir: &Path) -> Result<Doc, String> {
     let request = dir.join("request.json");
     let bytes = std::fs::read(&request).map_err(|e| format!("{}: {e}", request.display()))?;
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json") && *p != request)
+        .filter(|p| matches!(extension(p), Some("json" | "protobuf")) && *p != request)
         .collect();
     files.sort();
     let mut bidders = Vec::with_capacity(files.len());
@@ -286,8 +300,18 @@ fn read_auction(dir: &Path) -> Result<Doc, String> {
         let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned());
         let name = stem.unwrap_or_default();
         multipart::bidder_name(name.as_bytes()).map_err(|e| format!("{}: {e}", file.display()))?;
+        if bidders.iter().any(|(seen, _, _)| *seen == name) {
+            return Err(format!(
+                "{}: a second file of bidder {name:?}",
+                file.display()
+            ));
+        }
         let body = std::fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-        bidders.push((name, body));
+        let encoding = match extension(&file) {
+            Some("protobuf") => Encoding::Protobuf,
+            _ => Encoding::Json,
+        };
+        bidders.push((name, body, encoding));
     }
     Ok(Doc {
         name: dir.display().to_string(),
