@@ -10,8 +10,10 @@
 //! - Past `server.max_connections` the server stops accepting: connections wait in the kernel's accept queue,
 //!   the server's sockets and memory stay bounded, and a waiting request is served once slots free up.
 //! - Slow bodies: a request whose head arrived holds a decode permit while its body trickles in, for at most
-//!   `server.request_timeout_secs` (then 408). With every permit held, other decode requests are shed at once
-//!   with 503 + `Retry-After` — never queued — and `/healthz`, `/readyz`, `/metrics` still answer.
+//!   `server.body_grace_ms`; then it moves to the slow lane (its permit given back) or, that lane full, is
+//!   answered 408 at once. A body in the slow lane is answered 408 at `server.request_timeout_secs`. With every
+//!   permit held, other decode requests are shed at once with 503 + `Retry-After` — never queued — and
+//!   `/healthz`, `/readyz`, `/metrics` still answer.
 
 use crate::common;
 use crate::hostile_common;
@@ -139,6 +141,8 @@ async fn slow_bodies_hold_permits_only_until_the_timeout_and_others_are_shed_not
     let mut c = config();
     c.server.max_concurrency = 8;
     c.server.request_timeout_secs = 2;
+    // No grace: a slow body keeps its permit to the timeout.
+    c.server.body_grace_ms = 0;
     let server = start(c).await;
     let addr = server.base.trim_start_matches("http://").to_owned();
     let held: Vec<TcpStream> =
@@ -192,6 +196,85 @@ async fn slow_bodies_hold_permits_only_until_the_timeout_and_others_are_shed_not
         10.0
     );
     drop(held);
+}
+
+/// Reads `conn` until an answer's status line has arrived (at most 5 s), and returns its status code.
+async fn status_of(conn: &mut TcpStream) -> Option<u16> {
+    let mut got = Vec::new();
+    let mut buf = [0u8; 1024];
+    let read = async {
+        while !got.windows(2).any(|w| w == b"\r\n") {
+            match conn.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(5), read)
+        .await
+        .ok()?;
+    let line = String::from_utf8_lossy(&got);
+    line.split(' ').nth(1)?.parse().ok()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_bodies_give_their_permits_back_after_the_grace_and_others_are_served() {
+    let mut c = config();
+    c.server.max_concurrency = 4;
+    c.server.request_timeout_secs = 4;
+    c.server.body_grace_ms = 300;
+    let server = start(c).await;
+    let addr = server.base.trim_start_matches("http://").to_owned();
+    let doc = corpus_file("banner_go_004k.json");
+
+    // Within the grace, four slow bodies hold every permit: another request is shed.
+    let mut lane: Vec<TcpStream> =
+        futures_util::future::join_all((0..4).map(|_| slow_body(&addr))).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(server.post("/decode", &[], doc.clone()).await.status(), 503);
+
+    // Past it they are in the slow lane, their permits back: others are served.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    for _ in 0..8 {
+        assert_eq!(server.post("/decode", &[], doc.clone()).await.status(), 200);
+    }
+    let m = server.metrics().await;
+    assert_eq!(
+        value(&m, "bidscan_slow_bodies_total{outcome=\"moved\"}"),
+        4.0
+    );
+
+    // The lane is full: four more slow bodies are answered 408 once their grace has passed, not at the timeout.
+    let t = Instant::now();
+    let mut refused: Vec<TcpStream> =
+        futures_util::future::join_all((0..4).map(|_| slow_body(&addr))).await;
+    for conn in &mut refused {
+        assert_eq!(status_of(conn).await, Some(408));
+    }
+    let waited = t.elapsed();
+    assert!(
+        waited >= Duration::from_millis(250) && waited < Duration::from_millis(2_500),
+        "{waited:?}"
+    );
+    let m = server.metrics().await;
+    assert_eq!(
+        value(&m, "bidscan_slow_bodies_total{outcome=\"refused\"}"),
+        4.0
+    );
+    assert_eq!(server.post("/decode", &[], doc.clone()).await.status(), 200);
+
+    // The slow lane's bodies are answered 408 at the request timeout, and the lane is free again.
+    for conn in &mut lane {
+        assert_eq!(status_of(conn).await, Some(408));
+    }
+    let again = slow_body(&addr).await;
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let m = server.metrics().await;
+    assert_eq!(
+        value(&m, "bidscan_slow_bodies_total{outcome=\"moved\"}"),
+        5.0
+    );
+    drop(again);
 }
 
 /// Waits up to 10 s for the server to close `conn` (EOF or reset); returns when that happened, or `None`.

@@ -97,6 +97,14 @@ async fn decode_answers_protobuf_when_accept_prefers_it() {
     }
 }
 
+/// The answer carries `Vary: accept`.
+fn varies_by_accept(res: &reqwest::Response) -> bool {
+    res.headers().get_all("vary").iter().any(|v| {
+        v.to_str()
+            .is_ok_and(|v| v.split(',').any(|t| t.trim() == "accept"))
+    })
+}
+
 #[tokio::test]
 async fn nothing_acceptable_is_406_and_errors_stay_json() {
     let server = start(config()).await;
@@ -108,6 +116,7 @@ async fn nothing_acceptable_is_406_and_errors_stay_json() {
         let res = decode(&server, Some(accept), BID).await;
         assert_eq!(res.status(), 406, "{accept}");
         assert_eq!(res.headers()["content-type"], "application/json");
+        assert!(varies_by_accept(&res), "{accept}");
         let body: Value = serde_json::from_slice(&res.bytes().await.unwrap()).unwrap();
         assert_eq!(body["error"]["code"], "not_acceptable");
         let message = body["error"]["message"].as_str().unwrap();
@@ -120,6 +129,25 @@ async fn nothing_acceptable_is_406_and_errors_stay_json() {
     let res = decode(&server, Some("application/x-protobuf"), "{").await;
     assert_eq!(res.status(), 400);
     assert_eq!(res.headers()["content-type"], "application/json");
+    assert!(varies_by_accept(&res));
+    // Every error of a route that negotiates says so (RFC 9110 §12.5.5): a bad query, a body over the limit, a
+    // call that is not multipart. `/validate` answers JSON only, and says nothing of `Accept`.
+    let res = server
+        .post("/decode?view=nope", &[], BID.as_bytes().to_vec())
+        .await;
+    assert_eq!(res.status(), 400);
+    assert!(varies_by_accept(&res));
+    let res = server.post("/decode", &[], vec![b' '; (4 << 20) + 1]).await;
+    assert_eq!(res.status(), 413);
+    assert!(varies_by_accept(&res));
+    let res = server
+        .post("/validate/auction", &[], BID.as_bytes().to_vec())
+        .await;
+    assert_eq!(res.status(), 400);
+    assert!(varies_by_accept(&res));
+    let res = server.post("/validate", &[], b"{".to_vec()).await;
+    assert_eq!(res.status(), 400);
+    assert!(!varies_by_accept(&res));
     // An integer outside int32 cannot be answered as protobuf: 422 with its path, in JSON.
     let wide =
         r#"{"id":"r","seatbid":[{"bid":[{"id":"b","impid":"1","price":1,"dur":4294967296}]}]}"#;

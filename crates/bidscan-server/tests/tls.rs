@@ -389,6 +389,17 @@ async fn reload_swaps_certificates_for_new_connections_and_keeps_them_on_failure
     broken.key = files.config("fourth", &ca.server("fourth"), None).key;
     let error = tls.reload(&broken).unwrap_err();
     assert!(matches!(error, TlsError::KeyMismatch { .. }), "{error}");
+    // So does one whose certificate has expired: it would fail every client that checks dates.
+    let expired = ca.leaf(
+        "expired",
+        ExtendedKeyUsagePurpose::ServerAuth,
+        Some((2020, 2, 1)),
+    );
+    let error = tls
+        .reload(&files.config("expired", &expired, None))
+        .unwrap_err();
+    assert!(matches!(error, TlsError::OutsideValidity { .. }), "{error}");
+    assert!(error.to_string().contains("expired"), "{error}");
     let mut after = connect(addr, client(&ca, BOTH, &ALPN, None)).await.unwrap();
     seen(&mut rx).await.unwrap();
     assert_eq!(&served(&after), second.cert.der());

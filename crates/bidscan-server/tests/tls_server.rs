@@ -137,6 +137,17 @@ async fn post(
     body: &[u8],
 ) -> Result<(u16, CertificateDer<'static>), String> {
     let h2 = config.alpn_protocols == [b"h2".to_vec()];
+    post_speaking(addr, config, path, body, h2).await
+}
+
+/// [`post`] speaking HTTP/2 when `h2`, whatever ALPN chose.
+async fn post_speaking(
+    addr: SocketAddr,
+    config: Arc<rustls::ClientConfig>,
+    path: &str,
+    body: &[u8],
+    h2: bool,
+) -> Result<(u16, CertificateDer<'static>), String> {
     let tcp = TcpStream::connect(addr).await.map_err(|e| e.to_string())?;
     let tls = tokio_rustls::TlsConnector::from(config)
         .connect(ServerName::try_from("localhost").unwrap(), tcp)
@@ -216,8 +227,12 @@ async fn tls_mtls_ops_listener_reload_under_load_and_metrics_on_a_real_server() 
     config.server.ops_listen = Some(format!("127.0.0.1:{ops_port}").parse().unwrap());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let reread = config.clone();
-    let loader: Loader = Arc::new(move || Ok(reread.clone()));
+    // What a reload reads: the start's configuration, changed below.
+    let reread = Arc::new(std::sync::Mutex::new(config.clone()));
+    let loader: Loader = Arc::new({
+        let reread = reread.clone();
+        move || Ok(reread.lock().unwrap().clone())
+    });
     let (reload, reloads) = Reloads::channel(loader);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(bidscan_server::serve_with(
@@ -282,6 +297,23 @@ async fn tls_mtls_ops_listener_reload_under_load_and_metrics_on_a_real_server() 
         post(addr, client(&ca, Some(&wrong), b"h2"), "/decode", &body)
             .await
             .is_err()
+    );
+    // The protocol is the one ALPN chose: HTTP/1.1 after `h2`, or HTTP/2 after `http/1.1`, gets no answer.
+    assert!(
+        post_speaking(addr, h2_client(&ca, &good), "/decode", &body, false)
+            .await
+            .is_err()
+    );
+    assert!(
+        post_speaking(
+            addr,
+            client(&ca, Some(&good), b"http/1.1"),
+            "/decode",
+            &body,
+            true
+        )
+        .await
+        .is_err()
     );
 
     // The operational routes on ops_listen, over TLS without a client certificate; no document route there.
@@ -426,8 +458,55 @@ async fn tls_mtls_ops_listener_reload_under_load_and_metrics_on_a_real_server() 
         (200, renewed.der.clone())
     );
 
+    // Emptying `client_ca` is not applied by a reload: client certificates stay required.
+    write(d, "tls.key", &renewed.key);
+    reread.lock().unwrap().server.tls.client_ca = None;
+    reload.send(()).await.unwrap();
+    let mut oks = 0.0;
+    for _ in 0..100 {
+        let (_, text) = ops_scrape(&ca_file, ops_port).await;
+        oks = common::value(&text, "bidscan_config_reloads_total{result=\"ok\"}");
+        if oks >= 2.0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(oks, 2.0);
+    assert!(
+        post(addr, client(&ca, None, b"h2"), "/decode", &body)
+            .await
+            .is_err()
+    );
+    assert_eq!(
+        post(addr, h2.clone(), "/decode", &body).await.unwrap().0,
+        200
+    );
+
     let _ = stop.send(());
     task.await.unwrap().unwrap();
+}
+
+/// A client offering `h2` with `identity`.
+fn h2_client(ca: &Ca, identity: &Leaf) -> Arc<rustls::ClientConfig> {
+    client(ca, Some(identity), b"h2")
+}
+
+/// `/metrics` of the ops listener on `port`, by curl trusting `ca`: curl's exit status and the text.
+async fn ops_scrape(ca: &Path, port: u16) -> (bool, String) {
+    let ca = ca.display().to_string();
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new("curl")
+            .args(["-sS", "--cacert", &ca])
+            .arg(format!("https://localhost:{port}/metrics"))
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
 }
 
 /// reqwest with rustls (ring as the process's provider, `common::client_builder`), trusting only the test's CA:

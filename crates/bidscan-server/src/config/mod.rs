@@ -80,6 +80,11 @@ pub struct ServerConfig {
     pub max_concurrency: usize,
     /// Seconds a decode request may take (body received and answer started) before 408.
     pub request_timeout_secs: u64,
+    /// Milliseconds a decode request's body may take to arrive while it holds a permit of `max_concurrency`
+    /// (default 1,000). A body still arriving then gives its permit back and finishes in the slow lane of at most
+    /// `max_concurrency` bodies, or is answered 408 `timeout` at once when that lane is full
+    /// ([`crate::routes::pipeline`], step 9). 0: a body keeps its permit until it has arrived.
+    pub body_grace_ms: u64,
     /// Client connections open at once, operational routes included (default 1,024). At the limit the server
     /// stops accepting: new connections wait in the kernel's accept queue until one closes (see
     /// [`crate::transport::server`]). Also sizes the listen backlog (at least 1,024).
@@ -322,6 +327,12 @@ impl Config {
         if let Some((key, _)) = positive.iter().find(|(_, v)| *v == 0) {
             return Err(format!("{key} must be greater than 0"));
         }
+        if s.body_grace_ms > MAX_SECS * 1000 {
+            return Err(format!(
+                "server.body_grace_ms must be at most {} (one day)",
+                MAX_SECS * 1000
+            ));
+        }
         self.capture.check()?;
         let p = &self.pool;
         let (permits, secs) = (MAX_PERMITS as u64, MAX_SECS);
@@ -438,6 +449,11 @@ impl Config {
     /// Header-read (and keep-alive idle) timeout as a duration.
     pub fn header_read_timeout(&self) -> Duration {
         Duration::from_secs(self.server.header_read_timeout_secs)
+    }
+
+    /// The body grace (`server.body_grace_ms`) as a duration; `None` when it is 0 (off).
+    pub fn body_grace(&self) -> Option<Duration> {
+        (self.server.body_grace_ms > 0).then(|| Duration::from_millis(self.server.body_grace_ms))
     }
 
     /// Send timeout as a duration.

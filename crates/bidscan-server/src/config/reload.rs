@@ -9,9 +9,11 @@
 //! - puts `server.bidders` in force: the names kept as the `bidder` label, their metric handles made and swapped
 //!   in atomically (`metrics::Bidders::configure`), the series of names taken off the list removed;
 //! - while TLS stays on, reads the files of `[server.tls]` again (`Tls::reload`): connections accepted from then
-//!   on get the new certificates, open ones keep theirs; files that do not load fail the whole reload;
-//! - logs every other key whose value changed as not applied: those (`server.*`, turning TLS on or off and
-//!   `server.ops_listen` included, `decode.*`, `pool.*`, `log.*`, `capture.*`) are read once at start and need a restart.
+//!   on get the new certificates, open ones keep theirs; files that do not load fail the whole reload. Client
+//!   certificates stay required, or not, as at start: a `client_ca` set or emptied is not applied (one edited line
+//!   must not turn authentication off on a live server), a `client_ca` changed to another file is;
+//! - logs every other key whose value changed as not applied: those (`server.*`, turning TLS on or off, client
+//!   certificates on or off and `server.ops_listen` included, `decode.*`, `pool.*`, `log.*`, `capture.*`) are read once at start and need a restart.
 //!
 //! A reload that fails (unreadable file, bad TOML, an unknown key, a value out of range) changes nothing and
 //! logs why. Each reload counts in `bidscan_config_reloads_total{result="ok"|"error"}`. Reloads asked for while
@@ -106,20 +108,30 @@ fn apply(
     };
     // The certificates first: files that do not load fail the reload before anything is put in force.
     let tls_stays_on = tls.is_some() && new.server.tls.is_enabled();
+    // Client certificates turned on or off: a restart; the running choice (and its CA file) is kept meanwhile.
+    let client_ca_toggled =
+        running.server.tls.client_ca.is_some() != new.server.tls.client_ca.is_some();
+    let mut wanted = new.server.tls.clone();
+    if client_ca_toggled {
+        wanted.client_ca.clone_from(&running.server.tls.client_ca);
+    }
     if let (Some(tls), true) = (tls, tls_stays_on) {
-        if let Err(e) = tls.reload(&new.server.tls) {
+        if let Err(e) = tls.reload(&wanted) {
             reloads.with_label_values(&["error"]).inc();
             tracing::error!(target: LOG_TARGET, error = %e,
                 "configuration not reloaded: the TLS files do not load; the running certificates stay in force");
             return;
         }
-        running.server.tls = new.server.tls.clone();
+        running.server.tls = wanted;
     }
     let mut not_applied = restart_only_changes(running, &new);
     if tls.is_some() != new.server.tls.is_enabled() {
         // Turning TLS on or off changes what the listeners speak: a restart.
         not_applied.retain(|key| !key.starts_with("server.tls."));
         not_applied.push("server.tls (turning TLS on or off)".to_owned());
+    } else if tls_stays_on && client_ca_toggled {
+        not_applied.retain(|key| key != "server.tls.client_ca");
+        not_applied.push("server.tls.client_ca (turning client certificates on or off)".to_owned());
     }
     for key in &not_applied {
         tracing::warn!(target: LOG_TARGET, key = %key,

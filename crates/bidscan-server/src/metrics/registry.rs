@@ -39,6 +39,10 @@ pub const INPUT_BUFFER: &str = "input";
 /// was free; `memory`, its bytes did not fit `server.max_inflight_bytes`.
 pub const SHED_REASONS: [&str; 2] = ["concurrency", "memory"];
 
+/// What became of a body still arriving after `server.body_grace_ms` (`bidscan_slow_bodies_total{outcome}`):
+/// `moved`, its permit given back and the body finished in the slow lane; `refused`, the lane was full, 408.
+pub const SLOW_BODY_OUTCOMES: [&str; 2] = ["moved", "refused"];
+
 /// How a decoded document was encoded (`bidscan_decode_outcomes_total{encoding}`): its `Content-Type`'s
 /// reading (`engine::Encoding::label`).
 pub const ENCODINGS: [&str; 2] = ["json", "protobuf"];
@@ -77,6 +81,9 @@ pub struct Metrics {
     /// `bidscan_shed_total{reason}`: requests answered 503 because a limit was reached, reason in
     /// [`SHED_REASONS`].
     pub shed: IntCounterVec,
+    /// `bidscan_slow_bodies_total{outcome}`: bodies still arriving after `server.body_grace_ms`, outcome in
+    /// [`SLOW_BODY_OUTCOMES`].
+    pub slow_bodies: IntCounterVec,
     /// `bidscan_inflight_bytes`: bytes held by requests in flight under `server.max_inflight_bytes`
     /// ([`crate::transport::memory`]); set on each scrape.
     pub inflight_bytes: IntGauge,
@@ -226,6 +233,12 @@ impl Metrics {
                 "bidscan_shed_total",
                 "Requests answered 503 because a limit was reached, by reason (concurrency, memory).",
                 &["reason"],
+                r
+            )?,
+            slow_bodies: register_int_counter_vec_with_registry!(
+                "bidscan_slow_bodies_total",
+                "Decode request bodies still arriving after server.body_grace_ms: moved to the slow lane, or refused (408) when it was full.",
+                &["outcome"],
                 r
             )?,
             inflight_bytes: register_int_gauge_with_registry!(
@@ -467,6 +480,9 @@ impl Metrics {
         }
         for reason in SHED_REASONS {
             self.shed.with_label_values(&[reason]);
+        }
+        for outcome in SLOW_BODY_OUTCOMES {
+            self.slow_bodies.with_label_values(&[outcome]);
         }
         for reason in CAPTURE_DROP_REASONS {
             self.capture_dropped.with_label_values(&[reason]);

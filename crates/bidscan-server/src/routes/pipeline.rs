@@ -18,7 +18,9 @@
 //! 6. `x-openrtb-version` echoed, replacing: callers pair answers with the OpenRTB version they sent;
 //! 7. the concurrency limit: one `try_acquire` on [`AppState::permits`] (shared with the batch routes), none free →
 //!    503 `overloaded` with `Retry-After` (`bidscan_shed_total{reason="concurrency"}`), never a queue; the permit
-//!    is held until the answer is ready;
+//!    is held until the answer is ready, but a body still arriving after `server.body_grace_ms` gives it back for
+//!    a slot of the slow lane ([`AppState::slow_bodies`]; lane full: 408 `timeout` at once), so trickling uploads
+//!    cannot hold every permit (`Graced`);
 //! 8. the request timeout: 408 `timeout` when the answer is not ready within `server.request_timeout_secs` of the
 //!    permit, so a slow upload cannot hold a permit; the timer is made only if the answer is not ready at once;
 //! 9. the body's size and codings ([`crate::routes::layers::inflate`]'s rules): `Content-Length` over
@@ -60,6 +62,7 @@ use http_body::Body as _;
 use http_body_util::{BodyExt, Full, Limited};
 use pin_project_lite::pin_project;
 use prometheus::IntCounter;
+use tokio::sync::SemaphorePermit;
 use tokio::time::Sleep;
 use tower::BoxError;
 
@@ -99,6 +102,8 @@ struct Shared {
     /// decided from `Content-Length`.
     too_large: [IntCounter; 2],
     timeout: Duration,
+    /// `server.body_grace_ms` (`None`: 0, off).
+    grace: Option<Duration>,
     /// The body's limit, on the wire and after decompression: `server.max_body_bytes`, or for an auction
     /// `server.max_auction_bytes`.
     limit: usize,
@@ -130,6 +135,7 @@ impl Pipeline {
                         .with_label_values(&["too_large", encoding.label()])
                 }),
                 timeout: config.request_timeout(),
+                grace: config.body_grace(),
                 limit: match work {
                     Work::Auction => config.server.max_auction_bytes,
                     Work::Decode | Work::Validate => config.server.max_body_bytes,
@@ -263,13 +269,17 @@ where
         let version = seen.version.take();
         let mut res = match shared.state.permits.try_acquire() {
             Err(_) => shared.state.shed_concurrency().into_response(),
-            Ok(_permit) => {
+            Ok(permit) => {
                 let deadline = tokio::time::Instant::now() + shared.timeout;
                 match prepare(&shared, req, &seen) {
                     Prepared::Answer(res) => res,
                     Prepared::Body(body) => {
+                        let mut hold = Hold {
+                            _slot: permit,
+                            slow: false,
+                        };
                         let answered = Deadline {
-                            inner: handle(&shared, body, &mut read),
+                            inner: handle(&shared, body, &mut read, &mut hold),
                             deadline,
                             sleep: None,
                         };
@@ -290,6 +300,12 @@ where
     if (status.is_client_error() || status.is_server_error()) && !read {
         res.headers_mut()
             .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    if shared.work != Work::Validate {
+        // The answer's media type follows `Accept` (RFC 9110 §12.5.5): every answer of the route says so, its
+        // errors (406, 4xx, 503) too, after the coding's `Vary`.
+        res.headers_mut()
+            .append(header::VARY, HeaderValue::from_static("accept"));
     }
     if !seen.post {
         // Every answer to another method names the one taken (RFC 9110 §10.2.1), as axum's method router does.
@@ -414,7 +430,12 @@ fn prepare<B>(shared: &Shared, req: Request<B>, seen: &Seen) -> Prepared<B> {
 
 /// Steps 9 to 12 from the body on: the body received within the limit (and its codings undone), the work, the
 /// answer's compression.
-async fn handle<B>(shared: &Shared, pending: Pending<B>, read: &mut bool) -> Response<Body>
+async fn handle<'a, B>(
+    shared: &'a Shared,
+    pending: Pending<B>,
+    read: &mut bool,
+    hold: &mut Hold<'a>,
+) -> Response<Body>
 where
     B: http_body::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
@@ -442,17 +463,30 @@ where
     let capture = shared.state.capture.as_ref();
     // A compressed body's wire frames, kept for a capture while they inflate.
     let mut kept = None;
-    let frames = match coded {
-        None => collect_plain(wire, limit, &mut reservation, read).await,
-        Some(list) => {
-            kept = capture.and_then(|c| c.wire_sink(shared.work, options.bidder.as_deref()));
-            let wire = Tee::new(wire, kept.clone());
-            // Rare: boxed, so that the common future does not carry the decompressors' state.
-            let (frames, unread) =
-                Box::pin(collect_coded(wire, list, limit, &mut reservation)).await;
-            *read |= unread;
-            frames
+    let collected = async {
+        match coded {
+            None => collect_plain(wire, limit, &mut reservation, read).await,
+            Some(list) => {
+                kept = capture.and_then(|c| c.wire_sink(shared.work, options.bidder.as_deref()));
+                let wire = Tee::new(wire, kept.clone());
+                // Rare: boxed, so that the common future does not carry the decompressors' state.
+                let (frames, unread) =
+                    Box::pin(collect_coded(wire, list, limit, &mut reservation)).await;
+                *read |= unread;
+                frames
+            }
         }
+    };
+    let graced = Graced {
+        inner: collected,
+        grace: shared.grace,
+        sleep: None,
+        hold,
+        state,
+    };
+    let Some(frames) = graced.await else {
+        // Past the grace with the slow lane full.
+        return ApiError::of(ErrorCode::Timeout).into_response();
     };
     let frames = match frames {
         Ok(frames) => frames,
@@ -543,11 +577,6 @@ where
                 }
                 _ => res,
             };
-            if shared.work != Work::Validate {
-                // The answer's media type follows `Accept` (RFC 9110 §12.5.5); after the coding's `Vary`.
-                res.headers_mut()
-                    .append(header::VARY, HeaderValue::from_static("accept"));
-            }
             res
         }
         Err(e) => e.into_response(),
@@ -747,6 +776,81 @@ fn simple_params(query: &str) -> Option<(DecodeParams, Option<&str>)> {
         at += pair.len() + 1;
     }
     Some((params, bidder))
+}
+
+/// A document request's hold on admission (step 7): a permit of `server.max_concurrency` until its body has
+/// arrived or `server.body_grace_ms` has passed, then, if the body is still arriving, a slot of the slow lane
+/// ([`AppState::slow_bodies`]) to its end. Held until the answer is ready.
+struct Hold<'a> {
+    /// The permit, or the slow lane's slot: given back when dropped.
+    _slot: SemaphorePermit<'a>,
+    /// `_slot` is the slow lane's.
+    slow: bool,
+}
+
+impl<'a> Hold<'a> {
+    /// Moves a permit's hold to the slow lane, the permit given back: `false` when the lane is full. Counted in
+    /// `bidscan_slow_bodies_total{outcome}`.
+    fn move_to_slow_lane(&mut self, state: &'a AppState) -> bool {
+        if self.slow {
+            return true;
+        }
+        let slow = &state.metrics().slow_bodies;
+        match state.slow_bodies.try_acquire() {
+            Ok(slot) => {
+                (self._slot, self.slow) = (slot, true);
+                slow.with_label_values(&["moved"]).inc();
+                true
+            }
+            Err(_) => {
+                slow.with_label_values(&["refused"]).inc();
+                false
+            }
+        }
+    }
+}
+
+pin_project! {
+    /// The body's reading, `inner`, under `server.body_grace_ms`: once `grace` has passed with the body still
+    /// arriving, `hold` moves to the slow lane, or, the lane full, the reading ends with `None`. The timer is made
+    /// on the first `Pending`, so a body that arrived with its head costs none.
+    struct Graced<'a, 'h, F> {
+        #[pin]
+        inner: F,
+        grace: Option<Duration>,
+        #[pin]
+        sleep: Option<Sleep>,
+        hold: &'h mut Hold<'a>,
+        state: &'a AppState,
+    }
+}
+
+impl<'a, F: Future> Future for Graced<'a, '_, F> {
+    type Output = Option<F::Output>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut this = self.project();
+        if let Poll::Ready(out) = this.inner.poll(cx) {
+            return Poll::Ready(Some(out));
+        }
+        let Some(grace) = *this.grace else {
+            return Poll::Pending;
+        };
+        if this.sleep.is_none() {
+            this.sleep.set(Some(tokio::time::sleep(grace)));
+        }
+        if let Some(sleep) = this.sleep.as_mut().as_pin_mut() {
+            ready!(sleep.poll(cx));
+        }
+        // Once: the hold is in the slow lane to the body's end (`inner` has its waker).
+        *this.grace = None;
+        this.sleep.set(None);
+        if this.hold.move_to_slow_lane(this.state) {
+            Poll::Pending
+        } else {
+            Poll::Ready(None)
+        }
+    }
 }
 
 pin_project! {

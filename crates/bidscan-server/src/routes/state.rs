@@ -39,6 +39,9 @@ pub struct AppState {
     /// Document requests in flight, at most `server.max_concurrency`: a document route's request holds a permit
     /// (the pipeline's step 7) until its answer is ready, a batch until its stream ends.
     pub permits: Arc<Semaphore>,
+    /// The slow lane: document requests whose bodies were still arriving after `server.body_grace_ms`, holding
+    /// one of these instead of a permit, at most `server.max_concurrency`.
+    pub slow_bodies: Arc<Semaphore>,
     /// Bytes of batch answers held in memory now, by batches under `server.batch_answer_after_body`, at most
     /// `server.max_held_answer_bytes` in all.
     pub held_answers: Arc<AtomicUsize>,
@@ -64,6 +67,7 @@ impl AppState {
                 .with_gate(gate.gate().clone()),
             gate,
             permits: Arc::new(Semaphore::new(config.server.max_concurrency.max(1))),
+            slow_bodies: Arc::new(Semaphore::new(config.server.max_concurrency.max(1))),
             memory: MemoryBudget::new(config.server.max_inflight_bytes),
             config: Arc::new(config),
             draining: Arc::new(AtomicBool::new(false)),

@@ -68,7 +68,7 @@ use crate::transport::conn::rejects::Rejects;
 use crate::transport::conn::replay::Replay;
 use crate::transport::conn::send_timeout::SendTimeout;
 use crate::transport::conn::stream_deadline::{PacedService, StreamDeadlines};
-use crate::transport::tls::{Tls, TlsMetrics};
+use crate::transport::tls::{FailureReason, Tls, TlsMetrics};
 
 use crate::transport::conn::limits::H2_MAX_HEADER_LIST;
 pub use crate::transport::conn::limits::{MAX_HEADERS, MAX_READ_BUFFER};
@@ -568,6 +568,16 @@ where
         }
     }
     let h2 = first == *H2_PREFACE;
+    // The protocol is the one ALPN chose (RFC 7301 §3.2; after `h2` the preface is required, RFC 9113 §3.4): a
+    // client that speaks the other is refused, as a protocol error of its handshake. No ALPN: the first bytes say.
+    let chosen = stream.get_ref().1.alpn_protocol().map(|p| p == b"h2");
+    if chosen.is_some_and(|chosen| chosen != h2) {
+        metrics.failed(FailureReason::Protocol);
+        tracing::debug!(
+            target: LOG_TARGET, h2_preface = h2, "connection closed: its first bytes are not the protocol ALPN chose"
+        );
+        return None;
+    }
     Some((Replay::new(&first[..n], stream), h2))
 }
 

@@ -153,6 +153,15 @@ pub enum TlsError {
         /// What the parser found.
         detail: String,
     },
+    /// `server.tls.cert`'s first certificate is outside its validity period now (RFC 5280 §4.1.2.5): expired, or
+    /// not yet valid. Serving it would fail every client that checks dates, so it is refused.
+    #[error("server.tls.cert {}: {detail}", path.display())]
+    OutsideValidity {
+        /// The file.
+        path: PathBuf,
+        /// Which bound is passed, with the date.
+        detail: String,
+    },
     /// `server.tls.key` holds no private key block.
     #[error(
         "server.tls.key {}: no private key in it (expected a PEM PRIVATE KEY, RSA PRIVATE KEY or EC PRIVATE KEY block)",
@@ -228,10 +237,31 @@ impl Certificates {
                 path: cert_path.clone(),
             });
         };
-        let not_after = not_after(first).map_err(|detail| TlsError::BadCertificate {
-            path: cert_path.clone(),
-            detail,
-        })?;
+        let (not_before, not_after) =
+            validity(first).map_err(|detail| TlsError::BadCertificate {
+                path: cert_path.clone(),
+                detail,
+            })?;
+        let now = unix_seconds(SystemTime::now());
+        let outside = if now > not_after {
+            Some(format!(
+                "the certificate expired at {} (notAfter)",
+                date(not_after)
+            ))
+        } else if now < not_before {
+            Some(format!(
+                "the certificate is not valid before {} (notBefore)",
+                date(not_before)
+            ))
+        } else {
+            None
+        };
+        if let Some(detail) = outside {
+            return Err(TlsError::OutsideValidity {
+                path: cert_path.clone(),
+                detail,
+            });
+        }
         let key = read_key(key_path)?;
         let signing_key =
             provider
@@ -372,10 +402,28 @@ fn read_key(path: &Path) -> Result<PrivateKeyDer<'static>, TlsError> {
     }
 }
 
-/// A certificate's `notAfter` in Unix seconds (RFC 5280 §4.1.2.5).
-fn not_after(cert: &CertificateDer<'_>) -> Result<i64, String> {
+/// A certificate's `notBefore` and `notAfter` in Unix seconds (RFC 5280 §4.1.2.5).
+fn validity(cert: &CertificateDer<'_>) -> Result<(i64, i64), String> {
     let (_, parsed) = x509_parser::parse_x509_certificate(cert).map_err(|e| e.to_string())?;
-    Ok(parsed.validity().not_after.timestamp())
+    let validity = parsed.validity();
+    Ok((
+        validity.not_before.timestamp(),
+        validity.not_after.timestamp(),
+    ))
+}
+
+/// `at` (Unix seconds) as a date, for messages.
+fn date(at: i64) -> String {
+    x509_parser::time::ASN1Time::from_timestamp(at)
+        .map_or_else(|_| format!("{at} (Unix seconds)"), |t| t.to_string())
+}
+
+/// `now` in Unix seconds (negative before 1970).
+fn unix_seconds(now: SystemTime) -> i64 {
+    match now.duration_since(UNIX_EPOCH) {
+        Ok(since) => i64::try_from(since.as_secs()).unwrap_or(i64::MAX),
+        Err(before) => i64::try_from(before.duration().as_secs()).map_or(i64::MIN, |s| -s),
+    }
 }
 
 /// The running TLS configuration: [`Certificates`] behind an [`ArcSwap`], read with one atomic load per
@@ -414,11 +462,10 @@ impl Tls {
 
     /// Seconds from `now` until the served certificate's `notAfter`; negative once it has expired.
     pub fn expiry_seconds(&self, now: SystemTime) -> i64 {
-        let now = match now.duration_since(UNIX_EPOCH) {
-            Ok(since) => i64::try_from(since.as_secs()).unwrap_or(i64::MAX),
-            Err(before) => i64::try_from(before.duration().as_secs()).map_or(i64::MIN, |s| -s),
-        };
-        self.current.load().not_after.saturating_sub(now)
+        self.current
+            .load()
+            .not_after
+            .saturating_sub(unix_seconds(now))
     }
 
     /// The TLS handshake of a connection accepted on the main listener, within `timeout` (the caller passes what
