@@ -566,7 +566,7 @@ where
                 );
             }
             // Boxed for the same reason as the codings.
-            let mut res = match headers.get(header::ACCEPT_ENCODING) {
+            match headers.get(header::ACCEPT_ENCODING) {
                 Some(accept) if big => Box::pin(compress::answer(accept.clone(), res)).await,
                 None if big => {
                     // What tower-http's compressor (the router's) adds to a long answer for a client that asks for no coding
@@ -576,8 +576,7 @@ where
                     res
                 }
                 _ => res,
-            };
-            res
+            }
         }
         Err(e) => e.into_response(),
     }
