@@ -14,6 +14,10 @@
 //! label (as on `/decode`).
 //!
 //! As on `/validate`, the markup is always inspected; `inspect=none` only trims the summaries' `adm` objects.
+//!
+//! [`Engine::auction_judged`] also gives each bidder the answer turned down ([`BidderVerdict`]), taken from the
+//! judged auction rather than read back from the answer, for the capture (`crate::capture`): a JSON and a
+//! protobuf answer give the same ones, but for a bidder the protobuf answer could not carry.
 
 use std::time::Instant;
 
