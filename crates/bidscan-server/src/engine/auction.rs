@@ -206,6 +206,9 @@ impl Engine {
     }
 }
 
+/// One non-bid of a [`BidderVerdict`]: the imp's id (`None`: the imp has none) and the IAB seat-non-bid status code.
+pub type NonBid = (Option<String>, u16);
+
 /// One bidder an auction's answer turned down in whole or in part, as the answer gives it: `invalid` (the protobuf
 /// answer's part of a response it could not carry too), or with a rejected bid. What a capture of the auction
 /// records of the bidder.
@@ -220,7 +223,7 @@ pub struct BidderVerdict {
     pub error: Option<(&'static str, String)>,
     /// Its non-bids as the answer lists them: each rejected bid's (or, `invalid`, each imp's) imp id and IAB
     /// seat-non-bid status code, seats in the order of their first rejected bid.
-    pub nonbid: Vec<(Option<String>, u16)>,
+    pub nonbid: Vec<NonBid>,
 }
 
 /// Pushes on `turned` each bidder of `auction` its answer turned down: `invalid`, listed in `not_encodable` (the
@@ -231,7 +234,7 @@ fn judge(
     not_encodable: &[(usize, EncodeError)],
     turned: &mut Vec<BidderVerdict>,
 ) {
-    let every_imp = |code: u16| -> Vec<(Option<String>, u16)> {
+    let every_imp = |code: u16| -> Vec<NonBid> {
         let imps = auction.request.imp.iter();
         imps.map(|imp| (imp.id.as_deref().map(str::to_owned), code))
             .collect()
@@ -280,8 +283,8 @@ fn judge(
 
 /// The rejected bids of `b` as its answer's `seatnonbid` lists them (`render::write_auction`): seats in order of
 /// their first rejected bid, a seat's bids from every `seatbid` of its name in document order.
-fn rejected(b: &bidscan_openrtb::Bidder<'_>) -> Vec<(Option<String>, u16)> {
-    let mut seats: Vec<(&str, Vec<(Option<String>, u16)>)> = Vec::new();
+fn rejected(b: &bidscan_openrtb::Bidder<'_>) -> Vec<NonBid> {
+    let mut seats: Vec<(&str, Vec<NonBid>)> = Vec::new();
     let bids = b.decoded.response.seatbid.iter().flat_map(|seat| {
         let name = seat.seat.as_deref().unwrap_or("");
         seat.bid.iter().map(move |bid| (name, bid))
