@@ -11,7 +11,7 @@ use common::*;
 use serde_json::Value;
 
 /// Series of one `bidder` label value (docs/metrics.md, "Series budget").
-const SERIES_PER_BIDDER: usize = 51;
+const SERIES_PER_BIDDER: usize = 52;
 
 const BANNER: &str = "corpus/real-fixtures-compact/aidem_exemplary-multi-imps-multi-bid.json";
 const NOBID: &str = "corpus/real-fixtures-compact/targetVideo_supplemental-no_seatbid.json";
@@ -165,6 +165,83 @@ async fn requests_are_counted_under_their_bidder_other_or_unknown() {
     );
     assert_eq!(bidder_series(&text), 4 * SERIES_PER_BIDDER);
     assert!(text.contains("bidscan_build_info{"), "build info");
+}
+
+/// A response holding an integer outside int32 (`exp` of an accepted bid: a `w` that large would be rejected, and a
+/// rejected bid is left out of the auction's protobuf answer) cannot be answered as protobuf: `/decode`'s 422
+/// `not_encodable` and an auction's part with `X-Bidscan-Error: not_encodable` each count once in
+/// `bidscan_bidder_not_encodable_total` under their bidder; answered as JSON they count nothing. The outcome stays
+/// the decode's.
+#[tokio::test]
+async fn answers_that_could_not_be_encoded_are_counted_under_their_bidder() {
+    const HUGE: &str = r#"{"id":"r1","cur":"USD","seatbid":[{"bid":[{"id":"h1","impid":"1","price":1.5,"crid":"c","mtype":1,"w":300,"h":250,"exp":3000000000,"adm":"<div>x</div>"}]}]}"#;
+    const REQUEST: &str = r#"{"id":"r1","imp":[{"id":"1","banner":{"w":300,"h":250}}]}"#;
+    let server = start(with_bidders(&["acme"])).await;
+    let count = |text: &str, bidder: &str| {
+        value(
+            text,
+            &format!("bidscan_bidder_not_encodable_total{{bidder=\"{bidder}\"}}"),
+        )
+    };
+    let pb = [("accept", "application/x-protobuf")];
+    let text = server.metrics().await;
+    assert_eq!(
+        (count(&text, "acme"), count(&text, "other")),
+        (0.0, 0.0),
+        "present from the start"
+    );
+
+    // /decode: JSON answers it; protobuf cannot.
+    let res = server.post("/decode?bidder=acme", &[], HUGE.into()).await;
+    assert_eq!(res.status(), 200);
+    let res = server.post("/decode?bidder=acme", &pb, HUGE.into()).await;
+    assert_eq!(res.status(), 422);
+    let v: Value = serde_json::from_slice(&res.bytes().await.unwrap()).unwrap();
+    assert_eq!(v["error"]["code"], "not_encodable");
+    let res = server.post("/decode", &pb, HUGE.into()).await;
+    assert_eq!(res.status(), 422);
+    let text = server.metrics().await;
+    assert_eq!(count(&text, "acme"), 1.0);
+    assert_eq!(count(&text, "unknown"), 1.0);
+    assert_eq!(outcome(&text, "acme", "bid"), 2.0, "the decode's outcome");
+
+    // The auction: `acme` and `zeta` (other) cannot be encoded, `fine` can.
+    let fine = HUGE.replace("3000000000", "300");
+    let mut body = Vec::new();
+    for (name, content) in [
+        ("request", REQUEST),
+        ("acme", HUGE),
+        ("zeta", HUGE),
+        ("fine", &fine),
+    ] {
+        body.extend_from_slice(
+            format!("--b\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{content}\r\n")
+                .as_bytes(),
+        );
+    }
+    body.extend_from_slice(b"--b--\r\n");
+    let content_type = [("content-type", "multipart/form-data; boundary=b")];
+    let res = server
+        .post("/validate/auction", &content_type, body.clone())
+        .await;
+    assert_eq!(res.status(), 200);
+    let text = server.metrics().await;
+    assert_eq!(
+        (count(&text, "acme"), count(&text, "other")),
+        (1.0, 0.0),
+        "JSON carries it"
+    );
+    let res = server
+        .post("/validate/auction", &[content_type[0], pb[0]], body)
+        .await;
+    assert_eq!(res.status(), 200);
+    let answer = res.bytes().await.unwrap();
+    let errors = memchr::memmem::find_iter(&answer, b"X-Bidscan-Error: not_encodable").count();
+    assert_eq!(errors, 2, "acme's and zeta's parts");
+    let text = server.metrics().await;
+    assert_eq!(count(&text, "acme"), 2.0);
+    assert_eq!(count(&text, "other"), 1.0);
+    assert_eq!(count(&text, "unknown"), 1.0);
 }
 
 /// Bids of a bid response.

@@ -359,27 +359,22 @@ async fn validate_keeps_the_request_out_unless_include_request() {
     }
 }
 
-#[tokio::test]
-async fn each_bad_auction_part_is_captured_under_its_own_bidder() {
-    const BOUNDARY: &str = "cap-7";
-    let request = br#"{"id":"r1","imp":[{"id":"1","bidfloor":1.0,"banner":{"format":[{"w":300,"h":250}]}}],"user":{"id":"user-secret-42"}}"#;
-    let good = br#"{"id":"r1","cur":"USD","seatbid":[{"seat":"a","bid":[{"id":"a1","impid":"1","price":1.5,"crid":"c","mtype":1,"w":300,"h":250,"adm":"<img src=\"https://x.example/a.png\">"}]}]}"#;
-    let low = br#"{"id":"r1","cur":"USD","seatbid":[{"seat":"b","bid":[{"id":"b1","impid":"1","price":0.2,"crid":"c","mtype":1,"w":300,"h":250,"adm":"<img src=\"https://x.example/a.png\">"}]}]}"#;
-    let broken = br#"{"id":"r1","seatbid":[{"bid":["#;
-    let zipped_broken = gzip(broken);
-    let parts: Vec<(&str, &str, Vec<u8>)> = vec![
-        ("request", "", request.to_vec()),
-        ("good", "", good.to_vec()),
-        ("low", "", low.to_vec()),
-        (
-            "broken",
-            "Content-Encoding: gzip\r\n",
-            zipped_broken.clone(),
-        ),
-        ("late", "X-Bidder-Status: timeout\r\n", Vec::new()),
-    ];
+const BOUNDARY: &str = "cap-7";
+const REQUEST: &[u8] = br#"{"id":"r1","imp":[{"id":"1","bidfloor":1.0,"banner":{"format":[{"w":300,"h":250}]}}],"user":{"id":"user-secret-42"}}"#;
+/// Accepted.
+const GOOD: &[u8] = br#"{"id":"r1","cur":"USD","seatbid":[{"seat":"a","bid":[{"id":"a1","impid":"1","price":1.5,"crid":"c","mtype":1,"w":300,"h":250,"adm":"<img src=\"https://x.example/a.png\">"}]}]}"#;
+/// Below the floor: rejected, 301.
+const LOW: &[u8] = br#"{"id":"r1","cur":"USD","seatbid":[{"seat":"b","bid":[{"id":"b1","impid":"1","price":0.2,"crid":"c","mtype":1,"w":300,"h":250,"adm":"<img src=\"https://x.example/a.png\">"}]}]}"#;
+/// Not JSON: `invalid`.
+const BROKEN: &[u8] = br#"{"id":"r1","seatbid":[{"bid":["#;
+/// Accepted, with an integer outside int32 (`exp`): the protobuf answer cannot carry it.
+const HUGE: &[u8] = br#"{"id":"r1","cur":"USD","seatbid":[{"seat":"h","bid":[{"id":"h1","impid":"1","price":1.5,"crid":"c","mtype":1,"w":300,"h":250,"exp":3000000000,"adm":"<img src=\"https://x.example/a.png\">"}]}]}"#;
+
+/// A `multipart/form-data` body of `parts` (name, header lines, content), the request first.
+fn auction_body(parts: &[(&str, &str, Vec<u8>)]) -> Vec<u8> {
     let mut body = Vec::new();
-    for (name, headers, content) in &parts {
+    for (name, headers, content) in std::iter::once(&("request", "", REQUEST.to_vec())).chain(parts)
+    {
         body.extend_from_slice(
             format!(
                 "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n{headers}\r\n"
@@ -390,6 +385,36 @@ async fn each_bad_auction_part_is_captured_under_its_own_bidder() {
         body.extend_from_slice(b"\r\n");
     }
     body.extend_from_slice(format!("--{BOUNDARY}--\r\n").as_bytes());
+    body
+}
+
+/// `good`, `low` (a bid rejected), `broken` (gzip of a body that is not JSON), `late` (timed out).
+fn bad_auction() -> Vec<u8> {
+    auction_body(&[
+        ("good", "", GOOD.to_vec()),
+        ("low", "", LOW.to_vec()),
+        ("broken", "Content-Encoding: gzip\r\n", gzip(BROKEN)),
+        ("late", "X-Bidder-Status: timeout\r\n", Vec::new()),
+    ])
+}
+
+/// Posts the auction `body` with the request id `id`, `accept` when given; the answer must be 200.
+async fn post_auction(s: &TestServer, body: Vec<u8>, id: &str, accept: Option<&str>) {
+    let content_type = format!("multipart/form-data; boundary={BOUNDARY}");
+    let mut headers = vec![
+        ("content-type", content_type.as_str()),
+        ("x-request-id", id),
+    ];
+    if let Some(accept) = accept {
+        headers.push(("accept", accept));
+    }
+    let res = s.post("/validate/auction", &headers, body).await;
+    assert_eq!(res.status(), 200);
+}
+
+#[tokio::test]
+async fn each_bad_auction_part_is_captured_under_its_own_bidder() {
+    let zipped_broken = gzip(BROKEN);
     for include in [false, true] {
         let tmp = tempfile::tempdir().unwrap();
         let s = server(
@@ -397,20 +422,7 @@ async fn each_bad_auction_part_is_captured_under_its_own_bidder() {
             &format!("[server]\nbidders = [\"low\"]\n[capture]\ninclude_request = {include}\n"),
         )
         .await;
-        let res = s
-            .post(
-                "/validate/auction",
-                &[
-                    (
-                        "content-type",
-                        &format!("multipart/form-data; boundary={BOUNDARY}"),
-                    ),
-                    ("x-request-id", "auc-1"),
-                ],
-                body.clone(),
-            )
-            .await;
-        assert_eq!(res.status(), 200);
+        post_auction(&s, bad_auction(), "auc-1", None).await;
         let c = settled(|| s.metrics(), 2.0).await;
         assert_eq!(
             c[0], 2.0,
@@ -427,23 +439,113 @@ async fn each_bad_auction_part_is_captured_under_its_own_bidder() {
         let (_, broken_meta, broken_bytes, _) = find("broken");
         assert_eq!(broken_meta["bidder"], "other");
         assert_eq!(broken_meta["verdict"]["bidder_status"], "invalid");
+        assert_eq!(broken_meta["verdict"]["error"], "malformed_json");
+        assert_eq!(broken_meta["verdict"]["nonbid"][0]["statuscode"], 102);
         let last = meta["sections"].as_array().unwrap().len() - 1;
         assert_eq!(meta["sections"][last]["name"], "response");
         assert_eq!(broken_meta["sections"][last]["encoding"], "gzip");
         if include {
-            let mut want = request.to_vec();
-            want.extend_from_slice(low);
+            let mut want = REQUEST.to_vec();
+            want.extend_from_slice(LOW);
             assert_eq!(bytes, &want);
             assert_eq!(meta["sections"][0]["name"], "request");
-            assert_eq!(meta["sections"][0]["bytes"], request.len());
-            let mut want = request.to_vec();
+            assert_eq!(meta["sections"][0]["bytes"], REQUEST.len());
+            let mut want = REQUEST.to_vec();
             want.extend_from_slice(&zipped_broken);
             assert_eq!(broken_bytes, &want);
         } else {
-            assert_eq!(bytes, low, "the part as sent, the request not");
+            assert_eq!(bytes, LOW, "the part as sent, the request not");
             assert_eq!(broken_bytes, &zipped_broken, "still compressed");
         }
     }
+}
+
+/// Each capture file of `dir` by bidder name: its metadata without the time, and its bytes.
+fn by_bidder(dir: &Path) -> std::collections::BTreeMap<String, (Value, Vec<u8>)> {
+    captures(dir)
+        .into_iter()
+        .map(|(_, mut meta, bytes, _)| {
+            meta.as_object_mut().unwrap().remove("time_unix_ms");
+            (
+                meta["bidder_name"].as_str().unwrap().to_owned(),
+                (meta, bytes),
+            )
+        })
+        .collect()
+}
+
+/// The capture takes each bidder's verdict from the judged auction, not from the rendered answer: the same
+/// auction answered as JSON and as protobuf writes the same samples, and a good auction answered as protobuf none.
+#[tokio::test]
+async fn an_auction_answered_as_protobuf_is_captured_as_one_answered_as_json() {
+    let mut written = Vec::new();
+    for accept in [None, Some("application/x-protobuf")] {
+        let tmp = tempfile::tempdir().unwrap();
+        let s = server(
+            Some(tmp.path()),
+            "[server]\nbidders = [\"low\"]\n[capture]\ninclude_request = true\n",
+        )
+        .await;
+        post_auction(&s, bad_auction(), "auc-2", accept).await;
+        let c = settled(|| s.metrics(), 2.0).await;
+        assert_eq!(c[0], 2.0, "low and broken, answered {accept:?}: {c:?}");
+        written.push(by_bidder(tmp.path()));
+    }
+    let (json, protobuf) = (&written[0], &written[1]);
+    assert_eq!(
+        json.keys().collect::<Vec<_>>(),
+        ["broken", "low"],
+        "the same bidders"
+    );
+    assert_eq!(
+        json, protobuf,
+        "the same verdicts and sections, byte for byte"
+    );
+
+    // A good auction answered as protobuf writes nothing: a bad /decode sent after it is the only file (the
+    // writer takes samples in order).
+    let tmp = tempfile::tempdir().unwrap();
+    let s = server(Some(tmp.path()), "").await;
+    let good = auction_body(&[("good", "", GOOD.to_vec())]);
+    post_auction(&s, good, "auc-3", Some("application/x-protobuf")).await;
+    assert_eq!(s.post("/decode", &[], malformed(1)).await.status(), 400);
+    let c = settled(|| s.metrics(), 1.0).await;
+    assert_eq!(c[..3], [1.0, 0.0, 0.0], "one file, nothing dropped: {c:?}");
+    let files = captures(tmp.path());
+    assert_eq!(files.len(), 1);
+    assert_eq!(files[0].1["route"], "/decode");
+}
+
+/// A response the protobuf answer cannot carry is answered `invalid` there, and captured so; answered as JSON it is
+/// a good bid, not captured.
+#[tokio::test]
+async fn a_response_the_protobuf_answer_cannot_carry_is_captured_as_invalid() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = server(Some(tmp.path()), "[server]\nbidders = [\"huge\"]\n").await;
+    let body = auction_body(&[("good", "", GOOD.to_vec()), ("huge", "", HUGE.to_vec())]);
+    post_auction(&s, body.clone(), "auc-4", None).await;
+    post_auction(&s, body, "auc-5", Some("application/x-protobuf")).await;
+    let c = settled(|| s.metrics(), 1.0).await;
+    assert_eq!(c[0], 1.0, "{c:?}");
+    let files = by_bidder(tmp.path());
+    assert_eq!(
+        files.len(),
+        1,
+        "only the protobuf answer's huge: {:?}",
+        files.keys()
+    );
+    let (meta, bytes) = &files["huge"];
+    assert_eq!(meta["request_id"], "auc-5");
+    assert_eq!(meta["bidder"], "huge");
+    assert_eq!(meta["verdict"]["bidder_status"], "invalid");
+    assert_eq!(meta["verdict"]["error"], "not_encodable");
+    let message = meta["verdict"]["message"].as_str().unwrap();
+    assert!(message.contains("/seatbid/0/bid/0/exp"), "{message}");
+    assert_eq!(
+        meta["verdict"]["nonbid"],
+        serde_json::json!([{"impid": "1", "statuscode": 102}])
+    );
+    assert_eq!(bytes, HUGE);
 }
 
 #[tokio::test]

@@ -9,7 +9,8 @@
 //!
 //! # What costs what
 //! Off, the pipeline holds `None` and takes no copy. On, a good answer costs a match (`/validate`: a look at its
-//! answer's end for `seatnonbid`), and a body is never copied on the request path: the
+//! answer's end for `seatnonbid`; `/validate/auction`: a look at each bidder's verdicts as the engine judged them,
+//! `Engine::auction_judged`, the same for a JSON and a protobuf answer), and a body is never copied on the request path: the
 //! frames a plain body arrived in are immutable, reference-counted [`Bytes`] (the engine decodes a copy of them,
 //! `Engine::with_input`), so a sample holds references to them. Only a compressed body needs its wire frames
 //! kept while it inflates ([`tee::Tee`]), and only when the bidder's budget has room. The budget is taken when
@@ -40,6 +41,7 @@ use bytes::Bytes;
 use prometheus::IntCounter;
 use serde::Deserialize;
 
+use crate::engine::auction::BidderVerdict;
 use crate::engine::{Answer, Encoding, Options, Work};
 use crate::error::{ApiError, ErrorCode};
 use crate::metrics::{BidderMetrics, Metrics};
@@ -180,23 +182,26 @@ impl Capture {
         Ticket::now(self, route, headers, wire).judged(work, verdict, frames, options);
     }
 
-    /// An auction's answer `result` to `route` on its multipart body `wire` (its HTTP codings undone), sent
-    /// with `headers`: see [`Ticket::auction`].
+    /// An auction to `route` on its multipart body `wire` (its HTTP codings undone), sent with `headers`, whose
+    /// answer turned down the bidders `turned` (`Engine::auction_judged`, from the judged auction whichever
+    /// encoding the answer has): see [`Ticket::auction`]. Nothing turned down (a good auction, a call-level
+    /// error) costs nothing more.
     pub fn auction(
         self: &Arc<Self>,
         route: &'static str,
-        result: &Result<Answer, ApiError>,
+        turned: Vec<BidderVerdict>,
         wire: &[Bytes],
         headers: &HeaderMap,
         max_parts: usize,
     ) {
-        if result.is_ok() {
-            let content_type = headers
-                .get(header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("");
-            Ticket::now(self, route, headers, None).auction(result, wire, content_type, max_parts);
+        if turned.is_empty() {
+            return;
         }
+        let content_type = headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        Ticket::now(self, route, headers, None).auction(turned, wire, content_type, max_parts);
     }
 
     /// Queues `sample` for the writer, or counts it `queue_full`.
@@ -290,36 +295,24 @@ impl Ticket {
         self.capture.send(sample);
     }
 
-    /// An auction's answer `result` on its multipart body `wire` (its HTTP codings undone), sent with
-    /// `content_type`: each bidder part that is `invalid` or has a rejected bid is captured under its own budget,
-    /// its bytes as in the body (a compressed part still compressed); the `request` part with it only with
-    /// `capture.include_request`. A call-level error is not captured.
+    /// The bidders `turned` down by an auction's answer (`invalid`, or with a rejected bid), on its multipart body
+    /// `wire` (its HTTP codings undone), sent with `content_type`: each is captured under its own budget, its
+    /// part's bytes as in the body (a compressed part still compressed); the `request` part with it only with
+    /// `capture.include_request`.
     fn auction(
         self,
-        result: &Result<Answer, ApiError>,
+        turned: Vec<BidderVerdict>,
         wire: &[Bytes],
         content_type: &str,
         max_parts: usize,
     ) {
-        let Ok(answer) = result else { return };
-        let Ok(judged) = serde_json::from_slice::<AuctionAnswer>(&answer.json) else {
-            return;
-        };
         let capture = &self.capture;
         let table = capture.metrics.bidders.table();
-        let bad: Vec<(&BidderAnswer, Vec<NonBid>, &str)> = judged
-            .bidders
-            .iter()
+        let bad: Vec<(BidderVerdict, &str)> = turned
+            .into_iter()
             .filter_map(|b| {
-                let nonbid: Vec<NonBid> = b
-                    .seatnonbid
-                    .iter()
-                    .flat_map(|s| s.nonbid.iter().cloned())
-                    .collect();
-                let bad = b.status == "invalid"
-                    || (matches!(b.status.as_str(), "bid" | "nobid") && !nonbid.is_empty());
                 let label = table.get(Some(b.bidder.as_str())).label();
-                (bad && capture.take(label)).then_some((b, nonbid, label))
+                capture.take(label).then_some((b, label))
             })
             .collect();
         if bad.is_empty() {
@@ -336,12 +329,12 @@ impl Ticket {
         let Ok(parts) = multipart::read(&body, boundary, max_parts) else {
             return;
         };
-        for (answer, nonbid, label) in bad {
+        for (judged, label) in bad {
             // A status part (timeout, unreachable) has no body to keep.
             let Some(part) = parts
                 .bidders
                 .iter()
-                .find(|p| p.name == answer.bidder && p.status.is_none())
+                .find(|p| p.name == judged.bidder && p.status.is_none())
             else {
                 continue;
             };
@@ -360,14 +353,26 @@ impl Ticket {
                 format: part_encoding(&body, part.content_type.as_ref()),
                 chunks: vec![body.slice(part.content.clone())],
             });
+            let (error, message) = match judged.error {
+                Some((code, message)) => (Some(code), Some(message)),
+                None => (None, None),
+            };
             let verdict = Verdict {
                 status: 200,
-                bidder_status: Some(answer.status.clone()),
-                nonbid,
-                ..Verdict::default()
+                error,
+                message,
+                bidder_status: Some(judged.status),
+                nonbid: judged
+                    .nonbid
+                    .into_iter()
+                    .map(|(impid, statuscode)| NonBid {
+                        impid: impid.unwrap_or_default(),
+                        statuscode,
+                    })
+                    .collect(),
             };
             let mut sample = self.sample(label, verdict, sections, false, None);
-            sample.bidder_name = Some(answer.bidder.clone());
+            sample.bidder_name = Some(judged.bidder);
             capture.send(sample);
         }
     }
@@ -443,20 +448,6 @@ fn rejections(json: &[u8]) -> Option<Vec<NonBid>> {
 struct SeatNonBid {
     #[serde(default)]
     nonbid: Vec<NonBid>,
-}
-
-/// What a capture reads of `/validate/auction`'s answer.
-#[derive(Deserialize)]
-struct AuctionAnswer {
-    bidders: Vec<BidderAnswer>,
-}
-
-#[derive(Deserialize)]
-struct BidderAnswer {
-    bidder: String,
-    status: String,
-    #[serde(default)]
-    seatnonbid: Vec<SeatNonBid>,
 }
 
 fn error_verdict(e: &ApiError) -> Verdict {

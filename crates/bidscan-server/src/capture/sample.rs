@@ -48,7 +48,7 @@ pub struct Verdict {
     pub message: Option<String>,
     /// An auction bidder's `status` (`invalid`, `bid`, `nobid`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub bidder_status: Option<String>,
+    pub bidder_status: Option<&'static str>,
     /// Each rejected bid's imp and IAB seat-non-bid code, as the answer's `seatnonbid` lists them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub nonbid: Vec<NonBid>,

@@ -14,12 +14,16 @@
 //! label (as on `/decode`).
 //!
 //! As on `/validate`, the markup is always inspected; `inspect=none` only trims the summaries' `adm` objects.
+//!
+//! [`Engine::auction_judged`] also gives each bidder the answer turned down ([`BidderVerdict`]), taken from the
+//! judged auction rather than read back from the answer, for the capture (`crate::capture`): a JSON and a
+//! protobuf answer give the same ones, but for a bidder the protobuf answer could not carry.
 
 use std::time::Instant;
 
 use bidscan_json::Stats;
 use bidscan_openrtb::rules::Policy;
-use bidscan_openrtb::{Auction, BidderStatus, ProtobufLimits, Reply, Status};
+use bidscan_openrtb::{Auction, BidderStatus, EncodeError, ProtobufLimits, Reply, Status};
 
 use crate::engine::decode::{Answer, Encoding, Engine, Inspect, Options, View, render_failed};
 use crate::engine::render;
@@ -62,6 +66,24 @@ impl Engine {
         encoding: Encoding,
         replies: Vec<(&str, Reply<'_>)>,
         options: &Options,
+    ) -> Result<Answer, ApiError> {
+        self.auction_judged(request, encoding, replies, options, None)
+    }
+
+    /// [`auction_encoded`](Self::auction_encoded), each bidder the answer turned down in whole or in part pushed
+    /// on `turned` when given ([`BidderVerdict`], what a capture records): from the judged auction, not from the
+    /// rendered answer, so the JSON and the protobuf answer give the same verdicts but for the bidders the
+    /// protobuf answer could not carry. Nothing is made for a bidder whose answer is good, nor without `turned`.
+    ///
+    /// # Errors
+    /// As [`auction_encoded`](Self::auction_encoded); `turned` is then left as it was.
+    pub fn auction_judged(
+        &self,
+        request: &mut [u8],
+        encoding: Encoding,
+        replies: Vec<(&str, Reply<'_>)>,
+        options: &Options,
+        turned: Option<&mut Vec<BidderVerdict>>,
     ) -> Result<Answer, ApiError> {
         let started = Instant::now();
         let loaded;
@@ -107,7 +129,7 @@ impl Engine {
                     policy,
                 );
             }
-            Ok(self.finish(&mut auction, &sizes, policy, options))
+            Ok(self.finish(&mut auction, &sizes, policy, options, turned))
         });
         let result = result.and_then(|r| r);
         self.count_encoded(&result, stats, started, encoding);
@@ -123,6 +145,7 @@ impl Engine {
         sizes: &[Option<usize>],
         policy: &Policy,
         options: &Options,
+        turned: Option<&mut Vec<BidderVerdict>>,
     ) -> Result<Answer, ApiError> {
         let mut status = Status::NoBid;
         let mut issues = 0;
@@ -157,14 +180,23 @@ impl Engine {
                 bidder.decoded.markup.clear();
             }
         }
-        let json = if options.answer == Encoding::Protobuf {
-            render::write_auction_protobuf(auction)
+        let (json, not_encodable) = if options.answer == Encoding::Protobuf {
+            let answer = render::write_auction_protobuf(auction);
+            for (i, _) in &answer.not_encodable {
+                table
+                    .get(Some(&auction.bidders[*i].bidder))
+                    .observe_not_encodable();
+            }
+            (answer.body, answer.not_encodable)
         } else {
             let mut json = Vec::with_capacity(1024 * (1 + auction.bidders.len()));
             render::write_auction(&mut json, auction, options.view == View::Full)
                 .map_err(render_failed)?;
-            json
+            (json, Vec::new())
         };
+        if let Some(turned) = turned {
+            judge(auction, &not_encodable, turned);
+        }
         Ok(Answer {
             json,
             status,
@@ -172,6 +204,102 @@ impl Engine {
             errors,
         })
     }
+}
+
+/// One non-bid of a [`BidderVerdict`]: the imp's id (`None`: the imp has none) and the IAB seat-non-bid status code.
+pub type NonBid = (Option<String>, u16);
+
+/// One bidder an auction's answer turned down in whole or in part, as the answer gives it: `invalid` (the protobuf
+/// answer's part of a response it could not carry too), or with a rejected bid. What a capture of the auction
+/// records of the bidder.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BidderVerdict {
+    /// The bidder's name (its part's).
+    pub bidder: String,
+    /// Its `status` in the answer: `invalid`, `bid` or `nobid`.
+    pub status: &'static str,
+    /// Why an `invalid` bidder is: the code and message of its finding (`malformed_json`, `not_a_bid_response`,
+    /// …), or `not_encodable` with the member's path for a response the protobuf answer could not carry.
+    pub error: Option<(&'static str, String)>,
+    /// Its non-bids as the answer lists them: each rejected bid's (or, `invalid`, each imp's) imp id and IAB
+    /// seat-non-bid status code, seats in the order of their first rejected bid.
+    pub nonbid: Vec<NonBid>,
+}
+
+/// Pushes on `turned` each bidder of `auction` its answer turned down: `invalid`, listed in `not_encodable` (the
+/// protobuf answer's bidders it could not carry, by index), or `bid`/`nobid` with a rejected bid. A status part
+/// (`timeout`, `unreachable`, `error`) has no body to judge and is left out.
+fn judge(
+    auction: &Auction<'_>,
+    not_encodable: &[(usize, EncodeError)],
+    turned: &mut Vec<BidderVerdict>,
+) {
+    let every_imp = |code: u16| -> Vec<NonBid> {
+        let imps = auction.request.imp.iter();
+        imps.map(|imp| (imp.id.as_deref().map(str::to_owned), code))
+            .collect()
+    };
+    let invalid = BidderStatus::Invalid.statuscode().unwrap_or(102);
+    for (i, b) in auction.bidders.iter().enumerate() {
+        if let Some((_, e)) = not_encodable.iter().find(|(at, _)| *at == i) {
+            turned.push(BidderVerdict {
+                bidder: b.bidder.clone(),
+                status: "invalid",
+                error: Some((
+                    "not_encodable",
+                    format!("the response cannot be answered as protobuf: {e}"),
+                )),
+                nonbid: every_imp(invalid),
+            });
+            continue;
+        }
+        let status = match b.status {
+            BidderStatus::Invalid => "invalid",
+            BidderStatus::Bid => "bid",
+            BidderStatus::Nobid => "nobid",
+            BidderStatus::Timeout | BidderStatus::Unreachable | BidderStatus::Error => continue,
+        };
+        if b.status == BidderStatus::Invalid {
+            let error = (b.decoded.issues.first()).map(|i| (i.code, i.message.to_string()));
+            turned.push(BidderVerdict {
+                bidder: b.bidder.clone(),
+                status,
+                error,
+                nonbid: every_imp(invalid),
+            });
+            continue;
+        }
+        if !b.verdicts.iter().any(|v| v.statuscode().is_some()) {
+            continue;
+        }
+        turned.push(BidderVerdict {
+            bidder: b.bidder.clone(),
+            status,
+            error: None,
+            nonbid: rejected(b),
+        });
+    }
+}
+
+/// The rejected bids of `b` as its answer's `seatnonbid` lists them (`render::write_auction`): seats in order of
+/// their first rejected bid, a seat's bids from every `seatbid` of its name in document order.
+fn rejected(b: &bidscan_openrtb::Bidder<'_>) -> Vec<NonBid> {
+    let mut seats: Vec<(&str, Vec<NonBid>)> = Vec::new();
+    let bids = b.decoded.response.seatbid.iter().flat_map(|seat| {
+        let name = seat.seat.as_deref().unwrap_or("");
+        seat.bid.iter().map(move |bid| (name, bid))
+    });
+    for ((name, bid), verdict) in bids.zip(b.verdicts.iter()) {
+        let Some(code) = verdict.statuscode() else {
+            continue;
+        };
+        let entry = (bid.impid.as_deref().map(str::to_owned), code);
+        match seats.iter_mut().find(|(seat, _)| *seat == name) {
+            Some((_, list)) => list.push(entry),
+            None => seats.push((name, vec![entry])),
+        }
+    }
+    seats.into_iter().flat_map(|(_, list)| list).collect()
 }
 
 /// The outcome label of an `invalid` bidder's body: its one finding's code where that is a decode outcome

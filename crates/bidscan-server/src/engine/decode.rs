@@ -356,7 +356,8 @@ impl Engine {
         bidder.observe_bid_prices(response, rates);
     }
 
-    /// Counts the outcome of a document of `len` bytes for the request's bidder, if it names one.
+    /// Counts the outcome of a document of `len` bytes for the request's bidder, if it names one, and a 422
+    /// `not_encodable` in `bidscan_bidder_not_encodable_total`.
     pub(crate) fn count_bidder(
         &self,
         options: &Options,
@@ -365,6 +366,11 @@ impl Engine {
     ) {
         if let Some(bidder) = &options.bidder {
             bidder.observe_response(outcome(result), len);
+            if let Err(e) = result
+                && matches!(e.code, ErrorCode::NotEncodable { .. })
+            {
+                bidder.observe_not_encodable();
+            }
         }
     }
 

@@ -41,9 +41,10 @@ pub const PRICE_BUCKETS_USD: [f64; 11] =
 
 /// Series one `bidder` label value holds: an outcome counter per [`OUTCOMES`] entry, a rejection counter per
 /// [`REJECTION_CODES`] entry, the price histogram (its buckets, `+Inf`, `_sum`, `_count`), the unconverted
-/// prices' counter and the response-bytes histogram (9 buckets, `+Inf`, `_sum`, `_count`).
+/// prices' counter, the response-bytes histogram (9 buckets, `+Inf`, `_sum`, `_count`) and the not-encodable
+/// counter.
 pub const SERIES_PER_BIDDER: usize =
-    OUTCOMES.len() + REJECTION_CODES.len() + (PRICE_BUCKETS_USD.len() + 3) + 1 + (9 + 3);
+    OUTCOMES.len() + REJECTION_CODES.len() + (PRICE_BUCKETS_USD.len() + 3) + 1 + (9 + 3) + 1;
 
 /// The labelled metrics the handles are taken from (registered in [`crate::metrics::Metrics::new`]).
 #[derive(Clone)]
@@ -58,6 +59,8 @@ pub struct BidderVecs {
     pub unconverted: IntCounterVec,
     /// `bidscan_bidder_response_bytes{bidder}`.
     pub response_bytes: HistogramVec,
+    /// `bidscan_bidder_not_encodable_total{bidder}`.
+    pub not_encodable: IntCounterVec,
 }
 
 /// One `bidder` label value's series, resolved once. Every method is a few atomic adds.
@@ -71,6 +74,7 @@ pub struct BidderMetrics {
     price_usd: Histogram,
     unconverted: IntCounter,
     response_bytes: Histogram,
+    not_encodable: IntCounter,
 }
 
 impl fmt::Debug for BidderMetrics {
@@ -101,6 +105,7 @@ impl BidderMetrics {
             price_usd: vecs.price_usd.with_label_values(&[label]),
             unconverted: vecs.unconverted.with_label_values(&[label]),
             response_bytes: vecs.response_bytes.with_label_values(&[label]),
+            not_encodable: vecs.not_encodable.with_label_values(&[label]),
         }
     }
 
@@ -117,6 +122,7 @@ impl BidderMetrics {
         let _ = vecs.price_usd.remove_label_values(&[label]);
         let _ = vecs.unconverted.remove_label_values(&[label]);
         let _ = vecs.response_bytes.remove_label_values(&[label]);
+        let _ = vecs.not_encodable.remove_label_values(&[label]);
     }
 
     /// The `bidder` label value: a listed name, [`OTHER`] or [`UNKNOWN`].
@@ -152,6 +158,13 @@ impl BidderMetrics {
         for code in statuscodes {
             self.observe_rejection(code);
         }
+    }
+
+    /// Counts one response of this bidder that could not be answered as protobuf (an integer outside int32,
+    /// `bidscan_openrtb::EncodeError`): `/decode`'s 422 `not_encodable`, an auction's part with
+    /// `X-Bidscan-Error: not_encodable`. Its outcome is counted apart, as its decode's.
+    pub fn observe_not_encodable(&self) {
+        self.not_encodable.inc();
     }
 
     /// Counts one bid's price in USD, or (`None`) a bid whose price could not be converted: no price, or no
@@ -318,6 +331,7 @@ mod tests {
                 .unwrap();
         acme.observe_bid_prices(&decoded.response, Some(&rates));
         acme.observe_bid_prices(&decoded.response, None);
+        acme.observe_not_encodable();
         let v = &m.bidders.vecs;
         assert_eq!(v.outcomes.with_label_values(&["acme", "bid"]).get(), 1);
         assert_eq!(v.rejections.with_label_values(&["acme", "301"]).get(), 2);
@@ -325,6 +339,7 @@ mod tests {
         let price = v.price_usd.with_label_values(&["acme"]);
         assert_eq!((price.get_sample_count(), price.get_sample_sum()), (1, 3.0));
         assert_eq!(v.unconverted.with_label_values(&["acme"]).get(), 3);
+        assert_eq!(v.not_encodable.with_label_values(&["acme"]).get(), 1);
         assert_eq!(
             v.response_bytes
                 .with_label_values(&["acme"])

@@ -194,6 +194,12 @@ impl Metrics {
                 bytes.clone(),
                 r
             )?,
+            not_encodable: register_int_counter_vec_with_registry!(
+                "bidscan_bidder_not_encodable_total",
+                "Responses that could not be answered as protobuf (an integer outside int32), by bidder.",
+                &["bidder"],
+                r
+            )?,
         };
         let mut m = Metrics {
             http_requests: register_int_counter_vec_with_registry!(

@@ -615,15 +615,12 @@ async fn auction(
     })?;
     let encoding = parts.request_encoding();
     let (request, replies) = parts.replies();
-    let answer = (shared.state.engine).auction_encoded(request, encoding, replies, options);
-    if let (Some(c), Some(wire)) = (capture, wire) {
-        c.auction(
-            shared.route,
-            &answer,
-            &wire,
-            headers,
-            shared.parts.max_parts,
-        );
+    // The bidders the answer turns down, from the judged auction (whichever the answer's encoding), for a capture.
+    let mut turned = capture.map(|_| Vec::new());
+    let answer =
+        (shared.state.engine).auction_judged(request, encoding, replies, options, turned.as_mut());
+    if let (Some(c), Some(wire), Some(turned)) = (capture, wire, turned) {
+        c.auction(shared.route, turned, &wire, headers, shared.parts.max_parts);
     }
     answer
 }

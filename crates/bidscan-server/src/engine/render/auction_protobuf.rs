@@ -64,8 +64,18 @@ struct Part<'a> {
     body: Vec<u8>,
 }
 
-/// The protobuf answer of `auction` (see the module docs): the multipart body, its boundary on its first line.
-pub fn write_auction_protobuf(auction: &Auction<'_>) -> Vec<u8> {
+/// The protobuf answer of an auction: the multipart body and the bidders whose response it could not carry.
+#[derive(Debug)]
+pub struct MultipartAnswer {
+    /// The `multipart/form-data` body, its boundary on its first line ([`boundary`]).
+    pub body: Vec<u8>,
+    /// Each bidder whose response the wire cannot carry (its part `invalid`, `X-Bidscan-Error: not_encodable`):
+    /// its index in `Auction::bidders` and why. Empty (no allocation) when every response was encoded.
+    pub not_encodable: Vec<(usize, EncodeError)>,
+}
+
+/// The protobuf answer of `auction` (see the module docs).
+pub fn write_auction_protobuf(auction: &Auction<'_>) -> MultipartAnswer {
     let parts: Vec<Part<'_>> = auction
         .bidders
         .iter()
@@ -103,7 +113,15 @@ pub fn write_auction_protobuf(auction: &Auction<'_>) -> Vec<u8> {
         out.extend_from_slice(b"\r\n");
     }
     out.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
-    out
+    let not_encodable = parts
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, p)| Some((i, p.error?)))
+        .collect();
+    MultipartAnswer {
+        body: out,
+        not_encodable,
+    }
 }
 
 /// The boundary of a body [`write_auction_protobuf`] wrote: its first line, without the leading `--` (and the

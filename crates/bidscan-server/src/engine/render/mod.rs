@@ -15,7 +15,7 @@ mod auction;
 mod auction_protobuf;
 
 pub use auction::write_auction;
-pub use auction_protobuf::{boundary, write_auction_protobuf};
+pub use auction_protobuf::{MultipartAnswer, boundary, write_auction_protobuf};
 
 use bidscan_json::Stats;
 use bidscan_openrtb::markup::{AdmSummary, Markup};
