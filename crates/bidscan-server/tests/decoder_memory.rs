@@ -58,7 +58,7 @@ fn brotli_head(wbits: u32, mlen: Option<u32>) -> Vec<u8> {
     let mut put = |value: u32, n: u32| bits.extend((0..n).map(|i| (value >> i) & 1));
     match wbits {
         16 => put(0, 1),
-        17 => put(0b000_000_1, 7),
+        17 => put(0b000_0001, 7),
         18..=24 => put(1 | ((wbits - 17) << 1), 4),
         _ => unreachable!(),
     }

@@ -711,6 +711,55 @@ impl http_body::Body for Inflated {
 mod tests {
     use super::*;
 
+    /// A zstd frame of `data` without a content size, declaring a window of `2^log` bytes.
+    fn zstd_frame(data: &[u8], log: u32) -> Vec<u8> {
+        let mut e = zstd::stream::write::Encoder::new(Vec::new(), 3).unwrap();
+        e.include_contentsize(false).unwrap();
+        e.include_checksum(true).unwrap();
+        e.window_log(log).unwrap();
+        std::io::Write::write_all(&mut e, data).unwrap();
+        e.finish().unwrap()
+    }
+
+    #[test]
+    fn zstd_frames_are_followed_to_each_header_however_split() {
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let mut stream = zstd_frame(&data, 20);
+        // A skippable frame (RFC 8878 §3.1.2), then a frame with a larger window.
+        stream.extend(0x184D_2A53u32.to_le_bytes());
+        stream.extend(3u32.to_le_bytes());
+        stream.extend([1, 2, 3]);
+        stream.extend(zstd_frame(&data, 22));
+        let want = ZSTD_MEMORY + zstd_buffers(1 << 22, None);
+        for split in [stream.len(), 1, 7, 4096] {
+            let mut frames = ZstdFrames::default();
+            let mut most = None;
+            for chunk in stream.chunks(split) {
+                most = frames.read(chunk).unwrap().or(most);
+            }
+            assert_eq!(most, Some(want), "split {split}");
+            assert_eq!(frames.field, ZstdField::Magic, "split {split}");
+        }
+        // A window past 8 MiB is refused, in whichever frame.
+        let mut late = zstd_frame(b"{}", 20);
+        late.extend(zstd_frame(b"{}", 24));
+        let e = ZstdFrames::default().read(&late).unwrap_err();
+        assert!(e.to_string().contains("RFC 9659"), "{e}");
+    }
+
+    #[test]
+    fn brotli_window_bits_are_read_from_the_first_byte() {
+        for lgwin in 10..=24 {
+            let mut out = Vec::new();
+            let mut w = brotli::CompressorWriter::new(&mut out, 4096, 5, lgwin);
+            std::io::Write::write_all(&mut w, b"{\"id\":\"1\"}").unwrap();
+            drop(w);
+            assert_eq!(brotli_window_bits(out[0]), Some(lgwin), "lgwin {lgwin}");
+        }
+        // The large-window marker (`0010001`).
+        assert_eq!(brotli_window_bits(0x11), None);
+    }
+
     fn headers(values: &[&str]) -> HeaderMap {
         let mut h = HeaderMap::new();
         for v in values {
