@@ -52,6 +52,8 @@ pub use config::reload::{Loader, Reloads};
 pub use engine::render;
 /// The auction's `multipart/form-data` body: its parts, each bidder's reply (re-exported for its tests).
 pub use routes::auction_parts;
+/// Request-body content codings and the working memory their decoders hold (measured in tests/decoder_memory.rs).
+pub use routes::layers::inflate::{Coding, decoder_memory};
 pub use transport::server::{serve, serve_with, shutdown_signal};
 /// Serving TLS: the `[server.tls]` settings, the certificates a reload swaps, the handshake, the TLS metrics.
 pub use transport::tls;

@@ -1,7 +1,8 @@
 //! `server.max_inflight_bytes` on a real server: bodies held short of complete reserve their bytes as they arrive;
 //! the request that cannot get its bytes is answered 503 with `Retry-After` (HTTP/1.1: then closed; HTTP/2: its
 //! stream ends, the connection serves on), counted in `bidscan_shed_total{reason="memory"}`; a compressed body
-//! reserves its decompressed limit (`server.max_body_bytes`) up front, a `view=full` answer the body's size again,
+//! reserves its decoders' working memory (what its stream declares) and its decoded bytes as they grow, not its
+//! decompressed limit, so a stalled compressed stream holds little; a `view=full` answer the body's size again,
 //! an auction's compressed part its bytes as it inflates (past the budget: the call 503); and every reservation is
 //! given back when its request ends (`bidscan_inflight_bytes` back to 0).
 
@@ -134,28 +135,137 @@ async fn a_request_that_finds_the_budget_spent_is_shed_before_its_body() {
     assert_eq!(value(&server.metrics().await, SHED), 1.0);
 }
 
+/// A connection that sent a `/decode` head with `Content-Encoding: coding` announcing 1,000 bytes, then `head`.
+async fn stall_coded(addr: SocketAddr, coding: &str, head: &[u8]) -> TcpStream {
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let req = format!(
+        "POST /decode HTTP/1.1\r\nHost: t\r\nContent-Encoding: {coding}\r\nContent-Length: 1000\r\n\r\n"
+    );
+    s.write_all(req.as_bytes()).await.unwrap();
+    s.write_all(head).await.unwrap();
+    s
+}
+
+/// The 10-byte gzip member header (RFC 1952 §2.3) alone.
+const GZIP_HEAD: [u8; 10] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3];
+
+/// A zstd frame header declaring a window of `2^log` bytes, no content size (RFC 8878 §3.1.1.1).
+fn zstd_head(log: u32) -> Vec<u8> {
+    let mut head = 0xFD2F_B528u32.to_le_bytes().to_vec();
+    head.extend([0x00, ((log - 10) << 3) as u8]);
+    head
+}
+
 #[tokio::test]
-async fn a_compressed_body_reserves_its_decompressed_limit_up_front() {
-    // 6 MiB with 3 held: room for a plain body, not for a gzip body's 4 MiB (`server.max_body_bytes`).
-    let (server, addr) = budgeted(6).await;
-    let _held = hold(addr, 3 * MIB).await;
-    settle(&server, INFLIGHT, |v| v >= (3 * MIB - 10) as f64).await;
+async fn a_stalled_compressed_body_holds_its_decoders_memory_not_its_limit() {
+    use bidscan_server::{Coding, decoder_memory};
+    // One step for the body's bytes (none decoded yet), the decoder's memory rounded up to a step.
+    let step = 64 * 1024;
+    let held = |decoder: usize| (step + decoder.div_ceil(step) * step) as f64;
+    let (server, addr) = budgeted(64).await;
+    // Eight gzip bodies that sent their 10-byte header and stall: each holds the inflate state, not 4 MiB.
+    let mut stalled = Vec::new();
+    for _ in 0..8 {
+        stalled.push(stall_coded(addr, "gzip", &GZIP_HEAD).await);
+    }
+    let bound = 8.0 * held(decoder_memory(Coding::Gzip, 0));
+    let inflight = settle(&server, INFLIGHT, |v| v >= bound).await;
+    assert!(
+        inflight > 0.0 && inflight <= bound,
+        "{inflight} reserved, at most {bound}"
+    );
+    drop(stalled);
+    assert_eq!(settle(&server, INFLIGHT, |v| v == 0.0).await, 0.0);
+    // A zstd frame holds the buffers its header declares (a 1 MiB window): read from the header, as it arrives.
+    let _zstd = stall_coded(addr, "zstd", &zstd_head(20)).await;
+    let declared = decoder_memory(Coding::Zstd, 1 << 20);
+    let inflight = settle(&server, INFLIGHT, |v| v >= declared as f64).await;
+    assert!(
+        inflight >= declared as f64,
+        "{inflight} reserved, {declared} declared"
+    );
+    assert!(
+        inflight <= held(declared),
+        "{inflight} reserved, {declared} declared"
+    );
+    assert_eq!(value(&server.metrics().await, SHED), 0.0);
+}
+
+#[tokio::test]
+async fn a_compressed_body_is_shed_part_way_once_its_decoded_bytes_pass_the_budget() {
+    // 3 MiB: less than `server.max_body_bytes` (4 MiB), so a compressed body is judged by what it inflates to.
+    let (server, _) = budgeted(3).await;
     let doc = br#"{"id":"1","seatbid":[]}"#;
+    for (coding, body) in [
+        ("gzip", gzip(doc)),
+        ("zstd", zstd(doc)),
+        ("deflate", deflate(doc)),
+    ] {
+        let res = server
+            .post("/decode", &[("content-encoding", coding)], body)
+            .await;
+        assert_eq!(res.status(), 200, "{coding}");
+    }
+    // A br stream holds the window its first byte declares: 4 MiB (lgwin 22) does not fit, 64 KiB (lgwin 16) does.
     let res = server
-        .post("/decode", &[("content-encoding", "gzip")], gzip(doc))
+        .post("/decode", &[("content-encoding", "br")], brotli(doc))
+        .await;
+    assert_eq!(res.status(), 503);
+    let mut small = Vec::new();
+    let mut w = brotli::CompressorWriter::new(&mut small, 4096, 5, 16);
+    std::io::Write::write_all(&mut w, doc).unwrap();
+    drop(w);
+    let res = server
+        .post("/decode", &[("content-encoding", "br")], small)
+        .await;
+    assert_eq!(res.status(), 200);
+    // 3.5 MiB of JSON in a few KB of gzip: shed part-way, as a plain body of that size would be.
+    let mut big = br#"{"id":"1","seatbid":[]"#.to_vec();
+    big.resize(3 * MIB + MIB / 2, b' ');
+    big.push(b'}');
+    let res = server
+        .post("/decode", &[("content-encoding", "gzip")], gzip(&big))
         .await;
     assert_eq!(res.status(), 503);
     assert_eq!(res.headers()["retry-after"], "1");
-    let res = server.post("/decode", &[], doc.to_vec()).await;
-    assert_eq!(res.status(), 200);
-    assert_eq!(value(&server.metrics().await, SHED), 1.0);
-    // Without the held body, the gzip body fits.
-    drop(_held);
-    settle(&server, INFLIGHT, |v| v == 0.0).await;
+    assert_eq!(value(&server.metrics().await, SHED), 2.0);
+    assert_eq!(settle(&server, INFLIGHT, |v| v == 0.0).await, 0.0);
+}
+
+#[tokio::test]
+async fn a_zstd_window_past_8_mib_is_refused() {
+    let (server, _) = budgeted(64).await;
+    let doc = br#"{"id":"1","seatbid":[]}"#;
+    // Streamed frames (no content size) declaring a window of 2^log bytes.
+    let framed = |log: u32| {
+        let mut e = zstd::stream::write::Encoder::new(Vec::new(), 3).unwrap();
+        e.include_contentsize(false).unwrap();
+        e.window_log(log).unwrap();
+        std::io::Write::write_all(&mut e, doc).unwrap();
+        e.finish().unwrap()
+    };
     let res = server
-        .post("/decode", &[("content-encoding", "gzip")], gzip(doc))
+        .post("/decode", &[("content-encoding", "zstd")], framed(23))
         .await;
     assert_eq!(res.status(), 200);
+    for log in [24, 27] {
+        let res = server
+            .post("/decode", &[("content-encoding", "zstd")], framed(log))
+            .await;
+        assert_eq!(res.status(), 400, "window 2^{log}");
+        let body: serde_json::Value = serde_json::from_slice(&res.bytes().await.unwrap()).unwrap();
+        assert_eq!(body["error"]["code"], "bad_encoding", "{body}");
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(message.contains("RFC 9659"), "{message}");
+    }
+    // A later frame is held to 8 MiB too.
+    let mut two = framed(20);
+    two.extend(framed(25));
+    let res = server
+        .post("/decode", &[("content-encoding", "zstd")], two)
+        .await;
+    assert_eq!(res.status(), 400);
+    assert_eq!(settle(&server, INFLIGHT, |v| v == 0.0).await, 0.0);
 }
 
 #[tokio::test]

@@ -27,7 +27,8 @@
 //!    `server.max_body_bytes` → 413 at once (outcome `too_large`); a `Content-Encoding` undone by [`Inflated`] (415
 //!    with `Accept-Encoding` for an unknown one); a plain body received straight from the wire under the same
 //!    limit (413); its bytes reserved in `server.max_inflight_bytes` ([`crate::transport::memory`]) as they
-//!    arrive, a compressed body's `server.max_body_bytes` up front (a `view=full` request's again before the work),
+//!    arrive (a compressed body's decoded bytes, and its decoders' working memory as its stream declares it, not
+//!    its decompressed limit; a `view=full` request's again before the work),
 //!    then the answer's until it is sent (the body's reservation trimmed or grown to the answer's length): a request
 //!    that cannot reserve is 503 `overloaded` with `Retry-After` at once (before or part-way through its body),
 //!    counted in `bidscan_shed_total{reason="memory"}`;
@@ -81,7 +82,7 @@ use crate::routes::state::{AppState, OPENRTB_VERSION};
 use crate::routes::{decode, negotiate, validate};
 use crate::transport::body::{self, Accepts, Frames};
 use crate::transport::head::Head;
-use crate::transport::memory::{self, Reservation};
+use crate::transport::memory::{self, MemoryBudget, Reservation};
 
 /// One document route's stack: see the module docs. Cheap to clone (a path and an `Arc`).
 #[derive(Clone)]
@@ -449,15 +450,10 @@ where
     let limit = shared.limit;
     let state = &shared.state;
     // The body's bytes in `server.max_inflight_bytes`: a first step now, before any of it is read (none free:
-    // 503 before the body), then as it grows; a compressed body `server.max_body_bytes` up front (its whole
-    // decompressed limit, but for an auction's, which then grows as a plain body's).
+    // 503 before the body), then as it grows; a compressed body's decoders' working memory too (`collect_coded`),
+    // not its decompressed limit: a stalled compressed stream holds what it costs.
     let mut reservation = state.memory.reservation();
-    let first = if coded.is_some() {
-        shared.parts.max_part_bytes.min(limit)
-    } else {
-        1
-    };
-    if !reservation.cover(first) {
+    if !reservation.cover(1) {
         return state.shed_memory().into_response();
     }
     let capture = shared.state.capture.as_ref();
@@ -470,8 +466,14 @@ where
                 kept = capture.and_then(|c| c.wire_sink(shared.work, options.bidder.as_deref()));
                 let wire = Tee::new(wire, kept.clone());
                 // Rare: boxed, so that the common future does not carry the decompressors' state.
-                let (frames, unread) =
-                    Box::pin(collect_coded(wire, list, limit, &mut reservation)).await;
+                let (frames, unread) = Box::pin(collect_coded(
+                    wire,
+                    list,
+                    limit,
+                    &state.memory,
+                    &mut reservation,
+                ))
+                .await;
                 *read |= unread;
                 frames
             }
@@ -626,11 +628,14 @@ async fn auction(
 }
 
 /// The data frames of a body with the codings `list` (undone last-applied first, RFC 9110 §8.4), refused (413)
-/// past `limit` bytes on the wire or decoded, and whether the wire body was read to its end.
+/// past `limit` bytes on the wire or decoded, and whether the wire body was read to its end. Each decoder's working
+/// memory is held in `budget` while it decodes ([`Inflated::within`]), the decoded bytes in `reservation`; either
+/// past the budget is 503 (before the body, or part-way).
 async fn collect_coded<B>(
     wire: B,
     list: Vec<Coding>,
     limit: usize,
+    budget: &Arc<MemoryBudget>,
     reservation: &mut Reservation,
 ) -> (Result<Frames, ApiError>, bool)
 where
@@ -640,7 +645,10 @@ where
     let (tracked, flag) = unread::tracked(Body::new(wire));
     let mut decoded = Body::new(Limited::new(tracked, limit));
     for &coding in list.iter().rev() {
-        decoded = Body::new(Inflated::new(decoded, coding));
+        match Inflated::within(decoded, coding, budget) {
+            Ok(inflated) => decoded = Body::new(inflated),
+            Err(_) => return (Err(ApiError::memory(0)), flag.load(Ordering::Acquire)),
+        }
     }
     let frames = body::collect(decoded, limit, Some(reservation)).await;
     (frames, flag.load(Ordering::Acquire))

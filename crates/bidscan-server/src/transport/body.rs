@@ -14,7 +14,7 @@ use bytes::{Bytes, BytesMut};
 use http_body_util::BodyExt;
 
 use crate::error::{ApiError, ErrorCode};
-use crate::transport::memory::Reservation;
+use crate::transport::memory::{OverBudget, Reservation};
 
 /// A body received as the frames it arrived in (reference-counted, not copied).
 #[derive(Debug, Default)]
@@ -38,7 +38,9 @@ impl Frames {
 /// # Errors
 /// 413 past the limit (decompressed here, or on the wire as reported by the limit layer); 400 `bad_encoding` when
 /// the compressed body cannot be inflated; 400 when the body cannot be read (client went away); 503 past the
-/// memory budget.
+/// memory budget (the decoded bytes here, a decoder's memory in [`Inflated::within`]).
+///
+/// [`Inflated::within`]: crate::routes::layers::inflate::Inflated::within
 pub async fn collect(
     body: Body,
     limit: usize,
@@ -66,14 +68,17 @@ pub async fn collect(
     Ok(frames)
 }
 
-/// Maps a body read error: the wire limit (`LengthLimitError` somewhere in the source chain) is 413, a body idle
-/// timeout 408, an inflate error (an `io::Error` from the decompressor) 400 `bad_encoding`, anything else 400
+/// Maps a body read error: the wire limit (`LengthLimitError` somewhere in the source chain) is 413, a decoder's
+/// memory past the budget ([`OverBudget`]) 503 with `Retry-After`, a body idle timeout 408, an inflate error (an `io::Error` from the decompressor) 400 `bad_encoding`, anything else 400
 /// `bad_body`.
 pub fn read_error(e: &axum::Error, limit: usize) -> ApiError {
     let mut source: Option<&(dyn StdError + 'static)> = Some(e);
     while let Some(s) = source {
         if s.is::<http_body_util::LengthLimitError>() {
             return ApiError::too_large(limit, "the request body");
+        }
+        if s.is::<OverBudget>() {
+            return ApiError::memory(0);
         }
         if s.is::<tower_http::timeout::TimeoutError>() {
             return ApiError::new(

@@ -76,6 +76,12 @@ impl MemoryBudget {
     }
 }
 
+/// The error of a body whose reading could not reserve its bytes: answered 503 `overloaded` with `Retry-After`
+/// ([`crate::transport::body::read_error`]).
+#[derive(Clone, Copy, Debug, thiserror::Error)]
+#[error("server.max_inflight_bytes has no room for the body's decoder")]
+pub struct OverBudget;
+
 /// Bytes reserved in a [`MemoryBudget`], given back when dropped.
 #[derive(Debug)]
 pub struct Reservation {

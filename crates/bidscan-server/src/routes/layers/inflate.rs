@@ -19,13 +19,23 @@
 //! - `identity` (and an empty list element) means no coding, names are case-insensitive and `x-gzip` is gzip
 //!   (RFC 9110 §8.4.1), so `identity, gzip` decodes as gzip; at most [`MAX_CODINGS`] codings are undone;
 //! - an unknown coding is 415 `unsupported_encoding` with `Accept-Encoding` listing what is taken (RFC 9110
-//!   §12.5.3).
+//!   §12.5.3);
+//! - a zstd frame may declare a window of at most 8 MiB ([`ZSTD_MAX_WINDOW_LOG`]), as RFC 9659 §3 lets a decoder of
+//!   the `zstd` content coding require; a br stream may not declare a large window (not RFC 7932): 400
+//!   `bad_encoding`, before the decoder makes a buffer for it.
+//!
+//! A body read with [`Inflated::within`] holds its decoder's working memory in `server.max_inflight_bytes`: what
+//! [`decoder_memory`] says for the coding when the decoder is made, then, as the compressed bytes pass to the
+//! decoder, what the stream declares it needs (br: the window of its first byte, RFC 7932 §9.1; zstd: each frame's
+//! window and content size, RFC 8878 §3.1.1.1); none to spare is 503 (the error is [`OverBudget`]). The decoded
+//! bytes are the caller's to reserve ([`crate::transport::body::collect`]).
 //!
 //! Per request without `Content-Encoding`: two header lookups and the `Limited` wrapper, as before.
 
 use std::future::{Ready, ready};
 use std::io;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
 use async_compression::tokio::bufread::{BrotliDecoder, GzipDecoder, ZlibDecoder, ZstdDecoder};
@@ -44,6 +54,7 @@ use tokio_util::io::{StreamReader, poll_read_buf};
 use tower::{BoxError, Layer, Service};
 
 use crate::error::{ApiError, ErrorCode};
+use crate::transport::memory::{MemoryBudget, OverBudget, Reservation};
 
 /// Most codings undone for one body (`gzip, gzip` is legal; longer chains are refused, 415).
 pub const MAX_CODINGS: usize = 2;
@@ -53,6 +64,61 @@ pub const ACCEPTED: &str = "gzip, deflate, br, zstd, identity";
 
 /// Output read from a decoder at a time, in bytes.
 const CHUNK: usize = 16 * 1024;
+
+/// Largest zstd window decoded, as a power of two: 8 MiB, the limit RFC 9659 §3 lets a decoder of the `zstd`
+/// content coding enforce (its encoders must not need more).
+pub const ZSTD_MAX_WINDOW_LOG: u32 = 23;
+
+/// What a gzip or deflate decoder holds, in bytes, whatever its stream says: miniz_oxide's inflate state (its 32 KiB
+/// window and tables, 43,306 B measured after a gzip header, tests/decoder_memory.rs) and [`Inflated`]'s 16 KiB
+/// output chunk.
+const INFLATE_MEMORY: usize = 64 * 1024;
+
+/// What a br decoder holds before its ring buffer, in bytes: its state (3,621 B measured after a stream header,
+/// tests/decoder_memory.rs) and [`Inflated`]'s 16 KiB output chunk.
+const BROTLI_MEMORY: usize = 24 * 1024;
+
+/// Bytes brotli-decompressor allocates past a ring buffer's size (`kRingBufferAllocationSlack`).
+const BROTLI_RING_SLACK: usize = 1024;
+
+/// What a zstd decoder holds before its frame buffers, in bytes: libzstd's context (`ZSTD_sizeof_DCtx`: 95,992 B
+/// measured, tests/decoder_memory.rs), async-compression's wrapper and [`Inflated`]'s 16 KiB output chunk.
+const ZSTD_MEMORY: usize = 192 * 1024;
+
+/// libzstd's largest block, in bytes (RFC 8878 §3.1.1.2.4: `Block_Maximum_Size`).
+const ZSTD_BLOCK_MAX: usize = 128 * 1024;
+
+/// The working memory, in bytes, a decoder of `coding` holds for a stream that declares a window of `window` bytes
+/// (br: `2^WBITS`; zstd: its frame's `Window_Size`; 0: nothing declared yet, or a coding without a window): what
+/// `server.max_inflight_bytes` holds for it. Not the decoded bytes, which are reserved as they grow.
+///
+/// The figures are measured (tests/decoder_memory.rs, BENCHMARKS.md "Request-body decoders: working memory"): a
+/// gzip or deflate decoder's state; a br decoder's state and, once a meta-block writes to it, its ring buffer (at
+/// most the window, RFC 7932 §9.1); a zstd decoder's context and, once a frame header is read, its buffers: the
+/// window, two blocks and a block of input (libzstd's `ZSTD_decodingBufferSize_min`). The Huffman tables a br
+/// meta-block describes are not counted (RELIABILITY.md, M3).
+pub fn decoder_memory(coding: Coding, window: usize) -> usize {
+    match coding {
+        Coding::Gzip | Coding::Deflate => INFLATE_MEMORY,
+        Coding::Brotli if window == 0 => BROTLI_MEMORY,
+        Coding::Brotli => BROTLI_MEMORY + window + BROTLI_RING_SLACK,
+        Coding::Zstd => ZSTD_MEMORY + zstd_buffers(window, None),
+    }
+}
+
+/// The buffers libzstd makes for a frame of `window` bytes and, if declared, `content` bytes: a block of input and
+/// the window with two blocks of output, at most the content (`ZSTD_decodingBufferSize_internal`); none for 0.
+fn zstd_buffers(window: usize, content: Option<u64>) -> usize {
+    if window == 0 {
+        return 0;
+    }
+    let block = window.min(ZSTD_BLOCK_MAX);
+    let output = window + 2 * block + 64;
+    let output = content.map_or(output, |c| {
+        output.min(usize::try_from(c).unwrap_or(usize::MAX))
+    });
+    block.max(4) + output
+}
 
 /// A content coding this layer decodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -208,13 +274,17 @@ where
 pin_project! {
     /// The data frames of a body as a stream of `io::Result`, for [`StreamReader`]. A body error is kept here
     /// (the decoder sees only an `io::Error` saying so) and handed on as it was, so that the wire limit's
-    /// `LengthLimitError` or a body timeout is still recognised above the decoder.
+    /// `LengthLimitError` or a body timeout is still recognised above the decoder. With a reservation, each frame is
+    /// read for what the stream declares of the decoder's memory ([`Declared`]) before the decoder sees it.
     struct DataFrames {
         #[pin]
         body: Body,
         error: Option<axum::Error>,
         // Whether any data arrived: an empty body is no compressed stream, and stays an empty body.
         any: bool,
+        declared: Declared,
+        // The decoder's working memory in `server.max_inflight_bytes`, grown as the stream declares more.
+        reservation: Option<Reservation>,
     }
 }
 
@@ -229,6 +299,16 @@ impl Stream for DataFrames {
                 Some(Ok(frame)) => match frame.into_data() {
                     Ok(data) if !data.is_empty() => {
                         *this.any = true;
+                        if let Some(reservation) = this.reservation.as_mut() {
+                            match this.declared.read(&data) {
+                                Ok(Some(need)) if !reservation.cover(need) => {
+                                    *this.error = Some(axum::Error::new(OverBudget));
+                                    return Poll::Ready(Some(Err(io::Error::other(OverBudget))));
+                                }
+                                Ok(_) => {}
+                                Err(e) => return Poll::Ready(Some(Err(e))),
+                            }
+                        }
                         return Poll::Ready(Some(Ok(data)));
                     }
                     // Empty data frames and trailers carry nothing to decode.
@@ -240,6 +320,228 @@ impl Stream for DataFrames {
                 }
             }
         }
+    }
+}
+
+/// What a compressed stream declares of its decoder's working memory, read as its bytes pass to the decoder: the
+/// most [`decoder_memory`] so far, in bytes.
+#[derive(Debug)]
+enum Declared {
+    /// gzip, deflate: nothing beyond the decoder's state.
+    Fixed,
+    /// br: the window, in the stream's first byte (RFC 7932 §9.1); `true` once read.
+    Brotli(bool),
+    /// zstd: each frame's window and content size.
+    Zstd(ZstdFrames),
+}
+
+impl Declared {
+    fn of(coding: Coding) -> Declared {
+        match coding {
+            Coding::Gzip | Coding::Deflate => Declared::Fixed,
+            Coding::Brotli => Declared::Brotli(false),
+            Coding::Zstd => Declared::Zstd(ZstdFrames::default()),
+        }
+    }
+
+    /// Reads `data`, the stream's next bytes: the decoder's memory in bytes if they declare more than before.
+    ///
+    /// # Errors
+    /// `InvalidData` for a window the decoder does not take (a zstd window past [`ZSTD_MAX_WINDOW_LOG`], a br
+    /// large window).
+    fn read(&mut self, data: &[u8]) -> io::Result<Option<usize>> {
+        match self {
+            Declared::Fixed | Declared::Brotli(true) => Ok(None),
+            Declared::Brotli(seen) => {
+                *seen = true;
+                let wbits = brotli_window_bits(data[0]).ok_or_else(|| {
+                    invalid(
+                        "the br stream declares a large window (not RFC 7932); at most 2^24 bytes"
+                            .into(),
+                    )
+                })?;
+                Ok(Some(decoder_memory(Coding::Brotli, 1 << wbits)))
+            }
+            Declared::Zstd(frames) => frames.read(data),
+        }
+    }
+}
+
+fn invalid(message: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, message)
+}
+
+/// `WBITS` of a brotli stream whose first byte is `first` (RFC 7932 §9.1: 1, 4 or 7 bits); `None` for the large
+/// window extension's marker (`0010001`), which the decoder would otherwise take.
+fn brotli_window_bits(first: u8) -> Option<u32> {
+    if first & 1 == 0 {
+        return Some(16);
+    }
+    let n = u32::from((first >> 1) & 7);
+    if n != 0 {
+        return Some(17 + n);
+    }
+    match u32::from((first >> 4) & 7) {
+        0 => Some(17),
+        1 => None,
+        m => Some(8 + m),
+    }
+}
+
+/// The field of a zstd stream [`ZstdFrames`] waits for (RFC 8878 §3.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum ZstdField {
+    /// A frame's magic number (4 bytes).
+    #[default]
+    Magic,
+    /// A skippable frame's size (4 bytes).
+    SkipSize,
+    /// The `Frame_Header_Descriptor` (1 byte).
+    Descriptor,
+    /// The rest of the frame header (0 to 13 bytes, as the descriptor says).
+    Header,
+    /// A block header (3 bytes).
+    Block,
+    /// Not a zstd stream: nothing more is read (the decoder refuses it).
+    Lost,
+}
+
+/// Follows a zstd stream's frames by their headers and block sizes, without decoding, for the window and content
+/// size of each frame (RFC 8878 §3.1.1).
+#[derive(Debug, Default)]
+struct ZstdFrames {
+    field: ZstdField,
+    /// The field's bytes so far, and how many it has.
+    head: [u8; 13],
+    have: usize,
+    /// Bytes the field has.
+    want: usize,
+    /// Bytes to pass (block contents, a checksum, a skippable frame) before the field.
+    skip: u64,
+    /// The frame's `Frame_Header_Descriptor`.
+    descriptor: u8,
+    /// The most memory any frame declared, in bytes.
+    most: usize,
+}
+
+const ZSTD_MAGIC: u32 = 0xFD2F_B528;
+
+impl ZstdFrames {
+    fn read(&mut self, mut data: &[u8]) -> io::Result<Option<usize>> {
+        let before = self.most;
+        if self.want == 0 && self.field == ZstdField::Magic {
+            self.want = 4;
+        }
+        loop {
+            if self.skip > 0 {
+                let n = data
+                    .len()
+                    .min(usize::try_from(self.skip).unwrap_or(usize::MAX));
+                self.skip -= n as u64;
+                data = &data[n..];
+                if self.skip > 0 {
+                    break;
+                }
+            }
+            if self.field == ZstdField::Lost {
+                break;
+            }
+            let n = data.len().min(self.want - self.have);
+            self.head[self.have..self.have + n].copy_from_slice(&data[..n]);
+            self.have += n;
+            data = &data[n..];
+            if self.have < self.want {
+                break;
+            }
+            self.next()?;
+        }
+        Ok((self.most > before).then_some(self.most))
+    }
+
+    /// Moves on from a complete field.
+    fn next(&mut self) -> io::Result<()> {
+        let head = &self.head[..self.want];
+        let le = |bytes: &[u8]| {
+            bytes
+                .iter()
+                .rev()
+                .fold(0u64, |acc, &b| (acc << 8) | u64::from(b))
+        };
+        let (field, want) = match self.field {
+            ZstdField::Magic => match le(head) as u32 {
+                ZSTD_MAGIC => (ZstdField::Descriptor, 1),
+                m if m & 0xFFFF_FFF0 == 0x184D_2A50 => (ZstdField::SkipSize, 4),
+                _ => (ZstdField::Lost, 0),
+            },
+            ZstdField::SkipSize => {
+                self.skip = le(head);
+                (ZstdField::Magic, 4)
+            }
+            ZstdField::Descriptor => {
+                let d = head[0];
+                self.descriptor = d;
+                let single = d & 0x20 != 0;
+                let window = usize::from(!single);
+                let dictionary = [0, 1, 2, 4][usize::from(d & 3)];
+                let content = [usize::from(single), 2, 4, 8][usize::from(d >> 6)];
+                (ZstdField::Header, window + dictionary + content)
+            }
+            ZstdField::Header => {
+                let d = self.descriptor;
+                let single = d & 0x20 != 0;
+                let dictionary = [0, 1, 2, 4][usize::from(d & 3)];
+                let at = usize::from(!single) + dictionary;
+                let content = match head.len() - at {
+                    0 => None,
+                    2 => Some(le(&head[at..]) + 256),
+                    _ => Some(le(&head[at..])),
+                };
+                let window = if single {
+                    content.unwrap_or(0)
+                } else {
+                    let exponent = u32::from(head[0] >> 3);
+                    let base = 1u64 << (10 + exponent);
+                    base + (base / 8) * u64::from(head[0] & 7)
+                };
+                if window > 1 << ZSTD_MAX_WINDOW_LOG {
+                    return Err(invalid(format!(
+                        "a zstd frame declares a window of {window} bytes; at most {} (8 MiB) are decoded \
+                         (RFC 9659 §3)",
+                        1u64 << ZSTD_MAX_WINDOW_LOG
+                    )));
+                }
+                let window = window as usize;
+                self.most = self
+                    .most
+                    .max(ZSTD_MEMORY + zstd_buffers(window.max(1), content));
+                (ZstdField::Block, 3)
+            }
+            ZstdField::Block => {
+                let h = le(head);
+                let size = h >> 3;
+                let (last, kind) = (h & 1 == 1, (h >> 1) & 3);
+                self.skip = match kind {
+                    0 | 2 => size,
+                    1 => 1,
+                    _ => {
+                        self.field = ZstdField::Lost;
+                        return Ok(());
+                    }
+                };
+                if last {
+                    // `Content_Checksum`, then the next frame.
+                    self.skip += if self.descriptor & 4 != 0 { 4 } else { 0 };
+                    (ZstdField::Magic, 4)
+                } else {
+                    (ZstdField::Block, 3)
+                }
+            }
+            ZstdField::Lost => (ZstdField::Lost, 0),
+        };
+        self.field = field;
+        self.want = want;
+        self.have = 0;
+        Ok(())
     }
 }
 
@@ -271,7 +573,8 @@ impl Decoder {
                 d: BrotliDecoder::new(compressed),
             },
             Coding::Zstd => {
-                let mut d = ZstdDecoder::new(compressed);
+                let max = async_compression::zstd::DParameter::window_log_max(ZSTD_MAX_WINDOW_LOG);
+                let mut d = ZstdDecoder::with_params(compressed, &[max]);
                 d.multiple_members(true);
                 Decoder::Zstd { d }
             }
@@ -312,12 +615,34 @@ pin_project! {
 }
 
 impl Inflated {
-    /// `body` decoded from `coding`.
+    /// `body` decoded from `coding`; the decoder's memory is not reserved.
     pub fn new(body: Body, coding: Coding) -> Inflated {
+        Inflated::reserving(body, coding, None)
+    }
+
+    /// `body` decoded from `coding`, the decoder's working memory held in `budget` (see the module docs) until the
+    /// body is dropped; past the budget, the body fails with [`OverBudget`].
+    ///
+    /// # Errors
+    /// [`OverBudget`] when `budget` has no room for [`decoder_memory`] of `coding` (nothing declared yet).
+    pub fn within(
+        body: Body,
+        coding: Coding,
+        budget: &Arc<MemoryBudget>,
+    ) -> Result<Inflated, OverBudget> {
+        let reservation = budget
+            .try_reserve(decoder_memory(coding, 0))
+            .ok_or(OverBudget)?;
+        Ok(Inflated::reserving(body, coding, Some(reservation)))
+    }
+
+    fn reserving(body: Body, coding: Coding, reservation: Option<Reservation>) -> Inflated {
         let frames = DataFrames {
             body,
             error: None,
             any: false,
+            declared: Declared::of(coding),
+            reservation,
         };
         Inflated {
             decoder: Decoder::new(StreamReader::new(frames), coding),
@@ -385,6 +710,55 @@ impl http_body::Body for Inflated {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A zstd frame of `data` without a content size, declaring a window of `2^log` bytes.
+    fn zstd_frame(data: &[u8], log: u32) -> Vec<u8> {
+        let mut e = zstd::stream::write::Encoder::new(Vec::new(), 3).unwrap();
+        e.include_contentsize(false).unwrap();
+        e.include_checksum(true).unwrap();
+        e.window_log(log).unwrap();
+        std::io::Write::write_all(&mut e, data).unwrap();
+        e.finish().unwrap()
+    }
+
+    #[test]
+    fn zstd_frames_are_followed_to_each_header_however_split() {
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let mut stream = zstd_frame(&data, 20);
+        // A skippable frame (RFC 8878 §3.1.2), then a frame with a larger window.
+        stream.extend(0x184D_2A53u32.to_le_bytes());
+        stream.extend(3u32.to_le_bytes());
+        stream.extend([1, 2, 3]);
+        stream.extend(zstd_frame(&data, 22));
+        let want = ZSTD_MEMORY + zstd_buffers(1 << 22, None);
+        for split in [stream.len(), 1, 7, 4096] {
+            let mut frames = ZstdFrames::default();
+            let mut most = None;
+            for chunk in stream.chunks(split) {
+                most = frames.read(chunk).unwrap().or(most);
+            }
+            assert_eq!(most, Some(want), "split {split}");
+            assert_eq!(frames.field, ZstdField::Magic, "split {split}");
+        }
+        // A window past 8 MiB is refused, in whichever frame.
+        let mut late = zstd_frame(b"{}", 20);
+        late.extend(zstd_frame(b"{}", 24));
+        let e = ZstdFrames::default().read(&late).unwrap_err();
+        assert!(e.to_string().contains("RFC 9659"), "{e}");
+    }
+
+    #[test]
+    fn brotli_window_bits_are_read_from_the_first_byte() {
+        for lgwin in 10..=24 {
+            let mut out = Vec::new();
+            let mut w = brotli::CompressorWriter::new(&mut out, 4096, 5, lgwin);
+            std::io::Write::write_all(&mut w, b"{\"id\":\"1\"}").unwrap();
+            drop(w);
+            assert_eq!(brotli_window_bits(out[0]), Some(lgwin), "lgwin {lgwin}");
+        }
+        // The large-window marker (`0010001`).
+        assert_eq!(brotli_window_bits(0x11), None);
+    }
 
     fn headers(values: &[&str]) -> HeaderMap {
         let mut h = HeaderMap::new();
