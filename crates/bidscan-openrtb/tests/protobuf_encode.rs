@@ -244,11 +244,16 @@ fn a_flag_other_than_0_or_1_is_dropped_with_a_warning() {
 
 /// A bid whose members are `bid` (JSON members after `price`), encoded: the warnings' paths and the model read back.
 fn encode_bid(bid: &str) -> (Vec<String>, BidResponse<'static>, Vec<u8>) {
-    let json = format!(r#"{{"id":"r","seatbid":[{{"bid":[{{"id":"b","impid":"1","price":1{bid}}}]}}]}}"#);
+    let json =
+        format!(r#"{{"id":"r","seatbid":[{{"bid":[{{"id":"b","impid":"1","price":1{bid}}}]}}]}}"#);
     let model = from_json(&json).expect(&json);
     let (bytes, warnings) = encode(&model);
     let back = from_pb(&bytes);
-    assert_eq!(encode(&back), (bytes.clone(), vec![]), "{json}: a fixed point");
+    assert_eq!(
+        encode(&back),
+        (bytes.clone(), vec![]),
+        "{json}: a fixed point"
+    );
     (warnings.into_iter().map(|w| w.path).collect(), back, bytes)
 }
 
@@ -271,8 +276,14 @@ fn a_name_sent_twice_is_written_once_with_its_last_value() {
     let back = from_pb(&bytes);
     assert_eq!(encode(&back), (bytes, vec![]));
     let ext: serde_json::Value = serde_json::from_str(back.ext.unwrap().get()).unwrap();
-    assert_eq!(ext["igi"][0]["igb"][0]["ps"], serde_json::json!({"y":1.0,"x":-2.0}));
-    assert_eq!(ext["igi"][0]["igb"][0]["pbs"], serde_json::json!({"a":[2.0]}));
+    assert_eq!(
+        ext["igi"][0]["igb"][0]["ps"],
+        serde_json::json!({"y":1.0,"x":-2.0})
+    );
+    assert_eq!(
+        ext["igi"][0]["igb"][0]["pbs"],
+        serde_json::json!({"a":[2.0]})
+    );
 }
 
 #[test]
@@ -285,7 +296,10 @@ fn a_single_value_for_a_list_is_named_by_its_own_path() {
     assert_eq!(e.path, "/seatbid/0/bid/0/ext/dsa/transparency/0/dsaparams");
     let (warned, _, _) =
         encode_bid(r#","ext":{"dsa":{"transparency":[{"domain":"d","dsaparams":"x"}]}}"#);
-    assert_eq!(warned, ["/seatbid/0/bid/0/ext/dsa/transparency/0/dsaparams"]);
+    assert_eq!(
+        warned,
+        ["/seatbid/0/bid/0/ext/dsa/transparency/0/dsaparams"]
+    );
 }
 
 #[test]
@@ -351,7 +365,11 @@ fn nesting_past_the_recursion_limit_is_dropped_with_a_warning() {
         }
         let back = from_pb(&bytes);
         let ext: serde_json::Value = serde_json::from_str(back.ext.unwrap().get()).unwrap();
-        assert_eq!(ext["igi"][0]["igb"][0].get("pbs").is_some(), kept, "{depth}");
+        assert_eq!(
+            ext["igi"][0]["igb"][0].get("pbs").is_some(),
+            kept,
+            "{depth}"
+        );
     }
     // Groups nested in a raw form count too.
     use base64::Engine as _;
