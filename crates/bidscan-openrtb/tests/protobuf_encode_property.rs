@@ -25,6 +25,8 @@
 //! `fuzz/regressions/encode/`.
 #![allow(dead_code)]
 
+// The test binary also has it as `protobuf_reference`; included here so the fuzz crate gets it by this file's path.
+#[allow(clippy::duplicate_mod)]
 #[path = "protobuf_reference.rs"]
 mod reference;
 

@@ -378,7 +378,7 @@ mod tests {
                 } else {
                     None
                 };
-                prop_assert_eq!(choose(&headers(&[header.clone()]), &OFFERS), want, "{}", header);
+                prop_assert_eq!(choose(&headers(std::slice::from_ref(&header)), &OFFERS), want, "{}", header);
             }
         }
     }
