@@ -2,15 +2,16 @@
 # Fuzzing on STABLE Rust with libFuzzer (no nightly, no sanitizer): builds fuzz/ with the sanitizer-coverage
 # flags cargo-fuzz passes for `-s none`, then runs libFuzzer. See RELIABILITY.md.
 #
-#   scripts/fuzz.sh build                      build the eight targets (release, debug assertions, overflow checks)
+#   scripts/fuzz.sh build                      build the nine targets (release, debug assertions, overflow checks)
 #   scripts/fuzz.sh run TARGET SECONDS [ARGS]  fuzz TARGET (reader | model | differential | markup | skip | multipart | protobuf |
-#                                             protobuf_request) for SECONDS
+#                                             protobuf_request | encode) for SECONDS
 #   scripts/fuzz.sh replay [TARGET...]         run every input of fuzz/regressions/TARGET once (exit 1 on a crash)
 #   scripts/fuzz.sh all SECONDS                replay, then fuzz each target for SECONDS
 #
 # Environment: FUZZ_TARGET_DIR (default fuzz/target), FUZZ_MAX_LEN (default 16384 bytes), FUZZ_RSS_MB (2048).
 # Working corpora go to fuzz/corpus/TARGET (seeded from corpus/ and fuzz/seeds/; markup also from corpus/vast-samples/; protobuf from corpus/real-fixtures-protobuf/ only,
-# protobuf_request from corpus/validate-pairs-protobuf/ only),
+# protobuf_request from corpus/validate-pairs-protobuf/ only, encode from the bid responses of corpus/ and fuzz/seeds/ and
+# corpus/protobuf-features/'s JSON),
 # crashes to fuzz/artifacts/TARGET/.
 # Every crash found must become a file in fuzz/regressions/TARGET/ (and so a case of the cargo test suite:
 # crates/bidscan-json/tests/fuzz_regressions.rs, crates/bidscan-openrtb/tests/fuzz_regressions.rs).
@@ -18,7 +19,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 fuzz="$repo/fuzz"
 export CARGO_TARGET_DIR="${FUZZ_TARGET_DIR:-$fuzz/target}"
-targets=(reader model differential markup skip multipart protobuf protobuf_request)
+targets=(reader model differential markup skip multipart protobuf protobuf_request encode)
 max_len="${FUZZ_MAX_LEN:-16384}"
 rss_mb="${FUZZ_RSS_MB:-2048}"
 
@@ -48,6 +49,11 @@ seed() {
     cp "$repo"/corpus/real-fixtures-protobuf/*.pb "$dir"/  # the real fixtures' protobuf twins
   elif [ -z "$(ls -A "$dir")" ] && [ "$t" = protobuf_request ]; then
     cp "$repo"/corpus/validate-pairs-protobuf/*.pb "$dir"/  # the validate pairs' request twins
+  elif [ -z "$(ls -A "$dir")" ] && [ "$t" = encode ]; then
+    cp "$repo"/corpus/bid-responses/*.json "$dir"/
+    cp "$repo"/corpus/real-fixtures/*.json "$dir"/
+    cp "$repo"/corpus/protobuf-features/*.json "$dir"/  # declared and raw-form ext members, a native adm
+    cp "$fuzz"/seeds/* "$dir"/
   elif [ -z "$(ls -A "$dir")" ]; then
     cp "$repo"/corpus/bid-responses/*.json "$dir"/
     cp "$repo"/corpus/jsontestsuite/*.json "$dir"/
@@ -66,7 +72,7 @@ run() {
   local t="$1" secs="$2"; shift 2
   seed "$t"
   "$(bin "$t")" "$fuzz/corpus/$t" \
-    $(case "$t" in protobuf*) ;; *) echo "-dict=$fuzz/$([ "$t" = markup ] && echo markup || echo json).dict" ;; esac) -max_len="$max_len" -rss_limit_mb="$rss_mb" -timeout=10 \
+    $(case "$t" in protobuf*) ;; markup | encode) echo "-dict=$fuzz/$t.dict" ;; *) echo "-dict=$fuzz/json.dict" ;; esac) -max_len="$max_len" -rss_limit_mb="$rss_mb" -timeout=10 \
     -max_total_time="$secs" -print_final_stats=1 \
     -artifact_prefix="$fuzz/artifacts/$t/" "$@"
 }

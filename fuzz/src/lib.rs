@@ -24,6 +24,10 @@
 //! - [`protobuf`]: bidscan-openrtb's `decode_protobuf` against prost (derived structs with the schema's field
 //!   numbers): same accept/reject and the same values where both accept, known differences skipped (see
 //!   bidscan-openrtb's `tests/protobuf_reference.rs`); every rendered `ext` is JSON.
+//! - [`encode`]: bidscan-openrtb's `encode_protobuf` on the model of any bytes that decode as a JSON bid
+//!   response: never a panic, an error or warning names a member; prost and `decode_protobuf` read the bytes
+//!   alike; the model read back encodes to the same bytes (a fixed point) and holds what the JSON model holds
+//!   minus the members warned about (see bidscan-openrtb's `tests/protobuf_encode_property.rs`).
 //! - [`protobuf_request`]: bidscan-openrtb's `decode_request_protobuf` against prost (derived structs with the
 //!   schema's field numbers for what the request view reads): same accept/reject and the same values where both
 //!   accept, known differences skipped (see the module).
@@ -32,6 +36,7 @@
 //! check performance.
 
 mod differential;
+mod encode;
 mod markup;
 mod model;
 mod multipart;
@@ -41,6 +46,7 @@ mod reader;
 mod skip;
 
 pub use differential::{KnownDifference, differential};
+pub use encode::{EncodeOutcome, encode};
 pub use markup::markup;
 pub use model::model;
 pub use multipart::multipart;
@@ -128,6 +134,7 @@ mod tests {
                 model(&bytes);
                 differential(&bytes);
                 skip(&bytes);
+                encode(&bytes);
             }
         }
     }

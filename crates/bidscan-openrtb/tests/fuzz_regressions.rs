@@ -1,5 +1,6 @@
-//! Model inputs kept from fuzzing and hostile-input work (`fuzz/regressions/model/*`, see
-//! `fuzz/regressions/README.md` and RELIABILITY.md §1), replayed on every `cargo test`.
+//! Model and encode inputs kept from fuzzing and hostile-input work (`fuzz/regressions/model/*`,
+//! `fuzz/regressions/encode/*`, see `fuzz/regressions/README.md` and RELIABILITY.md §1), replayed on every
+//! `cargo test`. The encode inputs are checked by the `encode` target's property (`protobuf_encode_property.rs`).
 //!
 //! For each input: lenient and strict decoding never panic; strict succeeds only where lenient does and then gives
 //! the same answer, and a strict failure is one of the lenient issues; valid JSON is never `Malformed`; the
@@ -7,6 +8,7 @@
 //! the same response. Some inputs also pin a stated answer (`expected`).
 
 use crate::common;
+use crate::protobuf_encode_property;
 
 use bidscan_openrtb::{DecodeError, Decoded, Mode, Status};
 
@@ -113,4 +115,28 @@ fn model_inputs_keep_their_answers() {
             assert_eq!(got, want, "{name}");
         }
     }
+}
+
+const ENCODE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fuzz/regressions/encode");
+
+#[test]
+fn encode_inputs_keep_the_encode_property() {
+    let mut paths: Vec<_> = std::fs::read_dir(ENCODE_DIR)
+        .unwrap_or_else(|e| panic!("{ENCODE_DIR}: {e}"))
+        .map(|e| e.unwrap().path())
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 10, "{} inputs", paths.len());
+    let mut encoded = 0;
+    for path in paths {
+        let bytes = std::fs::read(&path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let outcome = std::panic::catch_unwind(|| protobuf_encode_property::check(&bytes))
+            .unwrap_or_else(|_| panic!("{name}: the encode property fails (message above)"));
+        encoded += usize::from(matches!(
+            outcome,
+            protobuf_encode_property::Outcome::Encoded { .. }
+        ));
+    }
+    assert!(encoded >= 10, "{encoded} inputs encoded");
 }

@@ -242,6 +242,145 @@ fn a_flag_other_than_0_or_1_is_dropped_with_a_warning() {
     assert_eq!(from_pb(&bytes).seatbid[0].group, None);
 }
 
+/// A bid whose members are `bid` (JSON members after `price`), encoded: the warnings' paths and the model read back.
+fn encode_bid(bid: &str) -> (Vec<String>, BidResponse<'static>, Vec<u8>) {
+    let json =
+        format!(r#"{{"id":"r","seatbid":[{{"bid":[{{"id":"b","impid":"1","price":1{bid}}}]}}]}}"#);
+    let model = from_json(&json).expect(&json);
+    let (bytes, warnings) = encode(&model);
+    let back = from_pb(&bytes);
+    assert_eq!(
+        encode(&back),
+        (bytes.clone(), vec![]),
+        "{json}: a fixed point"
+    );
+    (warnings.into_iter().map(|w| w.path).collect(), back, bytes)
+}
+
+fn bid_ext(r: &BidResponse<'_>) -> serde_json::Value {
+    serde_json::from_str(r.seatbid[0].bid[0].ext.expect("ext").get()).unwrap()
+}
+
+#[test]
+fn a_name_sent_twice_is_written_once_with_its_last_value() {
+    let (warned, back, _) = encode_bid(
+        r#","ext":{"[1001]":[{"varint":5}],"[1001]":[{"varint":6}],"dsa":{"transparency":[]}}"#,
+    );
+    assert_eq!(warned, Vec::<String>::new());
+    assert_eq!(bid_ext(&back)["[1001]"], serde_json::json!([{"varint": 6}]));
+    let model = from_json(
+        r#"{"id":"r","ext":{"igi":[{"igb":[{"ps":{"x":1.5,"y":1,"x":-2},"pbs":{"a":1,"a":[2]}}]}]}}"#,
+    )
+    .unwrap();
+    let (bytes, _) = encode(&model);
+    let back = from_pb(&bytes);
+    assert_eq!(encode(&back), (bytes, vec![]));
+    let ext: serde_json::Value = serde_json::from_str(back.ext.unwrap().get()).unwrap();
+    assert_eq!(
+        ext["igi"][0]["igb"][0]["ps"],
+        serde_json::json!({"y":1.0,"x":-2.0})
+    );
+    assert_eq!(
+        ext["igi"][0]["igb"][0]["pbs"],
+        serde_json::json!({"a":[2.0]})
+    );
+}
+
+#[test]
+fn a_single_value_for_a_list_is_named_by_its_own_path() {
+    let model = from_json(
+        r#"{"id":"r","seatbid":[{"bid":[{"id":"b","impid":"1","price":1,"ext":{"dsa":{"transparency":[{"domain":"d","dsaparams":4294967296}]}}}]}]}"#,
+    )
+    .unwrap();
+    let e = encode_protobuf(&model, &mut Vec::new()).unwrap_err();
+    assert_eq!(e.path, "/seatbid/0/bid/0/ext/dsa/transparency/0/dsaparams");
+    let (warned, _, _) =
+        encode_bid(r#","ext":{"dsa":{"transparency":[{"domain":"d","dsaparams":"x"}]}}"#);
+    assert_eq!(
+        warned,
+        ["/seatbid/0/bid/0/ext/dsa/transparency/0/dsaparams"]
+    );
+}
+
+#[test]
+fn a_double_past_its_range_is_dropped_with_a_warning() {
+    let model = from_json(r#"{"id":"r","ext":{"igi":[{"igb":[{"maxbid":"1e400","cur":"EUR"}]}]}}"#)
+        .unwrap();
+    let (bytes, warnings) = encode(&model);
+    assert_eq!(warnings.len(), 1);
+    assert_eq!(warnings[0].path, "/ext/igi/0/igb/0/maxbid");
+    let back = from_pb(&bytes);
+    assert_eq!(encode(&back), (bytes, vec![]));
+    let ext: serde_json::Value = serde_json::from_str(back.ext.unwrap().get()).unwrap();
+    assert_eq!(ext["igi"][0]["igb"][0], serde_json::json!({"cur":"EUR"}));
+}
+
+#[test]
+fn raw_forms_write_only_what_reads_back_the_same() {
+    // A group's base64 that holds no fields, names the decoder would render otherwise: dropped.
+    let (warned, back, _) = encode_bid(
+        r#","ext":{"[1001]":[{"group":"AAAA"}],"[01002]":[{"varint":1}],"[+1003]":[{"varint":1}],"[1004]":[{"group":"CAU="},{"group":""}]}"#,
+    );
+    assert_eq!(
+        warned,
+        [
+            "/seatbid/0/bid/0/ext/[1001]",
+            "/seatbid/0/bid/0/ext/[01002]",
+            "/seatbid/0/bid/0/ext/[+1003]"
+        ]
+    );
+    assert_eq!(
+        bid_ext(&back),
+        serde_json::json!({"[1004]":[{"group":"CAU="},{"group":""}]})
+    );
+}
+
+#[test]
+fn an_empty_object_adm_is_an_empty_adm_native() {
+    for adm in [r#","adm":{}"#, r#","adm":{"link":"not an object"}"#] {
+        let (_, back, _) = encode_bid(adm);
+        let bid = &back.seatbid[0].bid[0];
+        assert!(
+            matches!(&bid.adm, Some(Adm::Object(o)) if o.members.is_empty()),
+            "{adm}: {:?}",
+            bid.adm
+        );
+    }
+}
+
+#[test]
+fn nesting_past_the_recursion_limit_is_dropped_with_a_warning() {
+    let nested = |depth: usize| format!("{}1{}", r#"{"a":"#.repeat(depth), "}".repeat(depth));
+    // `pbs` is a Value at depth 5 (BidResponse, Ext, igi, igb, pbs); each object adds three levels.
+    for (depth, kept) in [(31, true), (32, false), (100, false)] {
+        let json = format!(
+            r#"{{"id":"r","ext":{{"igi":[{{"igb":[{{"cur":"EUR","pbs":{}}}]}}]}}}}"#,
+            nested(depth)
+        );
+        let model = from_json(&json).unwrap();
+        let (bytes, warnings) = encode(&model);
+        assert_eq!(warnings.is_empty(), kept, "{depth}: {warnings:?}");
+        if !kept {
+            assert_eq!(warnings[0].path, "/ext/igi/0/igb/0/pbs");
+        }
+        let back = from_pb(&bytes);
+        let ext: serde_json::Value = serde_json::from_str(back.ext.unwrap().get()).unwrap();
+        assert_eq!(
+            ext["igi"][0]["igb"][0].get("pbs").is_some(),
+            kept,
+            "{depth}"
+        );
+    }
+    // Groups nested in a raw form count too.
+    use base64::Engine as _;
+    for (depth, kept) in [(90, true), (120, false)] {
+        let group = [vec![0x0b; depth - 1], vec![0x0c; depth - 1]].concat();
+        let b64 = base64::engine::general_purpose::STANDARD.encode(group);
+        let (warned, _, _) = encode_bid(&format!(r#","ext":{{"[1001]":[{{"group":"{b64}"}}]}}"#));
+        assert_eq!(warned.is_empty(), kept, "{depth}");
+    }
+}
+
 mod generated {
     use super::*;
     use proptest::prelude::*;

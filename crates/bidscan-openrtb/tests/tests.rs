@@ -22,6 +22,7 @@ mod pair;
 mod properties;
 mod protobuf;
 mod protobuf_encode;
+mod protobuf_encode_property;
 mod protobuf_reference;
 mod robustness;
 mod rules;

@@ -54,6 +54,8 @@ async fn decode_answers_protobuf_when_accept_prefers_it() {
         "application/json;q=0.5, application/x-protobuf",
         "*/*;q=0.1, application/x-protobuf;q=0.2",
         "application/json;q=0, */*",
+        // Named exactly, it wins over the wildcard at equal weight.
+        "application/x-protobuf, */*",
     ] {
         let res = decode(&server, Some(accept), BID).await;
         assert_eq!(res.status(), 200, "{accept}");

@@ -21,13 +21,14 @@
 //! warning: a flag other than 0 or 1 (`seatbid.group`), a member of the wrong JSON type, a `null`.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fmt;
 
 use base64::Engine as _;
 use bidscan_json::RawJson;
 use bidscan_proto::{
-    MAX_FIELD_NUMBER, WireType, begin_len, end_len, put_bool, put_double, put_group, put_int32,
-    put_len, put_tag, put_varint,
+    Limits, MAX_FIELD_NUMBER, Message, WireType, begin_len, end_len, put_bool, put_double,
+    put_group, put_int32, put_len, put_tag, put_varint,
 };
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
@@ -86,6 +87,7 @@ pub fn encode_protobuf(
     let mut e = Enc {
         out,
         warnings: Vec::new(),
+        depth: 1,
     };
     e.response(response)?;
     Ok(e.warnings)
@@ -138,7 +140,15 @@ impl At<'_> {
 struct Enc<'o> {
     out: &'o mut Vec<u8>,
     warnings: Vec<EncodeWarning>,
+    /// Nesting of the message being written, counted as decoders count it (the `BidResponse` is 1).
+    depth: u32,
 }
+
+/// The deepest nesting of messages (and groups) written, the top message counted as 1: the recursion limit
+/// protobuf's reference parsers apply by default (protobuf C++ and Java `CodedInputStream`, Go `protowire`'s
+/// users, prost: 100), below `decode_protobuf`'s 128. Only a `google.protobuf.Value` (three levels per JSON
+/// object, two per array) or a raw-form group can come near it.
+const MAX_DEPTH: u32 = 100;
 
 /// An `int32` out of an `i64`, or the error naming `at`.
 fn int32(v: i64, at: &At<'_>) -> Result<i32, EncodeError> {
@@ -188,7 +198,7 @@ impl Enc<'_> {
         self.str(1, &r.id);
         for (i, seat) in r.seatbid.iter().enumerate() {
             let start = begin_len(self.out, 2);
-            self.seat(seat, &at.key("seatbid").index(i))?;
+            self.nested(|e| e.seat(seat, &at.key("seatbid").index(i)))?;
             end_len(self.out, start);
         }
         self.str(3, &r.bidid);
@@ -201,7 +211,7 @@ impl Enc<'_> {
     fn seat(&mut self, s: &SeatBid<'_>, at: &At<'_>) -> Result<(), EncodeError> {
         for (i, bid) in s.bid.iter().enumerate() {
             let start = begin_len(self.out, 1);
-            self.bid(bid, &at.key("bid").index(i))?;
+            self.nested(|e| e.bid(bid, &at.key("bid").index(i)))?;
             end_len(self.out, start);
         }
         self.str(2, &s.seat);
@@ -273,7 +283,9 @@ impl Enc<'_> {
                 .map(|(k, v)| (Cow::Borrowed(&**k), v.get()))
                 .collect();
             let start = begin_len(self.out, 50);
-            self.message(&members, &NATIVE_RESPONSE, "NativeResponse", &at.key("adm"))?;
+            self.nested(|e| {
+                e.message(&members, &NATIVE_RESPONSE, "NativeResponse", &at.key("adm"))
+            })?;
             end_len(self.out, start);
         }
         self.ext(&b.ext, &BID_EXT, "Bid.Ext", at)
@@ -291,6 +303,14 @@ impl Enc<'_> {
         }
         bidscan_proto::put_packed_int32(self.out, number, values.map(|v| v as i32));
         Ok(())
+    }
+
+    /// `f` run one message deeper (see [`MAX_DEPTH`]).
+    fn nested<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
     }
 
     /// An `ext` member (field 99) of the message at `at`: its JSON object written as the `Ext` message `desc`.
@@ -311,7 +331,7 @@ impl Enc<'_> {
             return Ok(());
         };
         let start = begin_len(self.out, 99);
-        self.message(&members, desc, name, &at)?;
+        self.nested(|e| e.message(&members, desc, name, &at))?;
         end_len(self.out, start);
         Ok(())
     }
@@ -339,7 +359,7 @@ impl Enc<'_> {
                 self.field(d, raw, &at.key(key))?;
             }
         }
-        for (key, raw) in members {
+        for (key, raw) in last_of_each(members) {
             if desc.fields.iter().any(|d| d.name == key) {
                 continue;
             }
@@ -366,15 +386,16 @@ impl Enc<'_> {
         if !d.repeated {
             return self.one(d, raw, at);
         }
-        let list = match items(raw) {
-            Some(list) => list,
-            // A single value for a list, which lenient readers accept.
-            None => vec![raw],
+        let (list, single) = match items(raw) {
+            Some(list) => (list, false),
+            // A single value for a list, which lenient readers accept: its path is the member's own.
+            None => (vec![raw], true),
         };
+        let item = |i| if single { *at } else { at.index(i) };
         if matches!(d.kind, Kind::Int32 | Kind::Flag) {
             let mut values = Vec::with_capacity(list.len());
-            for (i, item) in list.iter().enumerate() {
-                if let Some(v) = self.scalar_varint(d.kind, item, &at.index(i))? {
+            for (i, raw) in list.iter().enumerate() {
+                if let Some(v) = self.scalar_varint(d.kind, raw, &item(i))? {
                     values.push(v);
                 }
             }
@@ -387,8 +408,8 @@ impl Enc<'_> {
             }
             return Ok(());
         }
-        for (i, item) in list.iter().enumerate() {
-            self.one(d, item, &at.index(i))?;
+        for (i, raw) in list.iter().enumerate() {
+            self.one(d, raw, &item(i))?;
         }
         Ok(())
     }
@@ -474,10 +495,8 @@ impl Enc<'_> {
                 ),
             },
             Kind::Double => match found {
-                Leaf::Num(n) => put_double(self.out, d.number, n.parse().unwrap_or(f64::NAN)),
-                Leaf::Str(s) if number_text(&s) => {
-                    put_double(self.out, d.number, s.parse().unwrap_or(f64::NAN))
-                }
+                Leaf::Num(n) => self.double(d.number, n, at),
+                Leaf::Str(s) if number_text(&s) => self.double(d.number, &s, at),
                 found => self.warn(
                     at,
                     format!("{} where protobuf's field holds a number", found.name()),
@@ -486,7 +505,7 @@ impl Enc<'_> {
             Kind::Message(desc) => match members(raw) {
                 Some(members) => {
                     let start = begin_len(self.out, d.number);
-                    self.message(&members, desc, d.name, at)?;
+                    self.nested(|e| e.message(&members, desc, d.name, at))?;
                     end_len(self.out, start);
                 }
                 None => self.warn(
@@ -496,12 +515,21 @@ impl Enc<'_> {
             },
             Kind::Value => {
                 let start = begin_len(self.out, d.number);
-                self.value(raw, at);
-                end_len(self.out, start);
+                if self.value(raw, at, self.depth + 1) {
+                    end_len(self.out, start);
+                } else {
+                    self.out.truncate(start.tag);
+                    self.warn(
+                        at,
+                        format!(
+                            "nested deeper than {MAX_DEPTH} messages as a google.protobuf.Value, past protobuf parsers' recursion limit"
+                        ),
+                    );
+                }
             }
             Kind::MapStrDouble => match members(raw) {
                 Some(members) => {
-                    for (key, v) in &members {
+                    for (key, v) in last_of_each(&members) {
                         let n = match leaf(v) {
                             Leaf::Num(n) => n.parse().unwrap_or(f64::NAN),
                             found => {
@@ -527,9 +555,23 @@ impl Enc<'_> {
         Ok(())
     }
 
+    /// A `double` field from a number's text; dropped (warned) when the text is past `f64`'s range (`"1e400"`, a
+    /// string, which JSON readers refuse as a number): protobuf would carry infinity, which JSON cannot render.
+    fn double(&mut self, number: u32, n: &str, at: &At<'_>) {
+        match n.parse::<f64>() {
+            Ok(v) if v.is_finite() => put_double(self.out, number, v),
+            _ => self.warn(at, format!("{n} is outside double's range")),
+        }
+    }
+
     /// The body of a `google.protobuf.Value` (struct.proto) standing for the JSON value `raw`: `null_value` 1,
     /// `number_value` 2, `string_value` 3, `bool_value` 4, `struct_value` 5, `list_value` 6.
-    fn value(&mut self, raw: &str, at: &At<'_>) {
+    /// `depth` is the `Value`'s own nesting; `false` (the caller discards what was written) when the value would
+    /// nest past [`MAX_DEPTH`].
+    fn value(&mut self, raw: &str, at: &At<'_>, depth: u32) -> bool {
+        if depth > MAX_DEPTH {
+            return false;
+        }
         match leaf(raw) {
             Leaf::Null => {
                 put_tag(self.out, 1, WireType::Varint);
@@ -541,11 +583,13 @@ impl Enc<'_> {
             Leaf::Object => {
                 let members = members(raw).unwrap_or_default();
                 let st = begin_len(self.out, 5);
-                for (key, v) in &members {
+                for (key, v) in last_of_each(&members) {
                     let entry = begin_len(self.out, 1);
                     put_len(self.out, 1, key.as_bytes());
                     let value = begin_len(self.out, 2);
-                    self.value(v, &at.key(key));
+                    if !self.value(v, &at.key(key), depth + 3) {
+                        return false;
+                    }
                     end_len(self.out, value);
                     end_len(self.out, entry);
                 }
@@ -556,13 +600,16 @@ impl Enc<'_> {
                 let lv = begin_len(self.out, 6);
                 for (i, item) in list.iter().enumerate() {
                     let value = begin_len(self.out, 1);
-                    self.value(item, &at.index(i));
+                    if !self.value(item, &at.index(i), depth + 2) {
+                        return false;
+                    }
                     end_len(self.out, value);
                 }
                 end_len(self.out, lv);
             }
             Leaf::Invalid => self.warn(at, "not JSON"),
         }
+        true
     }
 
     /// An undeclared field of number `number` from its raw form (the `render` module's: an array of
@@ -597,7 +644,11 @@ impl Enc<'_> {
                             Ok(())
                         }
                         Ok(bytes) => {
+                            let mark = self.out.len();
                             put_group(self.out, number, &bytes);
+                            if !is_one_group(&self.out[mark..], self.depth) {
+                                return false;
+                            }
                             Ok(())
                         }
                         Err(_) => return false,
@@ -614,17 +665,37 @@ impl Enc<'_> {
 }
 
 /// Whether every member of an object `adm` is a `NativeResponse` field (OpenRTB Native 1.2 §5.1), so that
-/// `adm_native` carries it whole.
+/// `adm_native` carries it whole. `{}` is one (an empty `adm_native`, which the decoder reads back as `{}`).
 fn is_native_response(o: &AdmObject<'_>) -> bool {
-    !o.members.is_empty()
-        && o.members
-            .iter()
-            .all(|(k, _)| NATIVE_RESPONSE.fields.iter().any(|d| d.name == k))
+    o.members
+        .iter()
+        .all(|(k, _)| NATIVE_RESPONSE.fields.iter().any(|d| d.name == k))
 }
 
-/// The field number of a raw-form member name, `[N]` (1 ≤ N ≤ 2^29−1).
+/// Whether `bytes` is exactly one well-formed group field (its start tag, fields, its end tag), as a protobuf
+/// parser reads it: a group's raw form is arbitrary base64, which may not hold fields.
+/// `depth` is the nesting of the message it is a field of: nested groups count as messages.
+fn is_one_group(bytes: &[u8], depth: u32) -> bool {
+    let limits = Limits {
+        max_depth: MAX_DEPTH.saturating_sub(depth - 1),
+        ..Limits::default()
+    };
+    let Ok(mut m) = Message::new(bytes, limits) else {
+        return false;
+    };
+    matches!(m.next(), Ok(Some(f)) if matches!(f.value, bidscan_proto::Value::Group(_)))
+        && matches!(m.next(), Ok(None))
+}
+
+/// The field number of a raw-form member name, `[N]` (1 ≤ N ≤ 2^29−1) with `N` as the decoder renders it
+/// (decimal digits, no sign, no leading zero), so that the name reads back the same.
 fn raw_number(key: &str) -> Option<u32> {
-    let n: u32 = key.strip_prefix('[')?.strip_suffix(']')?.parse().ok()?;
+    let digits = key.strip_prefix('[')?.strip_suffix(']')?;
+    if !digits.bytes().all(|b| b.is_ascii_digit()) || (digits.len() > 1 && digits.starts_with('0'))
+    {
+        return None;
+    }
+    let n: u32 = digits.parse().ok()?;
     (1..=MAX_FIELD_NUMBER).contains(&n).then_some(n)
 }
 
@@ -729,6 +800,22 @@ fn members(raw: &str) -> Option<Vec<(Cow<'_, str>, &str)>> {
         Leaf::Object => serde_json::from_str::<Members<'_>>(raw).ok().map(|m| m.0),
         _ => None,
     }
+}
+
+/// The members of a JSON object a reader keeps: the last of each name, in document order. A name sent twice keeps
+/// its last value, as JSON readers keep it and protobuf maps (a `Struct`'s fields, `map<string, double>`) keep
+/// the last entry of a key, so each name is written once.
+fn last_of_each<'m, 'a>(
+    members: &'m [(Cow<'a, str>, &'a str)],
+) -> Vec<&'m (Cow<'a, str>, &'a str)> {
+    let mut seen = HashSet::with_capacity(members.len());
+    let mut kept: Vec<_> = members
+        .iter()
+        .rev()
+        .filter(|(k, _)| seen.insert(&**k))
+        .collect();
+    kept.reverse();
+    kept
 }
 
 /// A JSON array's items as their text; `None` when `raw` is not an array.

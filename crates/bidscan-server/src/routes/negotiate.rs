@@ -8,7 +8,9 @@
 //!   decimals; `q=0` refuses); parameters other than `q` are ignored; a range that does not parse is skipped;
 //! - an offer's weight is that of the most specific range matching one of its names (`type/subtype` over
 //!   `type/*` over `*/*`; RFC 9110 §12.5.1's precedence), the best over its names;
-//! - the offer with the highest weight wins; on a tie, the one listed first (JSON).
+//! - the offer with the highest weight wins; on a tie, the one a more specific range named (an offer named exactly
+//!   over one only a wildcard matches: `application/x-protobuf, */*` takes protobuf; RFC 9110 §12.5.1 gives "the
+//!   most specific reference" precedence), then the one listed first (JSON).
 //!
 //! An `Accept` line that is not visible ASCII is skipped.
 
@@ -38,7 +40,8 @@ pub const PROTOBUF: Offer = Offer {
 };
 
 /// The offer of `offers` the request's `Accept` prefers (see the module docs); `None` when it accepts none of
-/// them (the caller answers 406). `offers` is not empty; its first is the default and wins ties.
+/// them (the caller answers 406). `offers` is not empty; its first is the default and wins ties between equally
+/// specific ranges.
 pub fn choose(headers: &HeaderMap, offers: &[Offer]) -> Option<Offer> {
     let mut lines = headers
         .get_all(ACCEPT)
@@ -53,16 +56,17 @@ pub fn choose(headers: &HeaderMap, offers: &[Offer]) -> Option<Offer> {
         .flat_map(|l| l.split(','))
         .filter_map(Range::parse)
         .collect();
-    let mut best: Option<(Offer, u16)> = None;
+    // Per offer: (weight, specificity of the range that gave it), compared in that order.
+    let mut best: Option<(Offer, (u16, u8))> = None;
     for offer in offers {
-        let q = offer
+        let w = offer
             .names
             .iter()
             .filter_map(|name| weight(&ranges, name))
             .max()
-            .unwrap_or(0);
-        if q > 0 && best.is_none_or(|(_, b)| q > b) {
-            best = Some((*offer, q));
+            .unwrap_or((0, 0));
+        if w.0 > 0 && best.is_none_or(|(_, b)| w > b) {
+            best = Some((*offer, w));
         }
     }
     best.map(|(o, _)| o)
@@ -137,9 +141,9 @@ fn qvalue(v: &str) -> Option<u16> {
     }
 }
 
-/// The weight the most specific range matching `name` gives it (the best of equally specific ones); `None` when
-/// no range matches.
-fn weight(ranges: &[Range<'_>], name: &str) -> Option<u16> {
+/// The weight the most specific range matching `name` gives it (the best of equally specific ones), with that
+/// range's specificity ([`Range::matches`]); `None` when no range matches.
+fn weight(ranges: &[Range<'_>], name: &str) -> Option<(u16, u8)> {
     let mut best: Option<(u8, u16)> = None;
     for r in ranges {
         let s = r.matches(name);
@@ -151,7 +155,7 @@ fn weight(ranges: &[Range<'_>], name: &str) -> Option<u16> {
             _ => Some((s, r.q)),
         };
     }
-    best.map(|(_, q)| q)
+    best.map(|(s, q)| (q, s))
 }
 
 #[cfg(test)]
@@ -214,6 +218,14 @@ mod tests {
     }
 
     #[test]
+    fn a_type_named_exactly_beats_a_wildcard_at_equal_weight() {
+        assert_eq!(pick(&["application/x-protobuf, */*"]), P);
+        assert_eq!(pick(&["*/*;q=0.5, application/protobuf;q=0.5"]), P);
+        assert_eq!(pick(&["application/*", "application/x-protobuf"]), P);
+        assert_eq!(pick(&["application/x-protobuf;q=0.4, */*;q=0.5"]), J);
+    }
+
+    #[test]
     fn weights_parse_as_rfc_9110_writes_them() {
         assert_eq!(qvalue("1"), Some(1000));
         assert_eq!(qvalue("1.000"), Some(1000));
@@ -224,5 +236,150 @@ mod tests {
         assert_eq!(qvalue("0.0001"), None);
         assert_eq!(qvalue("-1"), None);
         assert_eq!(qvalue(""), None);
+    }
+
+    mod generated {
+        use super::*;
+        use proptest::prelude::*;
+
+        const OFFERS: [Offer; 2] = [JSON, PROTOBUF];
+
+        fn headers(lines: &[String]) -> HeaderMap {
+            let mut h = HeaderMap::new();
+            for l in lines {
+                if let Ok(v) = HeaderValue::from_str(l) {
+                    h.append(ACCEPT, v);
+                }
+            }
+            h
+        }
+
+        /// A weight as RFC 9110 §12.4.2 writes it, from thousandths.
+        fn qtext(thousandths: u16) -> String {
+            if thousandths == 1000 {
+                "1".to_owned()
+            } else {
+                format!("0.{thousandths:03}")
+            }
+        }
+
+        /// A weight parameter: none, a valid one, or one that does not parse.
+        fn q() -> impl Strategy<Value = String> {
+            prop_oneof![
+                Just(String::new()),
+                (0u16..=1000).prop_map(|t| format!(";q={}", qtext(t))),
+                Just(";q=2".to_owned()),
+                Just("; Q = 0.5".to_owned()),
+                Just(";level=1".to_owned()),
+            ]
+        }
+
+        /// A media range of `vocabulary` with a weight.
+        fn range(vocabulary: Vec<&'static str>) -> impl Strategy<Value = String> {
+            (proptest::sample::select(vocabulary), q()).prop_map(|(k, q)| format!("{k}{q}"))
+        }
+
+        const EVERY_RANGE: [&str; 10] = [
+            "application/json",
+            "application/x-protobuf",
+            "application/protobuf",
+            "Application/Vnd.Google.Protobuf",
+            "application/*",
+            "*/*",
+            "text/html",
+            "application/xml",
+            "*/json",
+            "nonsense",
+        ];
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(512))]
+
+            /// Arbitrary header bytes never panic, and the choice is one of the offers.
+            #[test]
+            fn any_accept_picks_one_of_the_offers_or_none(
+                lines in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..48), 0..4),
+                reversed in any::<bool>(),
+            ) {
+                let mut h = HeaderMap::new();
+                for l in &lines {
+                    if let Ok(v) = HeaderValue::from_bytes(l) {
+                        h.append(ACCEPT, v);
+                    }
+                }
+                let offers = if reversed { [PROTOBUF, JSON] } else { OFFERS };
+                if let Some(o) = choose(&h, &offers) {
+                    prop_assert!(offers.contains(&o));
+                }
+            }
+
+            /// Media ranges as clients write them: the choice is an offer, and `None` only when some range was sent.
+            #[test]
+            fn ranges_pick_one_of_the_offers(
+                lines in proptest::collection::vec(
+                    proptest::collection::vec(range(EVERY_RANGE.to_vec()), 0..5).prop_map(|r| r.join(", ")),
+                    0..3,
+                ),
+            ) {
+                match choose(&headers(&lines), &OFFERS) {
+                    Some(o) => prop_assert!(OFFERS.contains(&o)),
+                    None => prop_assert!(lines.iter().any(|l| !l.trim().is_empty())),
+                }
+            }
+
+            /// An offer whose every name is sent with `q=0` is never chosen, whatever the wildcards and the other
+            /// ranges say.
+            #[test]
+            fn an_offer_refused_with_q_0_is_never_chosen(
+                refused in 0usize..2,
+                others in proptest::collection::vec(any::<proptest::sample::Index>(), 0..6),
+                weights in proptest::collection::vec(q(), 6),
+                at in any::<proptest::sample::Index>(),
+            ) {
+                let offer = OFFERS[refused];
+                // Ranges that name no name of the refused offer exactly.
+                let vocabulary: Vec<&str> = EVERY_RANGE
+                    .iter()
+                    .copied()
+                    .filter(|r| !offer.names.iter().any(|n| n.eq_ignore_ascii_case(r)))
+                    .collect();
+                let mut ranges: Vec<String> = others
+                    .iter()
+                    .zip(&weights)
+                    .map(|(i, q)| format!("{}{q}", i.get(&vocabulary)))
+                    .collect();
+                for name in offer.names {
+                    let i = at.index(ranges.len() + 1);
+                    ranges.insert(i, format!("{name};q=0"));
+                }
+                let chosen = choose(&headers(&[ranges.join(", ")]), &OFFERS);
+                prop_assert_ne!(chosen, Some(offer), "{}", ranges.join(", "));
+            }
+
+            /// RFC 9110 §12.5.1: the exact range's weight decides for its type over a wildcard's, in either order;
+            /// at equal weight the offer named exactly wins over the one only the wildcard matches.
+            #[test]
+            fn the_exact_range_decides_over_a_wildcard(
+                named in 0usize..2,
+                name in any::<proptest::sample::Index>(),
+                wildcard in proptest::sample::select(vec!["*/*", "application/*"]),
+                (exact_q, wild_q) in prop_oneof![(0u16..=1000).prop_map(|q| (q, q)), (0u16..=1000, 0u16..=1000)],
+                exact_first in any::<bool>(),
+            ) {
+                let offer = OFFERS[named];
+                let other = OFFERS[1 - named];
+                let exact = format!("{};q={}", name.get(offer.names), qtext(exact_q));
+                let wild = format!("{wildcard};q={}", qtext(wild_q));
+                let header = if exact_first { format!("{exact}, {wild}") } else { format!("{wild}, {exact}") };
+                let want = if exact_q > 0 && exact_q >= wild_q {
+                    Some(offer)
+                } else if wild_q > 0 {
+                    Some(other)
+                } else {
+                    None
+                };
+                prop_assert_eq!(choose(&headers(std::slice::from_ref(&header)), &OFFERS), want, "{}", header);
+            }
+        }
     }
 }
