@@ -469,10 +469,7 @@ fn nested_repeated_fields_are_named_once_in_the_path() {
         ),
         (
             "igi[1].igb[0].origin sent as a varint",
-            no_seat(msg(&[
-                bytes(2, &s(1, "1")),
-                bytes(2, &bytes(2, &v(1, 5))),
-            ])),
+            no_seat(msg(&[bytes(2, &s(1, "1")), bytes(2, &bytes(2, &v(1, 5)))])),
             WireErrorKind::WrongWireType {
                 expected: WireType::Len,
                 found: WireType::Varint,
@@ -481,7 +478,10 @@ fn nested_repeated_fields_are_named_once_in_the_path() {
         ),
         (
             "seatnonbid[0].nonbid[0].impid not UTF-8",
-            no_seat(bytes(1, &msg(&[s(2, "seat"), bytes(1, &bytes(1, b"\xff"))]))),
+            no_seat(bytes(
+                1,
+                &msg(&[s(2, "seat"), bytes(1, &bytes(1, b"\xff"))]),
+            )),
             WireErrorKind::InvalidUtf8,
             "/ext/seatnonbid/0/nonbid/0/impid",
         ),

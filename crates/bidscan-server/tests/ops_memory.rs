@@ -21,7 +21,9 @@ const BUDGET: usize = 512 * 1024;
 const STREAMS: usize = 48;
 
 /// An h2 connection whose stream windows stay shut, driven by its own task.
-async fn shut_window(addr: SocketAddr) -> (h2::client::SendRequest<Bytes>, tokio::task::JoinHandle<()>) {
+async fn shut_window(
+    addr: SocketAddr,
+) -> (h2::client::SendRequest<Bytes>, tokio::task::JoinHandle<()>) {
     let tcp = TcpStream::connect(addr).await.unwrap();
     let (client, conn) = h2::client::Builder::new()
         .initial_window_size(0)
@@ -77,7 +79,11 @@ async fn unread_metrics_answers_are_held_in_the_budget_and_shed_past_it() {
     let (heads, openapi_bodies) = unread(client, addr, "/openapi.json").await;
     assert!(heads.iter().all(|&(s, _)| s == 200), "{heads:?}");
     let metrics = server.metrics().await;
-    assert_eq!(value(&metrics, INFLIGHT), 0.0, "unread /openapi.json answers hold the budget");
+    assert_eq!(
+        value(&metrics, INFLIGHT),
+        0.0,
+        "unread /openapi.json answers hold the budget"
+    );
     assert_eq!(sample(&metrics, SHED).unwrap_or(0.0), 0.0);
 
     // `/metrics`, unread on 48 streams: the first ones take the budget, the rest are shed.

@@ -98,7 +98,10 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
         (status = 503, description = "Overloaded: server.max_inflight_bytes has no room for the answer", body = ErrorBody),
     )
 )]
-pub async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+pub async fn metrics(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
     state.gate.update_gauges();
     // The bytes of the other requests: this one's reservation is not in the gauge.
     state

@@ -205,7 +205,11 @@ fn qvalue(q: &str) -> Option<u16> {
     if frac.len() > 3 || !frac.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let thousandths = frac.bytes().chain(std::iter::repeat(b'0')).take(3).fold(0u16, |n, b| n * 10 + u16::from(b - b'0'));
+    let thousandths = frac
+        .bytes()
+        .chain(std::iter::repeat(b'0'))
+        .take(3)
+        .fold(0u16, |n, b| n * 10 + u16::from(b - b'0'));
     match int {
         "0" => Some(thousandths),
         "1" if thousandths == 0 => Some(1000),
@@ -341,16 +345,27 @@ mod tests {
                 "{accept}"
             );
         }
-        let text: Vec<u8> = (0..20_000u32).flat_map(|i| (i % 251).to_string().into_bytes()).collect();
+        let text: Vec<u8> = (0..20_000u32)
+            .flat_map(|i| (i % 251).to_string().into_bytes())
+            .collect();
         for coding in Coding::ALL {
             for effort in [Effort::Fastest, Effort::Once] {
                 let coded = coding.encode(&text, effort);
                 assert!(coded.len() < text.len(), "{coding:?}");
                 let mut plain = Vec::new();
                 let read = match coding {
-                    Coding::Gzip => std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&coded[..]), &mut plain),
-                    Coding::Deflate => std::io::Read::read_to_end(&mut flate2::read::ZlibDecoder::new(&coded[..]), &mut plain),
-                    Coding::Br => std::io::Read::read_to_end(&mut brotli::Decompressor::new(&coded[..], 4096), &mut plain),
+                    Coding::Gzip => std::io::Read::read_to_end(
+                        &mut flate2::read::GzDecoder::new(&coded[..]),
+                        &mut plain,
+                    ),
+                    Coding::Deflate => std::io::Read::read_to_end(
+                        &mut flate2::read::ZlibDecoder::new(&coded[..]),
+                        &mut plain,
+                    ),
+                    Coding::Br => std::io::Read::read_to_end(
+                        &mut brotli::Decompressor::new(&coded[..], 4096),
+                        &mut plain,
+                    ),
                     Coding::Zstd => zstd::stream::copy_decode(&coded[..], &mut plain).map(|()| 0),
                 };
                 read.unwrap();
