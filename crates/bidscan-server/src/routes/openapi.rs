@@ -564,8 +564,9 @@ mod tests {
     }
 }
 
-/// This API as an OpenAPI 3.1 document (the `/validate` routes' `profile` names those configured now): the same
-/// `Bytes` for every request while the profile names stay the same ([`Served`]).
+/// This API as an OpenAPI 3.1 document (the `/validate` routes' `profile` names those configured now).
+//
+// The same `Bytes` for every request while the profile names stay the same (`Served`).
 #[utoipa::path(get, path = "/openapi.json", tag = "ops", responses((status = 200, description = "OpenAPI document", body = Object)))]
 pub async fn openapi(State(state): State<AppState>, headers: HeaderMap) -> Response {
     let served = {

@@ -88,7 +88,7 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
 }
 
 /// Prometheus text exposition (version 0.0.4) of every bidscan metric and the process metrics; 503 `overloaded`
-/// when `server.max_inflight_bytes` has no room for it (see the module docs).
+/// when `server.max_inflight_bytes` has no room for it.
 #[utoipa::path(
     get,
     path = "/metrics",
