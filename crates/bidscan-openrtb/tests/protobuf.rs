@@ -446,6 +446,73 @@ fn a_malformed_ext_is_refused_with_its_path() {
     assert_eq!(path, "/seatbid/0/bid/0/ext/dsa/behalf");
 }
 
+/// The path of an error inside a nested repeated message names the field once, then the element's index (a JSON
+/// pointer of the member, as the JSON reader's errors): `ext.igi`, `ext.seatnonbid` (and its `nonbid`),
+/// `adm_native`'s `assets` and `imptrackers`, `bid.ext.dsa.transparency`.
+#[test]
+fn nested_repeated_fields_are_named_once_in_the_path() {
+    let no_seat = |ext: Vec<u8>| msg(&[s(1, "r"), bytes(99, &ext)]);
+    let with_bid = |field: Vec<u8>| {
+        let mut bid = good_bid();
+        bid.push(field);
+        response_with(&bid)
+    };
+    let cases: [(&str, Vec<u8>, WireErrorKind, &str); 6] = [
+        (
+            "igi[0].impid sent as a varint",
+            no_seat(bytes(2, &v(1, 5))),
+            WireErrorKind::WrongWireType {
+                expected: WireType::Len,
+                found: WireType::Varint,
+            },
+            "/ext/igi/0/impid",
+        ),
+        (
+            "igi[1].igb[0].origin sent as a varint",
+            no_seat(msg(&[bytes(2, &s(1, "1")), bytes(2, &bytes(2, &v(1, 5)))])),
+            WireErrorKind::WrongWireType {
+                expected: WireType::Len,
+                found: WireType::Varint,
+            },
+            "/ext/igi/1/igb/0/origin",
+        ),
+        (
+            "seatnonbid[0].nonbid[0].impid not UTF-8",
+            no_seat(bytes(
+                1,
+                &msg(&[s(2, "seat"), bytes(1, &bytes(1, b"\xff"))]),
+            )),
+            WireErrorKind::InvalidUtf8,
+            "/ext/seatnonbid/0/nonbid/0/impid",
+        ),
+        (
+            "adm_native assets[0].id sent as bytes",
+            with_bid(bytes(50, &bytes(2, &bytes(1, b"x")))),
+            WireErrorKind::WrongWireType {
+                expected: WireType::Varint,
+                found: WireType::Len,
+            },
+            "/seatbid/0/bid/0/adm/assets/0/id",
+        ),
+        (
+            "adm_native imptrackers[1] not UTF-8",
+            with_bid(bytes(50, &msg(&[s(4, "ok"), bytes(4, b"\xff")]))),
+            WireErrorKind::InvalidUtf8,
+            "/seatbid/0/bid/0/adm/imptrackers/1",
+        ),
+        (
+            "bid.ext.dsa.transparency[0].domain not UTF-8",
+            with_bid(bytes(99, &bytes(2, &bytes(3, &bytes(1, b"\xff"))))),
+            WireErrorKind::InvalidUtf8,
+            "/seatbid/0/bid/0/ext/dsa/transparency/0/domain",
+        ),
+    ];
+    for (name, body, kind, path) in cases {
+        let (got_kind, _, got_path) = refused(&body);
+        assert_eq!((got_kind, got_path.as_str()), (kind, path), "{name}");
+    }
+}
+
 fn native() -> Vec<u8> {
     let title = msg(&[s(1, "Buy now")]);
     let asset = msg(&[v(1, 1), v(2, 1), bytes(3, &title)]);
@@ -740,6 +807,15 @@ fn request_wire_errors_name_the_path() {
     let e = bidscan_openrtb::decode_request_protobuf(&body, ProtobufLimits::default()).unwrap_err();
     assert_eq!(e.code(), "malformed_protobuf");
     assert_eq!(e.path(), Some("/imp/0/banner/format/1/h"));
+    // A nested repeated message and a repeated string: the name once, then the element's index.
+    let pmp = msg(&[bytes(2, &s(1, "d0")), bytes(2, &bytes(1, b"\xff"))]);
+    let imp = msg(&[s(1, "imp-1"), bytes(11, &pmp)]);
+    let body = msg(&[s(1, "req"), bytes(2, &imp)]);
+    let e = bidscan_openrtb::decode_request_protobuf(&body, ProtobufLimits::default()).unwrap_err();
+    assert_eq!(e.path(), Some("/imp/0/pmp/deals/1/id"));
+    let body = msg(&[s(1, "req"), s(13, "a.com"), bytes(13, b"\xff")]);
+    let e = bidscan_openrtb::decode_request_protobuf(&body, ProtobufLimits::default()).unwrap_err();
+    assert_eq!(e.path(), Some("/badv/1"));
     // Booleans as 0/1, `app` present, `regs.ext.dsa`.
     let dsa = msg(&[v(1, 2), v(2, 1)]);
     let regs = msg(&[bytes(99, &msg(&[bytes(4, &dsa)]))]);

@@ -28,6 +28,7 @@ mod hostile_slow;
 mod interop;
 mod markup;
 mod memory_budget;
+mod ops_memory;
 mod pool;
 mod protobuf;
 mod protobuf_out;

@@ -8,15 +8,20 @@
 //! schema's descriptions, not as constraints, because lenient mode answers a wrongly typed member with a 200 and
 //! an issue, not an error; `mode=strict` answers such a body 422.
 
-use axum::Json;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
 use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue};
+use axum::response::Response;
+use bytes::Bytes;
 use serde_json::{Value, json};
 use utoipa::OpenApi;
 
 use crate::config::ModeName;
 use crate::engine::{Inspect, View};
 use crate::error::{ErrorBody, ErrorFields};
-use crate::routes::ops::StatusBody;
+use crate::routes::layers::compress::{Coding, Effort};
+use crate::routes::ops::{self, StatusBody};
 use crate::routes::state::AppState;
 use crate::routes::validate::{AuctionAnswerDoc, ValidateAnswerDoc, ValidateEnvelopeDoc};
 
@@ -560,10 +565,60 @@ mod tests {
 }
 
 /// This API as an OpenAPI 3.1 document (the `/validate` routes' `profile` names those configured now).
+//
+// The same `Bytes` for every request while the profile names stay the same (`Served`).
 #[utoipa::path(get, path = "/openapi.json", tag = "ops", responses((status = 200, description = "OpenAPI document", body = Object)))]
-pub async fn openapi(State(state): State<AppState>) -> Json<serde_json::Value> {
-    let gate = state.engine.gate().load();
-    Json(document_with(&gate.profile_names()))
+pub async fn openapi(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    let served = {
+        let gate = state.engine.gate().load();
+        Served::of(&gate.profile_names())
+    };
+    ops::answer(
+        HeaderValue::from_static("application/json"),
+        served.plain.clone(),
+        ops::accepted(&headers),
+        |_, coding| served.coded(coding),
+        None,
+    )
+}
+
+/// The document served for one set of profile names: its JSON once, and each coding's compression once, when
+/// first asked for. Shared by every request (an `Arc`, and `Bytes` that count references).
+struct Served {
+    /// The profile names it was built for, sorted.
+    profiles: Vec<String>,
+    /// The JSON document.
+    plain: Bytes,
+    /// `plain` compressed, by [`Coding::index`].
+    coded: [OnceLock<Bytes>; 4],
+}
+
+/// The last document built: rebuilt only when the profile names change (a reload).
+static SERVED: Mutex<Option<Arc<Served>>> = Mutex::new(None);
+
+impl Served {
+    /// The document for `profiles` (sorted), built if the last one was for other names.
+    fn of(profiles: &[&str]) -> Arc<Served> {
+        let mut last = SERVED.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(served) = last.as_ref().filter(|s| s.profiles.iter().eq(profiles)) {
+            return served.clone();
+        }
+        let plain = serde_json::to_vec(&document_with(profiles)).unwrap_or_default();
+        let served = Arc::new(Served {
+            profiles: profiles.iter().map(|&p| p.to_owned()).collect(),
+            plain: Bytes::from(plain),
+            coded: Default::default(),
+        });
+        *last = Some(served.clone());
+        served
+    }
+
+    /// The document compressed with `coding` (at [`Effort::Once`]: it is compressed once and served many times).
+    fn coded(&self, coding: Coding) -> Bytes {
+        self.coded[coding.index()]
+            .get_or_init(|| Bytes::from(coding.encode(&self.plain, Effort::Once)))
+            .clone()
+    }
 }
 
 /// Completes an operation's 200 with its protobuf answer (`Accept` preferring protobuf): `media_type`'s content

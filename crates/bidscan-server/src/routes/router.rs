@@ -11,8 +11,9 @@
 //! - [`json_errors`]: the router's own answers (405, 404) and the layers' (413, 415) get the JSON error shape.
 //!
 //! They are one `Router::layer` call: each call adds a boxed service that every request clones, with everything
-//! below it. Operational routes are never shed, limited or timed out, so probes and scrapes keep working under
-//! overload; `/metrics` and `/openapi.json` are compressed (answers of at least 1 KiB, [`compress::layer`]).
+//! below it. Operational routes are never shed by `server.max_concurrency`, limited or timed out, so probes and
+//! scrapes keep working under overload; `/metrics` alone holds a reservation in `server.max_inflight_bytes` (503
+//! when it has no room), and it and `/openapi.json` compress their finished answers ([`ops`]' module docs).
 //!
 //! The batch routes (`/decode/batch`, `/validate/batch`) are not the pipeline's: their answer streams for as long
 //! as their body does, so its request timeout and its permit held until the answer is ready would bound nothing.
@@ -32,7 +33,6 @@ use tower_http::timeout::RequestBodyTimeoutLayer;
 
 use crate::error::{json_errors, panic_response};
 use crate::metrics::HttpMetrics;
-use crate::routes::layers::compress;
 use crate::routes::layers::host::RequireHostLayer;
 use crate::routes::layers::inflate::InflateLayer;
 use crate::routes::layers::track::TrackLayer;
@@ -63,11 +63,8 @@ fn operational(routes: Router<AppState>) -> Router<AppState> {
         .route("/", get(ops::index))
         .route("/healthz", get(ops::healthz))
         .route("/readyz", get(ops::readyz))
-        .route("/metrics", get(ops::metrics).layer(compress::layer()))
-        .route(
-            "/openapi.json",
-            get(crate::routes::openapi::openapi).layer(compress::layer()),
-        )
+        .route("/metrics", get(ops::metrics))
+        .route("/openapi.json", get(crate::routes::openapi::openapi))
 }
 
 /// `routes` with the 404 fallback and every route's layers (see the module docs).

@@ -200,7 +200,7 @@ fn field<'a>(
         match d.kind {
             Kind::Int32 | Kind::Flag => {
                 for v in f.varints()? {
-                    let v = v.map_err(|e| e.within(d.name, Some(n)))?;
+                    let v = v.map_err(|e| e.within(&n.to_string(), None))?;
                     if n > 0 {
                         out.push(',');
                     }
@@ -222,7 +222,7 @@ fn field<'a>(
                     Kind::MapStrDouble => map_str_double(std::slice::from_ref(f), out, limits),
                     kind => scalar(kind, f, out),
                 };
-                r.map_err(|e| e.within(d.name, Some(n)))?;
+                r.map_err(|e| e.within(&n.to_string(), None))?;
                 n += 1;
             }
         }

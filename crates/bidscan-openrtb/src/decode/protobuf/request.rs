@@ -70,7 +70,9 @@ fn texts<'a, const N: usize>(
     f: &Field<'a>,
     to: &mut InlineVec<Cow<'a, str>, N>,
 ) -> Result<(), Error> {
-    to.push(Cow::Borrowed(f.str()?));
+    // The element's index: the caller puts the field's name before it.
+    let s = f.str().map_err(|e| e.within(&to.len().to_string(), None))?;
+    to.push(Cow::Borrowed(s));
     Ok(())
 }
 
@@ -79,7 +81,8 @@ fn codes<T: From<i64> + InlineItem, const N: usize>(
     to: &mut InlineVec<T, N>,
 ) -> Result<(), Error> {
     for v in f.varints()? {
-        to.push(T::from(i64::from(v? as i32)));
+        let v = v.map_err(|e| e.within(&to.len().to_string(), None))?;
+        to.push(T::from(i64::from(v as i32)));
     }
     Ok(())
 }
