@@ -1,6 +1,6 @@
 //! [`MemoryBudget`]: `server.max_inflight_bytes`, the one cap on the bytes that requests hold in memory at once —
-//! bodies as they arrive (a compressed body `server.max_body_bytes` up front), every document route's answer
-//! until it is sent ([`hold`]), held batch answers. A request takes a [`Reservation`] and grows it before it holds more; one
+//! bodies as they arrive (a compressed body's decoders' working memory too, as its stream declares it), every
+//! document route's answer and every `/metrics` answer until it is sent ([`hold`]), held batch answers. A request takes a [`Reservation`] and grows it before it holds more; one
 //! that cannot is shed with 503 (`bidscan_shed_total{reason="memory"}`). The bytes go back when the reservation
 //! drops, whatever ends the request (answered, timed out, the client gone).
 //!
