@@ -5,7 +5,10 @@
 //! [`Engine::auction`] then checks out this thread's pooled reader and markup inspector once, decodes the request
 //! once (`bidscan_openrtb::Auction::decode_request`) and adds every bidder with them
 //! (`Auction::add`: each body decoded in place where the route read it, inspected and judged as `/validate` judges a
-//! response), and renders its answer (`render::write_auction`, what `Auction::answer` serializes to). The state is checked back in before the call returns.
+//! response), writing each bidder's part of the answer as soon as it is judged (`render::AuctionWriter`, what
+//! `Auction::answer` serializes to, or `render::ProtobufWriter`) into a buffer whose memory the caller holds as it
+//! grows (`render::Growing`; the server's `server.max_inflight_bytes`), and dropping the bidder's model. The state
+//! is checked back in before the call returns.
 //!
 //! The request part and each bidder's part are JSON or protobuf, by their own `Content-Type`
 //! (`routes::auction_parts`): a protobuf request is decoded by `Auction::decode_request_protobuf`, a protobuf body
@@ -22,7 +25,7 @@ use bidscan_openrtb::rules::Policy;
 use bidscan_openrtb::{Auction, BidderStatus, ProtobufLimits, Reply, Status};
 
 use crate::engine::decode::{Answer, Encoding, Engine, Inspect, Options, View, render_failed};
-use crate::engine::render;
+use crate::engine::render::{AuctionWriter, Growing, ProtobufWriter, Refused, Unwritten};
 use crate::error::ApiError;
 
 impl Engine {
@@ -46,22 +49,31 @@ impl Engine {
         replies: Vec<(&str, Reply<'_>)>,
         options: &Options,
     ) -> Result<Answer, ApiError> {
-        self.auction_encoded(request, Encoding::Json, replies, options)
+        self.auction_encoded(request, Encoding::Json, replies, options, &mut |_| true)
     }
 
     /// [`auction`](Self::auction) of a request in `encoding`: JSON, or a protobuf `BidRequest` (IAB Tech Lab's
-    /// OpenRTB 2.6 schema, `Auction::decode_request_protobuf`; every length bounded by the part's end). The call
-    /// counts in the decode outcomes under `encoding`.
+    /// OpenRTB 2.6 schema, `Auction::decode_request_protobuf`; every length bounded by the part's end), its answer
+    /// held by `hold` as it grows. The call counts in the decode outcomes under `encoding`.
+    ///
+    /// Each bidder is judged, counted and written to the answer before the next is decoded, and its model (the
+    /// typed response, its issues, markup and verdicts) dropped once written, so the call holds one bidder's model
+    /// at a time beside its answer. `hold` is asked before the answer's buffer grows, with everything the answer
+    /// occupies then (see `render::Growing`: the buffer's capacity, the buffer it moves from, a bidder's answer
+    /// being appended); the answer's memory is what `hold` last agreed to.
     ///
     /// # Errors
     /// As [`auction`](Self::auction); for a protobuf request, 400 `malformed_protobuf` (with the byte offset and
-    /// field path) where JSON has `malformed_json`, and the same 422s.
+    /// field path) where JSON has `malformed_json`, and the same 422s. 503 `overloaded` (`ApiError::memory`,
+    /// not counted in the decode outcomes; the bidders judged before it are counted) when `hold` refuses: the
+    /// caller counts the shed.
     pub fn auction_encoded(
         &self,
         request: &mut [u8],
         encoding: Encoding,
         replies: Vec<(&str, Reply<'_>)>,
         options: &Options,
+        hold: &mut dyn FnMut(usize) -> bool,
     ) -> Result<Answer, ApiError> {
         let started = Instant::now();
         let loaded;
@@ -97,7 +109,8 @@ impl Engine {
                         .map_err(ApiError::from)?
                 }
             };
-            for (bidder, reply) in replies {
+            let mut answer = Answering::begin(&auction, options, hold)?;
+            for ((bidder, reply), size) in replies.into_iter().zip(&sizes) {
                 auction.add(
                     reader,
                     bidder,
@@ -106,72 +119,173 @@ impl Engine {
                     Some(&mut *inspector),
                     policy,
                 );
+                self.tally(&mut auction, *size, policy, options, &mut answer);
+                answer.bidder(&auction)?;
+                if let Some(done) = auction.bidders.last_mut() {
+                    drop_model(done);
+                }
             }
-            Ok(self.finish(&mut auction, &sizes, policy, options))
+            answer.end()
         });
-        let result = result.and_then(|r| r);
+        let result = match result {
+            Err(Stop::Refused) => return Err(ApiError::memory(0)),
+            Err(Stop::Error(e)) => Err(e),
+            Ok(answer) => Ok(answer),
+        };
         self.count_encoded(&result, stats, started, encoding);
         result
     }
 
-    /// Counts the bidders' bids, issues, markup and rejections — globally, and under each bidder's label (the part's
-    /// name: `server.bidders` lists the names kept, any other is `other`) — then renders the answer. `sizes`: each
-    /// bidder's body size in bytes, `None` for a status part.
-    fn finish(
+    /// Counts the latest bidder's bids, issues, markup and rejections — globally, and under its label (the part's
+    /// name: `server.bidders` lists the names kept, any other is `other`) — into the metrics and `answer`'s
+    /// totals. `size`: its body size in bytes, `None` for a status part.
+    fn tally(
         &self,
         auction: &mut Auction<'_>,
-        sizes: &[Option<usize>],
+        size: Option<usize>,
         policy: &Policy,
         options: &Options,
-    ) -> Result<Answer, ApiError> {
-        let mut status = Status::NoBid;
-        let mut issues = 0;
-        let mut errors = 0;
+        answer: &mut Answering<'_>,
+    ) {
         let imps = auction.request.imp.len();
-        let table = self.metrics().bidders.table();
-        for (bidder, size) in auction.bidders.iter_mut().zip(sizes) {
-            self.observe(&bidder.decoded);
-            self.count_verdicts(&bidder.verdicts);
-            let labelled = table.get(Some(&bidder.bidder));
-            match (bidder.status, size) {
-                (BidderStatus::Bid, Some(size)) => labelled.observe_response("bid", *size),
-                (BidderStatus::Nobid, Some(size)) => labelled.observe_response("nobid", *size),
-                (BidderStatus::Invalid, Some(size)) => {
-                    labelled.observe_response(invalid_outcome(bidder), *size);
-                }
-                // No usable body: a status part, or one the route could not read; its non-bids say why.
-                _ => {}
-            }
-            labelled.observe_rejections(bidder.verdicts.iter().filter_map(|v| v.statuscode()));
-            if let Some(code) = bidder.status.statuscode() {
-                labelled.observe_rejections(std::iter::repeat_n(code, imps));
-            }
-            self.observe_prices(labelled, &bidder.decoded.response, Some(policy));
-            if bidder.status == BidderStatus::Bid {
-                status = Status::Bid;
-            }
-            issues += bidder.decoded.issues.len();
-            errors += super::decode::errors(&bidder.decoded.issues);
-            if options.inspect == Inspect::None {
-                // The summary's `adm` objects then hold the kind and size only, as on `/validate`.
-                bidder.decoded.markup.clear();
-            }
-        }
-        let json = if options.answer == Encoding::Protobuf {
-            render::write_auction_protobuf(auction)
-        } else {
-            let mut json = Vec::with_capacity(1024 * (1 + auction.bidders.len()));
-            render::write_auction(&mut json, auction, options.view == View::Full)
-                .map_err(render_failed)?;
-            json
+        let Some(bidder) = auction.bidders.last_mut() else {
+            return;
         };
-        Ok(Answer {
-            json,
-            status,
-            issues,
-            errors,
+        let table = self.metrics().bidders.table();
+        self.observe(&bidder.decoded);
+        self.count_verdicts(&bidder.verdicts);
+        let labelled = table.get(Some(&bidder.bidder));
+        match (bidder.status, size) {
+            (BidderStatus::Bid, Some(size)) => labelled.observe_response("bid", size),
+            (BidderStatus::Nobid, Some(size)) => labelled.observe_response("nobid", size),
+            (BidderStatus::Invalid, Some(size)) => {
+                labelled.observe_response(invalid_outcome(bidder), size);
+            }
+            // No usable body: a status part, or one the route could not read; its non-bids say why.
+            _ => {}
+        }
+        labelled.observe_rejections(bidder.verdicts.iter().filter_map(|v| v.statuscode()));
+        if let Some(code) = bidder.status.statuscode() {
+            labelled.observe_rejections(std::iter::repeat_n(code, imps));
+        }
+        self.observe_prices(labelled, &bidder.decoded.response, Some(policy));
+        if bidder.status == BidderStatus::Bid {
+            answer.status = Status::Bid;
+        }
+        answer.issues += bidder.decoded.issues.len();
+        answer.errors += super::decode::errors(&bidder.decoded.issues);
+        if options.inspect == Inspect::None {
+            // The summary's `adm` objects then hold the kind and size only, as on `/validate`.
+            bidder.decoded.markup.clear();
+        }
+    }
+}
+
+/// Why an auction's work stopped.
+enum Stop {
+    /// The answer's hold refused its memory.
+    Refused,
+    /// The request's error, or a rendering failure.
+    Error(ApiError),
+}
+
+impl From<ApiError> for Stop {
+    fn from(e: ApiError) -> Stop {
+        Stop::Error(e)
+    }
+}
+
+impl From<Refused> for Stop {
+    fn from(_: Refused) -> Stop {
+        Stop::Refused
+    }
+}
+
+impl From<Unwritten> for Stop {
+    fn from(e: Unwritten) -> Stop {
+        match e {
+            Unwritten::Refused => Stop::Refused,
+            Unwritten::Json(e) => Stop::Error(render_failed(e)),
+        }
+    }
+}
+
+/// An auction's answer being written a bidder at a time (JSON or protobuf, by `options.answer`), with the
+/// totals of the bidders written so far.
+struct Answering<'h> {
+    out: Growing<'h>,
+    writer: Writer,
+    status: Status,
+    issues: usize,
+    errors: usize,
+}
+
+enum Writer {
+    Json(AuctionWriter),
+    Protobuf(ProtobufWriter),
+}
+
+impl<'h> Answering<'h> {
+    /// The answer of `auction` (its request decoded, no bidder yet), its head written, held by `hold`.
+    fn begin(
+        auction: &Auction<'_>,
+        options: &Options,
+        hold: &'h mut dyn FnMut(usize) -> bool,
+    ) -> Result<Answering<'h>, Stop> {
+        let mut out = Growing::with_capacity(1024, hold)?;
+        let writer = if options.answer == Encoding::Protobuf {
+            Writer::Protobuf(ProtobufWriter::new())
+        } else {
+            Writer::Json(AuctionWriter::begin(
+                auction,
+                options.view == View::Full,
+                &mut out,
+            )?)
+        };
+        Ok(Answering {
+            out,
+            writer,
+            status: Status::NoBid,
+            issues: 0,
+            errors: 0,
         })
     }
+
+    /// Writes the latest bidder of `auction`.
+    fn bidder(&mut self, auction: &Auction<'_>) -> Result<(), Stop> {
+        let Some(bidder) = auction.bidders.last() else {
+            return Ok(());
+        };
+        match &mut self.writer {
+            Writer::Json(w) => w.bidder(auction, bidder, &mut self.out)?,
+            Writer::Protobuf(w) => w.bidder(auction, bidder, &mut self.out)?,
+        }
+        Ok(())
+    }
+
+    /// The whole answer.
+    fn end(mut self) -> Result<Answer, Stop> {
+        match self.writer {
+            Writer::Json(w) => w.end(&mut self.out)?,
+            Writer::Protobuf(w) => w.end(&mut self.out)?,
+        }
+        Ok(Answer {
+            json: self.out.into_inner(),
+            status: self.status,
+            issues: self.issues,
+            errors: self.errors,
+        })
+    }
+}
+
+/// Drops what a judged bidder's model holds (its response, issues, markup, verdicts) once its answer is written:
+/// later bidders need only its name (`duplicate_id_across_bidders`, through the auction's own list of bid ids).
+fn drop_model(bidder: &mut bidscan_openrtb::Bidder<'_>) {
+    bidder.decoded.response = Default::default();
+    bidder.decoded.issues = Vec::new();
+    bidder.decoded.markup = Vec::new();
+    bidder.statuscodes = Default::default();
+    bidder.verdicts = Default::default();
 }
 
 /// The outcome label of an `invalid` bidder's body: its one finding's code where that is a decode outcome

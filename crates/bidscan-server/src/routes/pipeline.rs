@@ -480,9 +480,14 @@ where
     } else {
         None
     };
+    // An auction's answer, held in the budget as it is built (`auction`).
+    let mut held = None;
     let answer = match shared.work {
         // Rare and larger: boxed, so that the common future does not carry the parts' reading.
-        Work::Auction => Box::pin(auction(shared, frames, &headers, &options)).await,
+        Work::Auction => {
+            let held = held.insert(state.memory.reservation());
+            Box::pin(auction(shared, frames, &headers, &options, held)).await
+        }
         work => {
             let answer = state
                 .engine
@@ -510,8 +515,17 @@ where
             if let Some(echo) = echo {
                 reservation.join(echo);
             }
-            reservation.trim(len);
-            if !reservation.cover(len) {
+            // An auction's answer already holds its buffer's capacity (what it occupies until sent, more than
+            // its length): joined, and kept.
+            let holds = match held {
+                Some(held) => {
+                    reservation.join(held);
+                    answer.json.capacity()
+                }
+                None => len,
+            };
+            reservation.trim(holds);
+            if !reservation.cover(holds) {
                 return state.shed_memory().into_response();
             }
             let big = compress::compressible(len);
@@ -555,12 +569,14 @@ where
 }
 
 /// An auction's body (`frames`, sent with `headers`' `Content-Type`) read into its parts under the part limits,
-/// then judged by [`Engine::auction`](crate::engine::Engine::auction); the answer handed to a capture, if on.
+/// then judged by [`Engine::auction_encoded`](crate::engine::Engine::auction_encoded), its answer held in `held`
+/// as it is built (503, counted, as soon as the budget cannot cover it); the answer handed to a capture, if on.
 async fn auction(
     shared: &Shared,
     frames: Frames,
     headers: &HeaderMap,
     options: &Options,
+    held: &mut Reservation,
 ) -> Result<Answer, ApiError> {
     // The frames are not decoded in place (their copy below is): a capture keeps references to them.
     let capture = shared.state.capture.as_ref();
@@ -587,7 +603,13 @@ async fn auction(
     })?;
     let encoding = parts.request_encoding();
     let (request, replies) = parts.replies();
-    let answer = (shared.state.engine).auction_encoded(request, encoding, replies, options);
+    // What the answer occupies, exactly: grown when it needs more, trimmed when it needs less.
+    let mut hold = |bytes: usize| {
+        held.trim(bytes);
+        held.cover(bytes)
+    };
+    let answer =
+        (shared.state.engine).auction_encoded(request, encoding, replies, options, &mut hold);
     if let (Some(c), Some(wire)) = (capture, wire) {
         c.auction(
             shared.route,
@@ -597,7 +619,14 @@ async fn auction(
             shared.parts.max_parts,
         );
     }
-    answer
+    answer.map_err(|e| {
+        // The one error with `Retry-After` the work gives: the answer's memory could not be held.
+        if e.retry_after.is_some() {
+            shared.state.shed_memory()
+        } else {
+            e
+        }
+    })
 }
 
 /// The data frames of a body with the codings `list` (undone last-applied first, RFC 9110 §8.4), refused (413)
