@@ -26,7 +26,8 @@
 //!    with `Accept-Encoding` for an unknown one); a plain body received straight from the wire under the same
 //!    limit (413); its bytes reserved in `server.max_inflight_bytes` ([`crate::transport::memory`]) as they
 //!    arrive, a compressed body's `server.max_body_bytes` up front (a `view=full` request's again before the work),
-//!    then the answer's until it is sent (the body's reservation trimmed or grown to the answer's length): a request
+//!    then the answer's until it is sent (the body's reservation trimmed or grown to the answer's length; an
+//!    auction's answer held as it is built, by its buffer's capacity, `Engine::auction_encoded`): a request
 //!    that cannot reserve is 503 `overloaded` with `Retry-After` at once (before or part-way through its body),
 //!    counted in `bidscan_shed_total{reason="memory"}`;
 //! 10. the method: anything but `POST` is 405 `method_not_allowed`, after the size and codings as the router
