@@ -22,7 +22,7 @@ use super::growing::{Growing, Refused};
 use super::{bid_summary_members, int, opt_str, string, summary_head};
 
 /// Appends the answer of `auction` as compact JSON to `out`: what `serde_json::to_writer` makes of
-/// `auction.answer(echo_response)`. The server writes the same bytes a bidder at a time with [`AuctionWriter`].
+/// `auction.answer(echo_response)`. The server writes the same bytes a bidder at a time with `AuctionWriter`.
 ///
 /// # Errors
 /// Only what serde_json reports for a response or a markup (a failing `Serialize` impl; the model has none).

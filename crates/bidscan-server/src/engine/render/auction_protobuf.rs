@@ -67,7 +67,7 @@ struct Part<'a> {
 }
 
 /// The protobuf answer of `auction` (see the module docs): the multipart body, its boundary on its first line.
-/// The server writes the same parts a bidder at a time with [`ProtobufWriter`].
+/// The server writes the same parts a bidder at a time with `ProtobufWriter`.
 pub fn write_auction_protobuf(auction: &Auction<'_>) -> Vec<u8> {
     let mut unbounded = |_| true;
     let Ok(mut out) = Growing::with_capacity(0, &mut unbounded) else {
