@@ -133,8 +133,9 @@ async fn an_answer_past_the_budget_is_shed_while_it_is_built() {
 
 #[tokio::test]
 async fn an_auction_whose_answer_fits_is_answered_as_before() {
+    // 2 bidders: a 2.9 MB answer, built in a buffer that grows by half while the next bidder waits beside it.
     let doc = bidder_doc(4000);
-    let server = budgeted(8).await;
+    let server = budgeted(16).await;
     let res = post(&server, auction(2, &doc), "application/json").await;
     assert_eq!(res.status(), 200);
     let answer: Value = serde_json::from_slice(&res.bytes().await.unwrap()).unwrap();

@@ -164,8 +164,9 @@ impl AuctionWriter {
     /// # Errors
     /// [`Unwritten::Refused`] when `out`'s hold has no room for it.
     pub fn end(self, out: &mut Growing<'_>) -> Result<(), Unwritten> {
-        let mut scratch = self.scratch;
-        scratch.clear();
+        // The bidders' scratch is given back first: the end is small.
+        drop(self.scratch);
+        let mut scratch = Vec::new();
         scratch.extend_from_slice(b"],\"seatnonbid\":[");
         for (i, (seat, range)) in self.seats.into_iter().enumerate() {
             if i > 0 {

@@ -6,7 +6,11 @@
 //! length: that is the memory taken), plus while it moves the buffer it moves from (a reallocation copies, so
 //! both exist for a moment), plus the bytes the caller holds beside it (the piece being appended). It grows by
 //! half its capacity, or to exactly what a piece needs when the hold has no room for more, so an answer of N bytes
-//! costs about log₁.₅(N) moves and holds at most 1.5 × N.
+//! costs about log₁.₅(N) moves and holds at most 1.5 × N (when the hold has no room for half again: the piece
+//! and 64 KiB, then exactly the piece).
+
+/// The room left past a piece when the hold has none for half again: 64 KiB, the budget's step.
+const SLACK: usize = 64 * 1024;
 
 /// What an answer may hold: called with the bytes it would occupy in all (see the module docs), it answers
 /// whether they are held now. Called with fewer bytes than before, it gives the rest back and answers `true`.
@@ -53,7 +57,9 @@ impl<'h> Growing<'h> {
         let needed = self.out.len().saturating_add(additional);
         if needed > capacity {
             let grown = needed.max(capacity.saturating_add(capacity / 2));
-            let Some(want) = [grown, needed]
+            // Short of half again, a little past the piece, so that the next small piece does not move it again.
+            let slack = needed.saturating_add(SLACK).min(grown);
+            let Some(want) = [grown, slack, needed]
                 .into_iter()
                 .find(|&want| (self.hold)(capacity.saturating_add(want).saturating_add(beside)))
             else {
@@ -124,7 +130,8 @@ mod tests {
         };
         let mut out = Growing::with_capacity(10, &mut hold).unwrap();
         out.append(&[1; 10], 5).unwrap();
-        // 10 more: 15 (half again) is not enough, so exactly 20, with the old 10 beside while it moves.
+        // 10 more: 15 (half again) is not enough, so exactly 20 (the slack is past half again), with the old 10
+        // beside while it moves.
         out.append(&[2; 10], 0).unwrap();
         assert_eq!(out.written().len(), 20);
         // 70 more: 90 asked with the old 20 beside (110), refused; the buffer unchanged.
@@ -133,7 +140,8 @@ mod tests {
         out.append_within(0..10).unwrap();
         assert_eq!(&out.written()[20..], &[1; 10]);
         drop(out);
-        assert_eq!(asked, [10, 15, 10 + 20, 20, 20 + 90, 20 + 90, 20 + 30, 30]);
+        // The three sizes asked for 70 more (half again, the piece and 64 KiB, the piece) are all 90 here.
+        assert_eq!(asked, [10, 15, 30, 20, 110, 110, 110, 50, 30]);
         assert_eq!(held, 30);
     }
 }
