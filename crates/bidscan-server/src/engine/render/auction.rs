@@ -43,7 +43,7 @@ pub fn write_auction(
     })();
     match result {
         Ok(()) => {
-            out.extend_from_slice(&growing.written()[..]);
+            out.extend_from_slice(growing.written());
             Ok(())
         }
         Err(Unwritten::Json(e)) => {
