@@ -10,6 +10,7 @@ mod common;
 mod hostile_common;
 
 mod auction;
+mod auction_memory;
 mod auction_parts;
 mod auction_protobuf;
 mod auction_protobuf_answer;

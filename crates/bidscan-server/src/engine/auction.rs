@@ -5,7 +5,10 @@
 //! [`Engine::auction`] then checks out this thread's pooled reader and markup inspector once, decodes the request
 //! once (`bidscan_openrtb::Auction::decode_request`) and adds every bidder with them
 //! (`Auction::add`: each body decoded in place where the route read it, inspected and judged as `/validate` judges a
-//! response), and renders its answer (`render::write_auction`, what `Auction::answer` serializes to). The state is checked back in before the call returns.
+//! response), writing each bidder's part of the answer as soon as it is judged (`render::AuctionWriter`, what
+//! `Auction::answer` serializes to, or `render::ProtobufWriter`) into a buffer whose memory the caller holds as it
+//! grows (`render::Growing`; the server's `server.max_inflight_bytes`), and dropping the bidder's model. The state
+//! is checked back in before the call returns.
 //!
 //! The request part and each bidder's part are JSON or protobuf, by their own `Content-Type`
 //! (`routes::auction_parts`): a protobuf request is decoded by `Auction::decode_request_protobuf`, a protobuf body
@@ -16,8 +19,8 @@
 //! As on `/validate`, the markup is always inspected; `inspect=none` only trims the summaries' `adm` objects.
 //!
 //! [`Engine::auction_judged`] also gives each bidder the answer turned down ([`BidderVerdict`]), taken from the
-//! judged auction rather than read back from the answer, for the capture (`crate::capture`): a JSON and a
-//! protobuf answer give the same ones, but for a bidder the protobuf answer could not carry.
+//! judged bidder as it is written rather than read back from the answer, for the capture (`crate::capture`): a
+//! JSON and a protobuf answer give the same ones, but for a bidder the protobuf answer could not carry.
 
 use std::time::Instant;
 
@@ -26,7 +29,7 @@ use bidscan_openrtb::rules::Policy;
 use bidscan_openrtb::{Auction, BidderStatus, EncodeError, ProtobufLimits, Reply, Status};
 
 use crate::engine::decode::{Answer, Encoding, Engine, Inspect, Options, View, render_failed};
-use crate::engine::render;
+use crate::engine::render::{AuctionWriter, Growing, ProtobufWriter, Refused, Unwritten};
 use crate::error::ApiError;
 
 impl Engine {
@@ -50,40 +53,51 @@ impl Engine {
         replies: Vec<(&str, Reply<'_>)>,
         options: &Options,
     ) -> Result<Answer, ApiError> {
-        self.auction_encoded(request, Encoding::Json, replies, options)
+        self.auction_encoded(request, Encoding::Json, replies, options, &mut |_| true)
     }
 
     /// [`auction`](Self::auction) of a request in `encoding`: JSON, or a protobuf `BidRequest` (IAB Tech Lab's
-    /// OpenRTB 2.6 schema, `Auction::decode_request_protobuf`; every length bounded by the part's end). The call
-    /// counts in the decode outcomes under `encoding`.
+    /// OpenRTB 2.6 schema, `Auction::decode_request_protobuf`; every length bounded by the part's end), its answer
+    /// held by `hold` as it grows. The call counts in the decode outcomes under `encoding`.
+    ///
+    /// Each bidder is judged, counted and written to the answer before the next is decoded, and its model (the
+    /// typed response, its issues, markup and verdicts) dropped once written, so the call holds one bidder's model
+    /// at a time beside its answer. `hold` is asked before the answer's buffer grows, with everything the answer
+    /// occupies then (see `render::Growing`: the buffer's capacity, the buffer it moves from, a bidder's answer
+    /// being appended); the answer's memory is what `hold` last agreed to.
     ///
     /// # Errors
     /// As [`auction`](Self::auction); for a protobuf request, 400 `malformed_protobuf` (with the byte offset and
-    /// field path) where JSON has `malformed_json`, and the same 422s.
+    /// field path) where JSON has `malformed_json`, and the same 422s. 503 `overloaded` (`ApiError::memory`,
+    /// not counted in the decode outcomes; the bidders judged before it are counted) when `hold` refuses: the
+    /// caller counts the shed.
     pub fn auction_encoded(
         &self,
         request: &mut [u8],
         encoding: Encoding,
         replies: Vec<(&str, Reply<'_>)>,
         options: &Options,
+        hold: &mut dyn FnMut(usize) -> bool,
     ) -> Result<Answer, ApiError> {
-        self.auction_judged(request, encoding, replies, options, None)
+        self.auction_judged(request, encoding, replies, options, hold, None)
     }
 
     /// [`auction_encoded`](Self::auction_encoded), each bidder the answer turned down in whole or in part pushed
-    /// on `turned` when given ([`BidderVerdict`], what a capture records): from the judged auction, not from the
-    /// rendered answer, so the JSON and the protobuf answer give the same verdicts but for the bidders the
-    /// protobuf answer could not carry. Nothing is made for a bidder whose answer is good, nor without `turned`.
+    /// on `turned` when given ([`BidderVerdict`], what a capture records): from the judged bidder as it is written,
+    /// not from the rendered answer, so the JSON and the protobuf answer give the same verdicts but for the bidders
+    /// the protobuf answer could not carry. Nothing is made for a bidder whose answer is good, nor without
+    /// `turned`.
     ///
     /// # Errors
-    /// As [`auction_encoded`](Self::auction_encoded); `turned` is then left as it was.
+    /// As [`auction_encoded`](Self::auction_encoded); `turned` then holds the bidders judged before the error.
     pub fn auction_judged(
         &self,
         request: &mut [u8],
         encoding: Encoding,
         replies: Vec<(&str, Reply<'_>)>,
         options: &Options,
-        turned: Option<&mut Vec<BidderVerdict>>,
+        hold: &mut dyn FnMut(usize) -> bool,
+        mut turned: Option<&mut Vec<BidderVerdict>>,
     ) -> Result<Answer, ApiError> {
         let started = Instant::now();
         let loaded;
@@ -119,7 +133,8 @@ impl Engine {
                         .map_err(ApiError::from)?
                 }
             };
-            for (bidder, reply) in replies {
+            let mut answer = Answering::begin(&auction, options, hold)?;
+            for ((bidder, reply), size) in replies.into_iter().zip(&sizes) {
                 auction.add(
                     reader,
                     bidder,
@@ -128,80 +143,173 @@ impl Engine {
                     Some(&mut *inspector),
                     policy,
                 );
+                self.tally(&mut auction, *size, policy, options, &mut answer);
+                let unencodable = answer.bidder(&auction)?;
+                if let Some(done) = auction.bidders.last() {
+                    if unencodable.is_some() {
+                        let table = self.metrics().bidders.table();
+                        table.get(Some(&done.bidder)).observe_not_encodable();
+                    }
+                    if let Some(turned) = turned.as_deref_mut() {
+                        judge(&auction, done, unencodable.as_ref(), turned);
+                    }
+                }
+                if let Some(done) = auction.bidders.last_mut() {
+                    drop_model(done);
+                }
             }
-            Ok(self.finish(&mut auction, &sizes, policy, options, turned))
+            answer.end()
         });
-        let result = result.and_then(|r| r);
+        let result = match result {
+            Err(Stop::Refused) => return Err(ApiError::memory(0)),
+            Err(Stop::Error(e)) => Err(e),
+            Ok(answer) => Ok(answer),
+        };
         self.count_encoded(&result, stats, started, encoding);
         result
     }
 
-    /// Counts the bidders' bids, issues, markup and rejections — globally, and under each bidder's label (the part's
-    /// name: `server.bidders` lists the names kept, any other is `other`) — then renders the answer. `sizes`: each
-    /// bidder's body size in bytes, `None` for a status part.
-    fn finish(
+    /// Counts the latest bidder's bids, issues, markup and rejections — globally, and under its label (the part's
+    /// name: `server.bidders` lists the names kept, any other is `other`) — into the metrics and `answer`'s
+    /// totals. `size`: its body size in bytes, `None` for a status part.
+    fn tally(
         &self,
         auction: &mut Auction<'_>,
-        sizes: &[Option<usize>],
+        size: Option<usize>,
         policy: &Policy,
         options: &Options,
-        turned: Option<&mut Vec<BidderVerdict>>,
-    ) -> Result<Answer, ApiError> {
-        let mut status = Status::NoBid;
-        let mut issues = 0;
-        let mut errors = 0;
+        answer: &mut Answering<'_>,
+    ) {
         let imps = auction.request.imp.len();
-        let table = self.metrics().bidders.table();
-        for (bidder, size) in auction.bidders.iter_mut().zip(sizes) {
-            self.observe(&bidder.decoded);
-            self.count_verdicts(&bidder.verdicts);
-            let labelled = table.get(Some(&bidder.bidder));
-            match (bidder.status, size) {
-                (BidderStatus::Bid, Some(size)) => labelled.observe_response("bid", *size),
-                (BidderStatus::Nobid, Some(size)) => labelled.observe_response("nobid", *size),
-                (BidderStatus::Invalid, Some(size)) => {
-                    labelled.observe_response(invalid_outcome(bidder), *size);
-                }
-                // No usable body: a status part, or one the route could not read; its non-bids say why.
-                _ => {}
-            }
-            labelled.observe_rejections(bidder.verdicts.iter().filter_map(|v| v.statuscode()));
-            if let Some(code) = bidder.status.statuscode() {
-                labelled.observe_rejections(std::iter::repeat_n(code, imps));
-            }
-            self.observe_prices(labelled, &bidder.decoded.response, Some(policy));
-            if bidder.status == BidderStatus::Bid {
-                status = Status::Bid;
-            }
-            issues += bidder.decoded.issues.len();
-            errors += super::decode::errors(&bidder.decoded.issues);
-            if options.inspect == Inspect::None {
-                // The summary's `adm` objects then hold the kind and size only, as on `/validate`.
-                bidder.decoded.markup.clear();
-            }
-        }
-        let (json, not_encodable) = if options.answer == Encoding::Protobuf {
-            let answer = render::write_auction_protobuf(auction);
-            for (i, _) in &answer.not_encodable {
-                table
-                    .get(Some(&auction.bidders[*i].bidder))
-                    .observe_not_encodable();
-            }
-            (answer.body, answer.not_encodable)
-        } else {
-            let mut json = Vec::with_capacity(1024 * (1 + auction.bidders.len()));
-            render::write_auction(&mut json, auction, options.view == View::Full)
-                .map_err(render_failed)?;
-            (json, Vec::new())
+        let Some(bidder) = auction.bidders.last_mut() else {
+            return;
         };
-        if let Some(turned) = turned {
-            judge(auction, &not_encodable, turned);
+        let table = self.metrics().bidders.table();
+        self.observe(&bidder.decoded);
+        self.count_verdicts(&bidder.verdicts);
+        let labelled = table.get(Some(&bidder.bidder));
+        match (bidder.status, size) {
+            (BidderStatus::Bid, Some(size)) => labelled.observe_response("bid", size),
+            (BidderStatus::Nobid, Some(size)) => labelled.observe_response("nobid", size),
+            (BidderStatus::Invalid, Some(size)) => {
+                labelled.observe_response(invalid_outcome(bidder), size);
+            }
+            // No usable body: a status part, or one the route could not read; its non-bids say why.
+            _ => {}
+        }
+        labelled.observe_rejections(bidder.verdicts.iter().filter_map(|v| v.statuscode()));
+        if let Some(code) = bidder.status.statuscode() {
+            labelled.observe_rejections(std::iter::repeat_n(code, imps));
+        }
+        self.observe_prices(labelled, &bidder.decoded.response, Some(policy));
+        if bidder.status == BidderStatus::Bid {
+            answer.status = Status::Bid;
+        }
+        answer.issues += bidder.decoded.issues.len();
+        answer.errors += super::decode::errors(&bidder.decoded.issues);
+        if options.inspect == Inspect::None {
+            // The summary's `adm` objects then hold the kind and size only, as on `/validate`.
+            bidder.decoded.markup.clear();
+        }
+    }
+}
+
+/// Why an auction's work stopped.
+enum Stop {
+    /// The answer's hold refused its memory.
+    Refused,
+    /// The request's error, or a rendering failure.
+    Error(ApiError),
+}
+
+impl From<ApiError> for Stop {
+    fn from(e: ApiError) -> Stop {
+        Stop::Error(e)
+    }
+}
+
+impl From<Refused> for Stop {
+    fn from(_: Refused) -> Stop {
+        Stop::Refused
+    }
+}
+
+impl From<Unwritten> for Stop {
+    fn from(e: Unwritten) -> Stop {
+        match e {
+            Unwritten::Refused => Stop::Refused,
+            Unwritten::Json(e) => Stop::Error(render_failed(e)),
+        }
+    }
+}
+
+/// An auction's answer being written a bidder at a time (JSON or protobuf, by `options.answer`), with the
+/// totals of the bidders written so far.
+struct Answering<'h> {
+    out: Growing<'h>,
+    writer: Writer,
+    status: Status,
+    issues: usize,
+    errors: usize,
+}
+
+enum Writer {
+    Json(AuctionWriter),
+    Protobuf(ProtobufWriter),
+}
+
+impl<'h> Answering<'h> {
+    /// The answer of `auction` (its request decoded, no bidder yet), its head written, held by `hold`.
+    fn begin(
+        auction: &Auction<'_>,
+        options: &Options,
+        hold: &'h mut dyn FnMut(usize) -> bool,
+    ) -> Result<Answering<'h>, Stop> {
+        let mut out = Growing::with_capacity(1024, hold)?;
+        let writer = if options.answer == Encoding::Protobuf {
+            Writer::Protobuf(ProtobufWriter::new())
+        } else {
+            Writer::Json(AuctionWriter::begin(
+                auction,
+                options.view == View::Full,
+                &mut out,
+            )?)
+        };
+        Ok(Answering {
+            out,
+            writer,
+            status: Status::NoBid,
+            issues: 0,
+            errors: 0,
+        })
+    }
+
+    /// Writes the latest bidder of `auction`: why the protobuf answer could not carry its response, if it could
+    /// not.
+    fn bidder(&mut self, auction: &Auction<'_>) -> Result<Option<EncodeError>, Stop> {
+        let Some(bidder) = auction.bidders.last() else {
+            return Ok(None);
+        };
+        Ok(match &mut self.writer {
+            Writer::Json(w) => {
+                w.bidder(auction, bidder, &mut self.out)?;
+                None
+            }
+            Writer::Protobuf(w) => w.bidder(auction, bidder, &mut self.out)?,
+        })
+    }
+
+    /// The whole answer.
+    fn end(mut self) -> Result<Answer, Stop> {
+        match self.writer {
+            Writer::Json(w) => w.end(&mut self.out)?,
+            Writer::Protobuf(w) => w.end(&mut self.out)?,
         }
         Ok(Answer {
-            json,
-            status,
-            issues,
-            errors,
+            json: self.out.into_inner(),
+            status: self.status,
+            issues: self.issues,
+            errors: self.errors,
         })
     }
 }
@@ -226,12 +334,13 @@ pub struct BidderVerdict {
     pub nonbid: Vec<NonBid>,
 }
 
-/// Pushes on `turned` each bidder of `auction` its answer turned down: `invalid`, listed in `not_encodable` (the
-/// protobuf answer's bidders it could not carry, by index), or `bid`/`nobid` with a rejected bid. A status part
-/// (`timeout`, `unreachable`, `error`) has no body to judge and is left out.
+/// Pushes on `turned` bidder `b` of `auction` if its answer turned it down: `invalid`, not carried by the
+/// protobuf answer (`not_encodable`, why), or `bid`/`nobid` with a rejected bid. A status part (`timeout`,
+/// `unreachable`, `error`) has no body to judge and is left out.
 fn judge(
     auction: &Auction<'_>,
-    not_encodable: &[(usize, EncodeError)],
+    b: &bidscan_openrtb::Bidder<'_>,
+    not_encodable: Option<&EncodeError>,
     turned: &mut Vec<BidderVerdict>,
 ) {
     let every_imp = |code: u16| -> Vec<NonBid> {
@@ -240,45 +349,43 @@ fn judge(
             .collect()
     };
     let invalid = BidderStatus::Invalid.statuscode().unwrap_or(102);
-    for (i, b) in auction.bidders.iter().enumerate() {
-        if let Some((_, e)) = not_encodable.iter().find(|(at, _)| *at == i) {
-            turned.push(BidderVerdict {
-                bidder: b.bidder.clone(),
-                status: "invalid",
-                error: Some((
-                    "not_encodable",
-                    format!("the response cannot be answered as protobuf: {e}"),
-                )),
-                nonbid: every_imp(invalid),
-            });
-            continue;
-        }
-        let status = match b.status {
-            BidderStatus::Invalid => "invalid",
-            BidderStatus::Bid => "bid",
-            BidderStatus::Nobid => "nobid",
-            BidderStatus::Timeout | BidderStatus::Unreachable | BidderStatus::Error => continue,
-        };
-        if b.status == BidderStatus::Invalid {
-            let error = (b.decoded.issues.first()).map(|i| (i.code, i.message.to_string()));
-            turned.push(BidderVerdict {
-                bidder: b.bidder.clone(),
-                status,
-                error,
-                nonbid: every_imp(invalid),
-            });
-            continue;
-        }
-        if !b.verdicts.iter().any(|v| v.statuscode().is_some()) {
-            continue;
-        }
+    if let Some(e) = not_encodable {
+        turned.push(BidderVerdict {
+            bidder: b.bidder.clone(),
+            status: "invalid",
+            error: Some((
+                "not_encodable",
+                format!("the response cannot be answered as protobuf: {e}"),
+            )),
+            nonbid: every_imp(invalid),
+        });
+        return;
+    }
+    let status = match b.status {
+        BidderStatus::Invalid => "invalid",
+        BidderStatus::Bid => "bid",
+        BidderStatus::Nobid => "nobid",
+        BidderStatus::Timeout | BidderStatus::Unreachable | BidderStatus::Error => return,
+    };
+    if b.status == BidderStatus::Invalid {
+        let error = (b.decoded.issues.first()).map(|i| (i.code, i.message.to_string()));
         turned.push(BidderVerdict {
             bidder: b.bidder.clone(),
             status,
-            error: None,
-            nonbid: rejected(b),
+            error,
+            nonbid: every_imp(invalid),
         });
+        return;
     }
+    if !b.verdicts.iter().any(|v| v.statuscode().is_some()) {
+        return;
+    }
+    turned.push(BidderVerdict {
+        bidder: b.bidder.clone(),
+        status,
+        error: None,
+        nonbid: rejected(b),
+    });
 }
 
 /// The rejected bids of `b` as its answer's `seatnonbid` lists them (`render::write_auction`): seats in order of
@@ -300,6 +407,16 @@ fn rejected(b: &bidscan_openrtb::Bidder<'_>) -> Vec<NonBid> {
         }
     }
     seats.into_iter().flat_map(|(_, list)| list).collect()
+}
+
+/// Drops what a judged bidder's model holds (its response, issues, markup, verdicts) once its answer is written:
+/// later bidders need only its name (`duplicate_id_across_bidders`, through the auction's own list of bid ids).
+fn drop_model(bidder: &mut bidscan_openrtb::Bidder<'_>) {
+    bidder.decoded.response = Default::default();
+    bidder.decoded.issues = Vec::new();
+    bidder.decoded.markup = Vec::new();
+    bidder.statuscodes = Default::default();
+    bidder.verdicts = Default::default();
 }
 
 /// The outcome label of an `invalid` bidder's body: its one finding's code where that is a decode outcome

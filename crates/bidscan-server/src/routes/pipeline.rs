@@ -29,7 +29,8 @@
 //!    limit (413); its bytes reserved in `server.max_inflight_bytes` ([`crate::transport::memory`]) as they
 //!    arrive (a compressed body's decoded bytes, and its decoders' working memory as its stream declares it, not
 //!    its decompressed limit; a `view=full` request's again before the work),
-//!    then the answer's until it is sent (the body's reservation trimmed or grown to the answer's length): a request
+//!    then the answer's until it is sent (the body's reservation trimmed or grown to the answer's length; an
+//!    auction's answer held as it is built, by its buffer's capacity, `Engine::auction_encoded`): a request
 //!    that cannot reserve is 503 `overloaded` with `Retry-After` at once (before or part-way through its body),
 //!    counted in `bidscan_shed_total{reason="memory"}`;
 //! 10. the method: anything but `POST` is 405 `method_not_allowed`, after the size and codings as the router
@@ -516,9 +517,14 @@ where
     } else {
         None
     };
+    // An auction's answer, held in the budget as it is built (`auction`).
+    let mut held = None;
     let answer = match shared.work {
         // Rare and larger: boxed, so that the common future does not carry the parts' reading.
-        Work::Auction => Box::pin(auction(shared, frames, &headers, &options)).await,
+        Work::Auction => {
+            let held = held.insert(state.memory.reservation());
+            Box::pin(auction(shared, frames, &headers, &options, held)).await
+        }
         work => {
             let answer = state
                 .engine
@@ -546,8 +552,17 @@ where
             if let Some(echo) = echo {
                 reservation.join(echo);
             }
-            reservation.trim(len);
-            if !reservation.cover(len) {
+            // An auction's answer already holds its buffer's capacity (what it occupies until sent, more than
+            // its length): joined, and kept.
+            let holds = match held {
+                Some(held) => {
+                    reservation.join(held);
+                    answer.json.capacity()
+                }
+                None => len,
+            };
+            reservation.trim(holds);
+            if !reservation.cover(holds) {
                 return state.shed_memory().into_response();
             }
             let big = compress::compressible(len);
@@ -585,12 +600,14 @@ where
 }
 
 /// An auction's body (`frames`, sent with `headers`' `Content-Type`) read into its parts under the part limits,
-/// then judged by [`Engine::auction`](crate::engine::Engine::auction); the answer handed to a capture, if on.
+/// then judged by [`Engine::auction_encoded`](crate::engine::Engine::auction_encoded), its answer held in `held`
+/// as it is built (503, counted, as soon as the budget cannot cover it); the answer handed to a capture, if on.
 async fn auction(
     shared: &Shared,
     frames: Frames,
     headers: &HeaderMap,
     options: &Options,
+    held: &mut Reservation,
 ) -> Result<Answer, ApiError> {
     // The frames are not decoded in place (their copy below is): a capture keeps references to them.
     let capture = shared.state.capture.as_ref();
@@ -617,14 +634,33 @@ async fn auction(
     })?;
     let encoding = parts.request_encoding();
     let (request, replies) = parts.replies();
+    // What the answer occupies, exactly: grown when it needs more, trimmed when it needs less.
+    let mut hold = |bytes: usize| {
+        held.trim(bytes);
+        held.cover(bytes)
+    };
     // The bidders the answer turns down, from the judged auction (whichever the answer's encoding), for a capture.
     let mut turned = capture.map(|_| Vec::new());
-    let answer =
-        (shared.state.engine).auction_judged(request, encoding, replies, options, turned.as_mut());
-    if let (Some(c), Some(wire), Some(turned)) = (capture, wire, turned) {
+    let answer = (shared.state.engine).auction_judged(
+        request,
+        encoding,
+        replies,
+        options,
+        &mut hold,
+        turned.as_mut(),
+    );
+    // A call answered with an error (a shed, a bad request part) gave no verdicts: nothing to capture.
+    if let (Some(c), Some(wire), Some(turned), true) = (capture, wire, turned, answer.is_ok()) {
         c.auction(shared.route, turned, &wire, headers, shared.parts.max_parts);
     }
-    answer
+    answer.map_err(|e| {
+        // The one error with `Retry-After` the work gives: the answer's memory could not be held.
+        if e.retry_after.is_some() {
+            shared.state.shed_memory()
+        } else {
+            e
+        }
+    })
 }
 
 /// The data frames of a body with the codings `list` (undone last-applied first, RFC 9110 §8.4), refused (413)

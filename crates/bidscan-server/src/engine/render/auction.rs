@@ -18,10 +18,11 @@ use bidscan_openrtb::compact::compact;
 use bidscan_openrtb::rules::{BidStatus, Verdicts};
 use bidscan_openrtb::{Auction, Bid, Bidder, BidderStatus, Decoded, Issue, SeatBid, Severity};
 
+use super::growing::{Growing, Refused};
 use super::{bid_summary_members, int, opt_str, string, summary_head};
 
 /// Appends the answer of `auction` as compact JSON to `out`: what `serde_json::to_writer` makes of
-/// `auction.answer(echo_response)`.
+/// `auction.answer(echo_response)`. The server writes the same bytes a bidder at a time with `AuctionWriter`.
 ///
 /// # Errors
 /// Only what serde_json reports for a response or a markup (a failing `Serialize` impl; the model has none).
@@ -30,38 +31,159 @@ pub fn write_auction(
     auction: &Auction<'_>,
     echo_response: bool,
 ) -> serde_json::Result<()> {
-    out.extend_from_slice(b"{\"request\":{\"id\":");
-    opt_str(out, auction.request.id.as_deref());
-    out.extend_from_slice(b",\"imps\":[");
-    for (i, imp) in auction.request.imp.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
+    let mut unbounded = |_| true;
+    let start = out.len();
+    let mut growing = Growing::with_capacity(0, &mut unbounded).map_err(unwritten)?;
+    let result = (|| {
+        let mut writer = AuctionWriter::begin(auction, echo_response, &mut growing)?;
+        for bidder in &auction.bidders {
+            writer.bidder(auction, bidder, &mut growing)?;
         }
-        opt_str(out, imp.id.as_deref());
-    }
-    out.extend_from_slice(b"]},\"bidders\":[");
-    // Each seat's `nonbid` array as written under its bidder, with the seat's name in the auction's list (the
-    // bidder's name for a seat without one): the auction's own `seatnonbid` is the same arrays again.
-    let mut written: Vec<(&str, Range<usize>)> = Vec::new();
-    for (i, bidder) in auction.bidders.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
+        writer.end(&mut growing)
+    })();
+    match result {
+        Ok(()) => {
+            out.extend_from_slice(growing.written());
+            Ok(())
         }
-        bidder_answer(out, auction, bidder, echo_response, &mut written)?;
-    }
-    out.extend_from_slice(b"],\"seatnonbid\":[");
-    for (i, (seat, range)) in written.into_iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
+        Err(Unwritten::Json(e)) => {
+            out.truncate(start);
+            Err(e)
         }
-        out.extend_from_slice(b"{\"seat\":");
-        string(out, seat);
-        out.extend_from_slice(b",\"nonbid\":");
-        out.extend_from_within(range);
-        out.push(b'}');
+        Err(Unwritten::Refused) => Err(unwritten(Refused)),
     }
-    out.extend_from_slice(b"]}");
-    Ok(())
+}
+
+fn unwritten(_: Refused) -> serde_json::Error {
+    <serde_json::Error as serde::ser::Error>::custom("an unbounded hold refused")
+}
+
+/// Why a piece of an answer was not written.
+#[derive(Debug)]
+pub enum Unwritten {
+    /// The answer's hold had no room for it.
+    Refused,
+    /// What serde_json reports for a response or a markup.
+    Json(serde_json::Error),
+}
+
+impl From<Refused> for Unwritten {
+    fn from(_: Refused) -> Unwritten {
+        Unwritten::Refused
+    }
+}
+
+impl From<serde_json::Error> for Unwritten {
+    fn from(e: serde_json::Error) -> Unwritten {
+        Unwritten::Json(e)
+    }
+}
+
+/// The JSON answer of an auction written a bidder at a time into a [`Growing`] buffer, as each bidder is judged,
+/// so that a judged bidder's model can be dropped before the next is decoded and the answer's memory is held as
+/// it grows: [`begin`](Self::begin) (the request), [`bidder`](Self::bidder) per bidder, [`end`](Self::end) (the
+/// auction's `seatnonbid`). Each bidder is written into a scratch buffer first (its answer's size is known only
+/// once written) and appended, the scratch held beside the answer meanwhile.
+pub struct AuctionWriter {
+    echo_response: bool,
+    scratch: Vec<u8>,
+    /// Each seat's `nonbid` array as written under its bidder (where in the answer), with the seat's name in the
+    /// auction's list (the bidder's name for a seat without one): the auction's own `seatnonbid` is the same
+    /// arrays again.
+    seats: Vec<(String, Range<usize>)>,
+    bidders: usize,
+}
+
+impl AuctionWriter {
+    /// Writes the answer's head (`{"request":{id, imps},"bidders":[`) to `out`.
+    ///
+    /// # Errors
+    /// [`Unwritten::Refused`] when `out`'s hold has no room for it.
+    pub fn begin(
+        auction: &Auction<'_>,
+        echo_response: bool,
+        out: &mut Growing<'_>,
+    ) -> Result<AuctionWriter, Unwritten> {
+        let mut scratch = Vec::new();
+        scratch.extend_from_slice(b"{\"request\":{\"id\":");
+        opt_str(&mut scratch, auction.request.id.as_deref());
+        scratch.extend_from_slice(b",\"imps\":[");
+        for (i, imp) in auction.request.imp.iter().enumerate() {
+            if i > 0 {
+                scratch.push(b',');
+            }
+            opt_str(&mut scratch, imp.id.as_deref());
+        }
+        scratch.extend_from_slice(b"]},\"bidders\":[");
+        out.append(&scratch, scratch.capacity())?;
+        scratch.clear();
+        Ok(AuctionWriter {
+            echo_response,
+            scratch,
+            seats: Vec::new(),
+            bidders: 0,
+        })
+    }
+
+    /// Appends bidder `b`'s answer (`BidderAnswer`) to `out`.
+    ///
+    /// # Errors
+    /// [`Unwritten`]: `out`'s hold has no room for it, or serde_json failed on the response or a markup.
+    pub fn bidder(
+        &mut self,
+        auction: &Auction<'_>,
+        b: &Bidder<'_>,
+        out: &mut Growing<'_>,
+    ) -> Result<(), Unwritten> {
+        self.scratch.clear();
+        if self.bidders > 0 {
+            self.scratch.push(b',');
+        }
+        self.bidders += 1;
+        let mut written = Vec::new();
+        bidder_answer(
+            &mut self.scratch,
+            auction,
+            b,
+            self.echo_response,
+            &mut written,
+        )?;
+        let at = out.len();
+        out.append(&self.scratch, self.scratch.capacity())?;
+        self.seats.extend(
+            written
+                .into_iter()
+                .map(|(seat, range)| (seat.to_owned(), range.start + at..range.end + at)),
+        );
+        Ok(())
+    }
+
+    /// Appends the answer's end (`],"seatnonbid":[…]}`) to `out`: each seat's `nonbid` array copied from its
+    /// bidder's answer.
+    ///
+    /// # Errors
+    /// [`Unwritten::Refused`] when `out`'s hold has no room for it.
+    pub fn end(self, out: &mut Growing<'_>) -> Result<(), Unwritten> {
+        // The bidders' scratch is given back first: the end is small.
+        drop(self.scratch);
+        let mut scratch = Vec::new();
+        scratch.extend_from_slice(b"],\"seatnonbid\":[");
+        for (i, (seat, range)) in self.seats.into_iter().enumerate() {
+            if i > 0 {
+                scratch.push(b',');
+            }
+            scratch.extend_from_slice(b"{\"seat\":");
+            string(&mut scratch, &seat);
+            scratch.extend_from_slice(b",\"nonbid\":");
+            out.append(&scratch, scratch.capacity())?;
+            scratch.clear();
+            out.append_within(range)?;
+            scratch.push(b'}');
+        }
+        scratch.extend_from_slice(b"]}");
+        out.append(&scratch, scratch.capacity())?;
+        Ok(())
+    }
 }
 
 /// One bidder (`BidderAnswer`), the place of each of its seats' `nonbid` array pushed on `written`.

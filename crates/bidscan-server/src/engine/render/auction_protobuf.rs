@@ -33,6 +33,8 @@ use bidscan_openrtb::rules::BidStatus;
 use bidscan_openrtb::{Auction, BidResponse, Bidder, BidderStatus, EncodeError, SeatBid};
 use serde::Serialize;
 
+use super::growing::{Growing, Refused};
+
 /// The media type of each part.
 const PART_TYPE: &str = "application/x-protobuf";
 
@@ -64,41 +66,64 @@ struct Part<'a> {
     body: Vec<u8>,
 }
 
-/// The protobuf answer of an auction: the multipart body and the bidders whose response it could not carry.
-#[derive(Debug)]
-pub struct MultipartAnswer {
-    /// The `multipart/form-data` body, its boundary on its first line ([`boundary`]).
-    pub body: Vec<u8>,
-    /// Each bidder whose response the wire cannot carry (its part `invalid`, `X-Bidscan-Error: not_encodable`):
-    /// its index in `Auction::bidders` and why. Empty (no allocation) when every response was encoded.
-    pub not_encodable: Vec<(usize, EncodeError)>,
+/// The protobuf answer of `auction` (see the module docs): the multipart body, its boundary on its first line.
+/// The server writes the same parts a bidder at a time with `ProtobufWriter`.
+pub fn write_auction_protobuf(auction: &Auction<'_>) -> Vec<u8> {
+    let mut unbounded = |_| true;
+    let Ok(mut out) = Growing::with_capacity(0, &mut unbounded) else {
+        return Vec::new();
+    };
+    let mut writer = ProtobufWriter::new();
+    for b in &auction.bidders {
+        // An unbounded hold refuses nothing.
+        let _ = writer.bidder(auction, b, &mut out);
+    }
+    let _ = writer.end(&mut out);
+    out.into_inner()
 }
 
-/// The protobuf answer of `auction` (see the module docs).
-pub fn write_auction_protobuf(auction: &Auction<'_>) -> MultipartAnswer {
-    let parts: Vec<Part<'_>> = auction
-        .bidders
-        .iter()
-        .map(|b| bidder_part(auction, b))
-        .collect();
-    let boundary = loop {
-        let boundary = format!("bidscan-{}", uuid::Uuid::new_v4().simple());
-        let finder = memchr::memmem::Finder::new(boundary.as_bytes());
-        if parts.iter().all(|p| finder.find(&p.body).is_none()) {
-            break boundary;
+/// The protobuf answer of an auction written a bidder at a time into a [`Growing`] buffer, as each bidder is
+/// judged: [`bidder`](Self::bidder) per bidder, then [`end`](Self::end). The boundary is drawn first; should a
+/// later part hold it, another is drawn that neither that part nor anything written holds, and written over the
+/// first where it was used (every boundary has the same length).
+pub struct ProtobufWriter {
+    boundary: String,
+    /// Where each use of the boundary starts in the answer (after its `--`).
+    uses: Vec<usize>,
+}
+
+impl ProtobufWriter {
+    /// A writer with a fresh boundary.
+    pub fn new() -> ProtobufWriter {
+        ProtobufWriter {
+            boundary: draw(),
+            uses: Vec::new(),
         }
-    };
-    let size: usize = parts.iter().map(|p| p.body.len() + 320).sum();
-    let mut out = Vec::with_capacity(size + 64);
-    for p in &parts {
+    }
+
+    /// Appends bidder `b`'s part to `out`: why its response could not be encoded, when it could not (its part
+    /// then `invalid`, `X-Bidscan-Error: not_encodable`).
+    ///
+    /// # Errors
+    /// [`Refused`] when `out`'s hold has no room for it.
+    pub fn bidder(
+        &mut self,
+        auction: &Auction<'_>,
+        b: &Bidder<'_>,
+        out: &mut Growing<'_>,
+    ) -> Result<Option<EncodeError>, Refused> {
+        let p = bidder_part(auction, b);
+        if memchr::memmem::find(&p.body, self.boundary.as_bytes()).is_some() {
+            self.redraw(out, &p.body);
+        }
         let mut head = String::with_capacity(320);
         // Names are `[A-Za-z0-9_.-]` (`routes::auction_parts::multipart`): nothing to quote.
         let _ = write!(
             head,
-            "--{boundary}\r\nContent-Disposition: form-data; name=\"{}\"\r\nContent-Type: {PART_TYPE}\r\n\
+            "--{}\r\nContent-Disposition: form-data; name=\"{}\"\r\nContent-Type: {PART_TYPE}\r\n\
              X-Bidscan-Status: {}\r\nX-Bidscan-Issues: {}\r\nX-Bidscan-Errors: {}\r\n\
              X-Bidscan-Accepted: {}\r\nX-Bidscan-Rejected: {}\r\n",
-            p.name, p.status, p.issues, p.errors, p.accepted, p.rejected
+            self.boundary, p.name, p.status, p.issues, p.errors, p.accepted, p.rejected
         );
         if let Some(e) = &p.error {
             let _ = write!(
@@ -108,20 +133,46 @@ pub fn write_auction_protobuf(auction: &Auction<'_>) -> MultipartAnswer {
             );
         }
         head.push_str("\r\n");
-        out.extend_from_slice(head.as_bytes());
-        out.extend_from_slice(&p.body);
-        out.extend_from_slice(b"\r\n");
+        let beside = p.body.capacity() + head.capacity();
+        let at = out.len() + 2;
+        out.reserve(head.len() + p.body.len() + 2, beside)?;
+        out.append(head.as_bytes(), beside)?;
+        out.append(&p.body, beside)?;
+        out.append(b"\r\n", beside)?;
+        self.uses.push(at);
+        Ok(p.error)
     }
-    out.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
-    let not_encodable = parts
-        .into_iter()
-        .enumerate()
-        .filter_map(|(i, p)| Some((i, p.error?)))
-        .collect();
-    MultipartAnswer {
-        body: out,
-        not_encodable,
+
+    /// Appends the closing delimiter to `out`.
+    ///
+    /// # Errors
+    /// [`Refused`] when `out`'s hold has no room for it.
+    pub fn end(self, out: &mut Growing<'_>) -> Result<(), Refused> {
+        out.append(format!("--{}--\r\n", self.boundary).as_bytes(), 0)
     }
+
+    /// A boundary found neither in `body` nor in what `out` holds, written over the one used so far.
+    fn redraw(&mut self, out: &mut Growing<'_>, body: &[u8]) {
+        let boundary = loop {
+            let boundary = draw();
+            let finder = memchr::memmem::Finder::new(boundary.as_bytes());
+            if finder.find(body).is_none() && finder.find(out.written()).is_none() {
+                break boundary;
+            }
+        };
+        let written = out.written_mut(0);
+        for &at in &self.uses {
+            if let Some(old) = written.get_mut(at..at + boundary.len()) {
+                old.copy_from_slice(boundary.as_bytes());
+            }
+        }
+        self.boundary = boundary;
+    }
+}
+
+/// A boundary: `bidscan-` and 32 random hex digits (UUID v4), always 41 bytes.
+fn draw() -> String {
+    format!("bidscan-{}", uuid::Uuid::new_v4().simple())
 }
 
 /// The boundary of a body [`write_auction_protobuf`] wrote: its first line, without the leading `--` (and the

@@ -9,13 +9,18 @@
 //! serde_json, so those rules live in one place.
 //!
 //! [`write_auction`]: `/validate/auction`'s 200 body, from the same pieces (`auction.rs`);
-//! [`write_auction_protobuf`]: its protobuf answer, one multipart part per bidder (`auction_protobuf.rs`).
+//! [`write_auction_protobuf`]: its protobuf answer, one multipart part per bidder (`auction_protobuf.rs`); the
+//! server writes both a bidder at a time into a buffer whose memory is held as it grows (`growing.rs`).
 
 mod auction;
 mod auction_protobuf;
+mod growing;
 
 pub use auction::write_auction;
-pub use auction_protobuf::{MultipartAnswer, boundary, write_auction_protobuf};
+pub(crate) use auction::{AuctionWriter, Unwritten};
+pub(crate) use auction_protobuf::ProtobufWriter;
+pub use auction_protobuf::{boundary, write_auction_protobuf};
+pub(crate) use growing::{Growing, Refused};
 
 use bidscan_json::Stats;
 use bidscan_openrtb::markup::{AdmSummary, Markup};
