@@ -391,19 +391,7 @@ async fn tls_mtls_ops_listener_reload_under_load_and_metrics_on_a_real_server() 
     );
 
     // The TLS metrics in a real scrape (over the ops listener).
-    let scrape = tokio::task::spawn_blocking({
-        let ca = p(&ca_file);
-        move || {
-            std::process::Command::new("curl")
-                .args(["-sS", "--cacert", &ca])
-                .arg(format!("https://localhost:{ops_port}/metrics"))
-                .output()
-                .unwrap()
-        }
-    })
-    .await
-    .unwrap();
-    let text = String::from_utf8_lossy(&scrape.stdout).into_owned();
+    let (_, text) = ops_scrape(&ca_file, ops_port).await;
     let expiry = common::value(&text, "bidscan_tls_cert_expiry_seconds");
     assert!(expiry > 86_400.0, "{expiry}");
     assert!(
@@ -430,23 +418,9 @@ async fn tls_mtls_ops_listener_reload_under_load_and_metrics_on_a_real_server() 
     for _ in 0..100 {
         let out = curl(ops("/healthz")).await;
         assert_eq!(out, Ok("200 2".to_owned()));
-        let scrape = tokio::task::spawn_blocking({
-            let ca = p(&ca_file);
-            move || {
-                std::process::Command::new("curl")
-                    .args(["-sS", "--cacert", &ca])
-                    .arg(format!("https://localhost:{ops_port}/metrics"))
-                    .output()
-                    .unwrap()
-            }
-        })
-        .await
-        .unwrap();
-        errors = common::sample(
-            &String::from_utf8_lossy(&scrape.stdout),
-            "bidscan_config_reloads_total{result=\"error\"}",
-        )
-        .unwrap_or(0.0);
+        let (_, text) = ops_scrape(&ca_file, ops_port).await;
+        errors =
+            common::sample(&text, "bidscan_config_reloads_total{result=\"error\"}").unwrap_or(0.0);
         if errors >= 1.0 {
             break;
         }
@@ -491,7 +465,7 @@ fn h2_client(ca: &Ca, identity: &Leaf) -> Arc<rustls::ClientConfig> {
     client(ca, Some(identity), b"h2")
 }
 
-/// `/metrics` of the ops listener on `port`, by curl trusting `ca`: curl's exit status and the text.
+/// `/metrics` of the ops listener on `port`, by curl trusting `ca`: whether curl succeeded, and the text.
 async fn ops_scrape(ca: &Path, port: u16) -> (bool, String) {
     let ca = ca.display().to_string();
     let out = tokio::task::spawn_blocking(move || {
