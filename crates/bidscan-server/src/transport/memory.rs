@@ -108,6 +108,11 @@ impl Reservation {
         false
     }
 
+    /// The bytes this reservation holds of the budget.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
     /// Takes over `other`'s bytes (of the same budget), which then gives back nothing when dropped.
     pub fn join(&mut self, mut other: Reservation) {
         debug_assert!(Arc::ptr_eq(&self.budget, &other.budget));

@@ -275,7 +275,10 @@ pin_project! {
     /// The data frames of a body as a stream of `io::Result`, for [`StreamReader`]. A body error is kept here
     /// (the decoder sees only an `io::Error` saying so) and handed on as it was, so that the wire limit's
     /// `LengthLimitError` or a body timeout is still recognised above the decoder. With a reservation, each frame is
-    /// read for what the stream declares of the decoder's memory ([`Declared`]) before the decoder sees it.
+    /// read for what the stream declares of the decoder's memory ([`Declared`]) before the decoder sees it, and a
+    /// header that declares more than is reserved reaches the decoder (which allocates what it declares) only once
+    /// the body has paid for it: ended, or sent [`PAID_SHARE`]th of it; until then its bytes are held here. So a
+    /// stalled br or zstd body holds the bytes it sent, never the window its first bytes declare.
     struct DataFrames {
         #[pin]
         body: Body,
@@ -285,8 +288,20 @@ pin_project! {
         declared: Declared,
         // The decoder's working memory in `server.max_inflight_bytes`, grown as the stream declares more.
         reservation: Option<Reservation>,
+        // The most the stream has declared, in bytes of decoder memory (covered once paid for).
+        wanted: usize,
+        // Compressed bytes received, held ones included.
+        paid: usize,
+        // Bytes not yet handed to the decoder: they declare more than is reserved and are not yet paid for.
+        held: BytesMut,
     }
 }
+
+/// A stream's declared decoder memory is reserved (and its header handed to the decoder) once it has sent at least
+/// this fraction of it in compressed bytes, or ended: 1/256, so an 8 MiB zstd window takes 32 KiB of body, the
+/// largest br window 64 KiB. About the ratio a compressed bid response inflates by, so a body cannot make the
+/// server hold much more than it sends while it stalls.
+const PAID_SHARE: usize = 256;
 
 impl Stream for DataFrames {
     type Item = io::Result<Bytes>;
@@ -295,21 +310,48 @@ impl Stream for DataFrames {
         let mut this = self.project();
         loop {
             match ready!(this.body.as_mut().poll_frame(cx)) {
-                None => return Poll::Ready(None),
+                None => {
+                    // The body has ended: what it declared is paid for, and what was held goes to the decoder.
+                    if this.held.is_empty() {
+                        return Poll::Ready(None);
+                    }
+                    if let Some(reservation) = this.reservation.as_mut()
+                        && !reservation.cover(*this.wanted)
+                    {
+                        *this.error = Some(axum::Error::new(OverBudget));
+                        return Poll::Ready(Some(Err(io::Error::other(OverBudget))));
+                    }
+                    return Poll::Ready(Some(Ok(this.held.split().freeze())));
+                }
                 Some(Ok(frame)) => match frame.into_data() {
                     Ok(data) if !data.is_empty() => {
                         *this.any = true;
-                        if let Some(reservation) = this.reservation.as_mut() {
-                            match this.declared.read(&data) {
-                                Ok(Some(need)) if !reservation.cover(need) => {
-                                    *this.error = Some(axum::Error::new(OverBudget));
-                                    return Poll::Ready(Some(Err(io::Error::other(OverBudget))));
-                                }
-                                Ok(_) => {}
-                                Err(e) => return Poll::Ready(Some(Err(e))),
+                        let Some(reservation) = this.reservation.as_mut() else {
+                            return Poll::Ready(Some(Ok(data)));
+                        };
+                        match this.declared.read(&data) {
+                            Ok(Some(need)) => *this.wanted = (*this.wanted).max(need),
+                            Ok(None) => {}
+                            Err(e) => return Poll::Ready(Some(Err(e))),
+                        }
+                        *this.paid += data.len();
+                        let covered = reservation.bytes();
+                        if *this.wanted > covered {
+                            if this.paid.saturating_mul(PAID_SHARE) < *this.wanted {
+                                // Not paid for yet: held, and the body read on.
+                                this.held.extend_from_slice(&data);
+                                continue;
+                            }
+                            if !reservation.cover(*this.wanted) {
+                                *this.error = Some(axum::Error::new(OverBudget));
+                                return Poll::Ready(Some(Err(io::Error::other(OverBudget))));
                             }
                         }
-                        return Poll::Ready(Some(Ok(data)));
+                        if this.held.is_empty() {
+                            return Poll::Ready(Some(Ok(data)));
+                        }
+                        this.held.extend_from_slice(&data);
+                        return Poll::Ready(Some(Ok(this.held.split().freeze())));
                     }
                     // Empty data frames and trailers carry nothing to decode.
                     _ => {}
@@ -643,6 +685,9 @@ impl Inflated {
             any: false,
             declared: Declared::of(coding),
             reservation,
+            wanted: 0,
+            paid: 0,
+            held: BytesMut::new(),
         };
         Inflated {
             decoder: Decoder::new(StreamReader::new(frames), coding),
