@@ -489,7 +489,11 @@ where
     };
     let Some(frames) = graced.await else {
         // Past the grace with the slow lane full.
-        return ApiError::of(ErrorCode::Timeout).into_response();
+        return ApiError::new(
+            ErrorCode::Timeout,
+            "the body was still arriving after server.body_grace_ms and the slow lane was full",
+        )
+        .into_response();
     };
     let frames = match frames {
         Ok(frames) => frames,
